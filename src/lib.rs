@@ -1,0 +1,3 @@
+pub mod render;
+pub mod sim;
+pub mod upsample;

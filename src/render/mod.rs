@@ -1,0 +1,1 @@
+//! GPU side: device, passes, camera, capture.
