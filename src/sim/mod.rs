@@ -1,1 +1,18 @@
+//! The CPU simulation: cloth model, forces, integrators, constraints, scenes, the fixed-step
+//! loop and the simulation thread. Nothing in here knows about wgpu, winit or egui.
 
+pub mod cloth;
+pub mod compare;
+pub mod constraints;
+pub mod forces;
+pub mod integrators;
+pub mod params;
+pub mod scene;
+pub mod simulation;
+pub mod stepper;
+pub mod thread;
+
+pub use cloth::{Cloth, GridInfo};
+pub use params::{IntegratorKind, Params};
+pub use scene::Scene;
+pub use simulation::{Divergence, Simulation, StepStats};

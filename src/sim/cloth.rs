@@ -1,0 +1,199 @@
+//! The cloth: immutable topology (springs, adjacency, triangles, rest lengths) beside mutable state
+//! (positions, velocities, masses, pins), all as flat arrays indexed by node.
+//!
+//! Adjacency is stored per node (compressed rows), so every per-node sum in the step is a *gather*
+//! over that node's springs in a fixed order. That makes the serial and the parallel step compute
+//! the same floating-point sums in the same order: bit-identical results.
+
+use glam::DVec3;
+
+use super::params::Stiffness;
+
+/// Which stiffness a spring takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpringFamily {
+    /// 4-neighbour springs of a grid.
+    Structural,
+    /// Diagonal springs of a grid.
+    Shear,
+    /// Springs two apart along rows and columns.
+    Bend,
+    /// A spring of an explicit cloth, with its own `k`.
+    Custom,
+}
+
+/// A Hooke spring between nodes `a` and `b`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spring {
+    pub a: usize,
+    pub b: usize,
+    pub family: SpringFamily,
+    /// Rest length `L`, m.
+    pub rest: f64,
+    /// Stiffness of a `Custom` spring, N/m (unused for grid families).
+    pub k_custom: f64,
+}
+
+/// Grid layout of a grid cloth: node `(i, j)` is `j * nx + i`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GridInfo {
+    pub nx: usize,
+    pub ny: usize,
+    /// Rest spacing along `i` (u), m.
+    pub l0_u: f64,
+    /// Rest spacing along `j` (v), m.
+    pub l0_v: f64,
+}
+
+/// One neighbour of a node: the node at the other end and the spring index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Link {
+    pub node: u32,
+    pub spring: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct Cloth {
+    // ---- topology (fixed after construction) ----
+    pub springs: Vec<Spring>,
+    /// `links[link_start[i]..link_start[i + 1]]` are node `i`'s neighbours, in spring order.
+    pub link_start: Vec<usize>,
+    pub links: Vec<Link>,
+    /// Key-mesh triangles with consistent orientation (for normals and air).
+    pub triangles: Vec<[usize; 3]>,
+    pub grid: Option<GridInfo>,
+
+    // ---- state ----
+    /// Positions, m.
+    pub x: Vec<DVec3>,
+    /// Velocities, m/s.
+    pub v: Vec<DVec3>,
+    /// Masses, kg (> 0).
+    pub m: Vec<f64>,
+    /// Kinematic nodes: the integrator never moves them; their motion is prescribed.
+    pub pinned: Vec<bool>,
+    /// Where each pinned node sits when the handle is at rest, m.
+    pub anchor: Vec<DVec3>,
+    /// Velocity change of the last published step, `v_after - v_before`, m/s.
+    pub dv: Vec<DVec3>,
+    /// Stiffness of each spring resolved from its family and the parameters, N/m.
+    pub k: Vec<f64>,
+}
+
+impl Cloth {
+    /// Builds a cloth and its adjacency. Indices must already be validated.
+    pub fn new(
+        x: Vec<DVec3>,
+        v: Vec<DVec3>,
+        m: Vec<f64>,
+        pinned: Vec<bool>,
+        springs: Vec<Spring>,
+        triangles: Vec<[usize; 3]>,
+        grid: Option<GridInfo>,
+    ) -> Self {
+        let n = x.len();
+        let mut degree = vec![0usize; n + 1];
+        for s in &springs {
+            degree[s.a] += 1;
+            degree[s.b] += 1;
+        }
+        let mut link_start = vec![0usize; n + 1];
+        for i in 0..n {
+            link_start[i + 1] = link_start[i] + degree[i];
+        }
+        let mut fill = link_start.clone();
+        let mut links = vec![Link { node: 0, spring: 0 }; link_start[n]];
+        for (si, s) in springs.iter().enumerate() {
+            links[fill[s.a]] = Link {
+                node: s.b as u32,
+                spring: si as u32,
+            };
+            fill[s.a] += 1;
+            links[fill[s.b]] = Link {
+                node: s.a as u32,
+                spring: si as u32,
+            };
+            fill[s.b] += 1;
+        }
+        let anchor = x.clone();
+        let k = springs.iter().map(|s| s.k_custom).collect();
+        Self {
+            springs,
+            link_start,
+            links,
+            triangles,
+            grid,
+            dv: vec![DVec3::ZERO; n],
+            x,
+            v,
+            m,
+            pinned,
+            anchor,
+            k,
+        }
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.x.len()
+    }
+
+    /// Node `i`'s neighbours.
+    #[inline]
+    pub fn links(&self, i: usize) -> &[Link] {
+        &self.links[self.link_start[i]..self.link_start[i + 1]]
+    }
+
+    /// Resolves every spring's `k` from its family (grid springs) or keeps its own (custom).
+    pub fn apply_stiffness(&mut self, s: &Stiffness) {
+        for (k, spring) in self.k.iter_mut().zip(&self.springs) {
+            *k = match spring.family {
+                SpringFamily::Structural => s.structural,
+                SpringFamily::Shear => s.shear,
+                SpringFamily::Bend => s.bend,
+                SpringFamily::Custom => spring.k_custom,
+            };
+        }
+    }
+
+    pub fn total_mass(&self) -> f64 {
+        self.m.iter().sum()
+    }
+
+    /// Scales every mass so the total becomes `total` kg (> 0).
+    pub fn set_total_mass(&mut self, total: f64) {
+        let scale = total / self.total_mass();
+        for m in &mut self.m {
+            *m *= scale;
+        }
+    }
+
+    /// Largest `|x_ab| / L` over the springs Provot limits (structural and shear on a grid, every
+    /// spring otherwise) with `L > 0`. 1 means at rest length.
+    pub fn max_strain(&self) -> f64 {
+        self.springs
+            .iter()
+            .filter(|s| s.rest > 0.0 && limits_strain(s.family))
+            .map(|s| (self.x[s.b] - self.x[s.a]).length() / s.rest)
+            .fold(0.0, f64::max)
+    }
+
+    /// Per-node area-weighted normals of the key mesh (unnormalised sum of triangle normals,
+    /// then normalised; zero where a node has no triangle or a degenerate neighbourhood).
+    pub fn node_normals(&self, out: &mut [DVec3]) {
+        out.fill(DVec3::ZERO);
+        for t in &self.triangles {
+            let n = (self.x[t[1]] - self.x[t[0]]).cross(self.x[t[2]] - self.x[t[0]]);
+            for &i in t {
+                out[i] += n;
+            }
+        }
+        for n in out.iter_mut() {
+            *n = n.normalize_or_zero();
+        }
+    }
+}
+
+/// Provot limits structural and shear springs of a grid, and every spring of an explicit cloth.
+pub fn limits_strain(family: SpringFamily) -> bool {
+    !matches!(family, SpringFamily::Bend)
+}

@@ -1,0 +1,249 @@
+//! The one force path every integrator uses: Hooke springs with optional damping, the viscosity
+//! term of eq. 4, gravity, and air (drag eq. 17, lift eqs. 18–19, linear wind) in a seeded,
+//! deterministic wind field.
+//!
+//! Internal (spring) forces are computed per spring, then gathered per node over its adjacency in
+//! a fixed order, so the serial and the parallel path give bit-identical sums.
+
+use glam::DVec3;
+use rayon::prelude::*;
+
+use super::cloth::Cloth;
+use super::params::{DragModel, LiftModel, Params, Wind};
+
+/// Runs `f(i, &mut out[i])` for every node, on the rayon pool when `parallel`.
+/// Each call only writes its own element, so both paths give identical results.
+pub fn for_each_node<T: Send>(parallel: bool, out: &mut [T], f: impl Fn(usize, &mut T) + Sync) {
+    if parallel {
+        out.par_iter_mut().enumerate().for_each(|(i, o)| f(i, o));
+    } else {
+        out.iter_mut().enumerate().for_each(|(i, o)| f(i, o));
+    }
+}
+
+/// Hooke force of spring `s` on its end `a` (the force on `b` is the negative):
+/// `k (|x_ab| - L) x_ab / |x_ab|` written as `k (x_ab - L x̂_ab)` so a zero-rest-length spring is
+/// exactly `k x_ab`; plus damping `c ((v_b - v_a)·x̂) x̂`.
+#[inline]
+pub fn spring_force_on_a(x_ab: DVec3, v_ab: DVec3, k: f64, rest: f64, damping: f64) -> DVec3 {
+    let len = x_ab.length();
+    let dir = if len > 0.0 { x_ab / len } else { DVec3::ZERO };
+    let hooke = k * (x_ab - rest * dir);
+    if damping > 0.0 {
+        hooke + damping * v_ab.dot(dir) * dir
+    } else {
+        hooke
+    }
+}
+
+/// Spring forces `F_i` (Hooke + damping): per spring into `spring_f`, then gathered into `out`.
+pub fn spring_forces(
+    cloth: &Cloth,
+    damping: f64,
+    parallel: bool,
+    spring_f: &mut [DVec3],
+    out: &mut [DVec3],
+) {
+    for_each_node(parallel, spring_f, |s, f| {
+        let sp = &cloth.springs[s];
+        *f = spring_force_on_a(
+            cloth.x[sp.b] - cloth.x[sp.a],
+            cloth.v[sp.b] - cloth.v[sp.a],
+            cloth.k[s],
+            sp.rest,
+            damping,
+        );
+    });
+    let spring_f = &*spring_f;
+    for_each_node(parallel, out, |i, f| {
+        let mut sum = DVec3::ZERO;
+        for l in cloth.links(i) {
+            let s = l.spring as usize;
+            if cloth.springs[s].a == i {
+                sum += spring_f[s];
+            } else {
+                sum -= spring_f[s];
+            }
+        }
+        *f = sum;
+    });
+}
+
+/// Adds the viscosity term of eq. 4, `h Σ_j k_ij (v_j - v_i)`, to `ftilde`.
+pub fn add_viscosity(cloth: &Cloth, h: f64, parallel: bool, ftilde: &mut [DVec3]) {
+    for_each_node(parallel, ftilde, |i, f| {
+        let vi = cloth.v[i];
+        let mut sum = DVec3::ZERO;
+        for l in cloth.links(i) {
+            sum += cloth.k[l.spring as usize] * (cloth.v[l.node as usize] - vi);
+        }
+        *f += h * sum;
+    });
+}
+
+/// External forces of one step, per node.
+#[derive(Debug, Clone, Default)]
+pub struct External {
+    /// Gravity, lift, linear wind and (with the explicit drag model) drag, N.
+    pub force: Vec<DVec3>,
+    /// Semi-implicit drag coefficient `c = K_D |N̂·v̂| |v_rel|`, kg/s (0 with explicit drag).
+    pub drag_c: Vec<f64>,
+    /// Velocity relative to the air, `v - v_wind`, m/s.
+    pub v_rel: Vec<DVec3>,
+}
+
+impl External {
+    pub fn resize(&mut self, n: usize) {
+        self.force.resize(n, DVec3::ZERO);
+        self.drag_c.resize(n, 0.0);
+        self.v_rel.resize(n, DVec3::ZERO);
+    }
+
+    /// The unfiltered velocity change of the external forces over `h` for node `i`:
+    /// `h F_ext / m` plus the semi-implicit drag `-(c h / (m + c h)) v_rel`.
+    #[inline]
+    pub fn delta_v(&self, i: usize, m: f64, h: f64) -> DVec3 {
+        let c = self.drag_c[i];
+        h * self.force[i] / m - (c * h / (m + c * h)) * self.v_rel[i]
+    }
+
+    /// The external force on node `i` as one force (drag written explicitly), for the
+    /// "filter all forces" option.
+    #[inline]
+    pub fn as_force(&self, i: usize) -> DVec3 {
+        self.force[i] - self.drag_c[i] * self.v_rel[i]
+    }
+}
+
+/// Air forces on one node (paper §4). Returns `(explicit force, semi-implicit drag c)`.
+///
+/// `normal` is the node's unit normal `N̂` (zero: no air), `v_rel` the velocity relative to the
+/// air. Drag (eq. 17) `F_D = -K_D |N̂·v̂| |v_rel|² v̂`; lift (eqs. 18–19) `F_L = K_L cosθ |v_rel|² U`
+/// with `U = (Ñ × v̂) × v̂`, or the smooth variant; linear wind `-k_w v_rel`.
+pub fn air_force(wind: &Wind, normal: DVec3, v_rel: DVec3) -> (DVec3, f64) {
+    let speed = v_rel.length();
+    if speed == 0.0 || normal == DVec3::ZERO {
+        return (DVec3::ZERO, 0.0);
+    }
+    let v_hat = v_rel / speed;
+    let n_dot_v = normal.dot(v_hat);
+    let lift = match wind.lift_model {
+        LiftModel::Paper => {
+            let n_tilde = if n_dot_v > 0.0 { normal } else { -normal };
+            let u = n_tilde.cross(v_hat).cross(v_hat);
+            let cos_theta = (1.0 - n_dot_v * n_dot_v).max(0.0).sqrt();
+            wind.lift * cos_theta * speed * speed * u
+        }
+        LiftModel::Smooth => -wind.lift * speed * speed * n_dot_v * (normal - n_dot_v * v_hat),
+    };
+    let c = wind.drag * n_dot_v.abs() * speed;
+    let linear = -wind.linear * v_rel;
+    match wind.drag_model {
+        DragModel::SemiImplicit => (lift + linear, c),
+        DragModel::Explicit => (lift + linear - c * v_rel, 0.0),
+    }
+}
+
+/// Gravity and air on every node at time `t`, given the key-mesh normals.
+pub fn external_forces(
+    cloth: &Cloth,
+    params: &Params,
+    t: f64,
+    normals: &[DVec3],
+    parallel: bool,
+    ext: &mut External,
+) {
+    let g = DVec3::from_array(params.gravity);
+    let field = WindField::new(&params.wind);
+    let External {
+        force,
+        drag_c,
+        v_rel,
+    } = ext;
+    for_each_node(parallel, v_rel, |i, vr| {
+        *vr = cloth.v[i] - field.velocity(cloth.x[i], t);
+    });
+    let v_rel = &*v_rel;
+    for_each_node(parallel, force, |i, f| {
+        *f = cloth.m[i] * g + air_force(&params.wind, normals[i], v_rel[i]).0;
+    });
+    for_each_node(parallel, drag_c, |i, c| {
+        *c = air_force(&params.wind, normals[i], v_rel[i]).1;
+    });
+}
+
+/// The wind velocity field: a base velocity with smooth, seeded gusts that travel downwind.
+///
+/// Gust noise is evaluated at `τ = (t - x·d̂ / |V|) / period` (a gust reaches the fly end after
+/// the hoist) plus a small cross-wind phase, so it varies smoothly in time and along the cloth.
+/// The speed is scaled by `1 + strength · g₁(τ)` and the direction swings across the wind by
+/// `0.3 · strength · g₂(τ)` and vertically by half that. Same seed, same wind.
+#[derive(Debug, Clone, Copy)]
+pub struct WindField {
+    base: DVec3,
+    speed: f64,
+    dir: DVec3,
+    side: DVec3,
+    up: DVec3,
+    strength: f64,
+    period: f64,
+    seed: u64,
+}
+
+impl WindField {
+    pub fn new(w: &Wind) -> Self {
+        let base = DVec3::from_array(w.velocity);
+        let speed = base.length();
+        let dir = if speed > 0.0 { base / speed } else { DVec3::X };
+        let side = dir.cross(DVec3::Y).try_normalize().unwrap_or(DVec3::Z);
+        let up = side.cross(dir);
+        Self {
+            base,
+            speed,
+            dir,
+            side,
+            up,
+            strength: w.gust.strength,
+            period: w.gust.period,
+            seed: w.gust.seed,
+        }
+    }
+
+    /// Wind velocity at `x` (m) and time `t` (s), m/s.
+    pub fn velocity(&self, x: DVec3, t: f64) -> DVec3 {
+        if self.strength == 0.0 || self.speed == 0.0 {
+            return self.base;
+        }
+        let travel = x.dot(self.dir) / self.speed.max(1.0);
+        let tau = (t - travel) / self.period + 0.2 * x.dot(self.side);
+        let g1 = smooth_noise(self.seed, tau);
+        let g2 = smooth_noise(self.seed.wrapping_add(0x9E37), 0.7 * tau + 13.1);
+        let g3 = smooth_noise(self.seed.wrapping_add(0x7F4A), 0.9 * tau + 41.7);
+        let s = self.strength;
+        self.speed
+            * ((1.0 + s * g1) * self.dir + 0.3 * s * g2 * self.side + 0.15 * s * g3 * self.up)
+    }
+}
+
+fn hash_to_unit(seed: u64, k: i64) -> f64 {
+    // splitmix64 of (seed, k): a fixed, platform-independent integer hash.
+    let mut z = seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+}
+
+fn value_noise(seed: u64, t: f64) -> f64 {
+    let k = t.floor();
+    let f = t - k;
+    let s = f * f * f * (f * (f * 6.0 - 15.0) + 10.0);
+    let a = hash_to_unit(seed, k as i64);
+    let b = hash_to_unit(seed, k as i64 + 1);
+    a + (b - a) * s
+}
+
+/// Smooth noise in `[-1, 1]`: two octaves of quintic value noise.
+pub fn smooth_noise(seed: u64, t: f64) -> f64 {
+    (value_noise(seed, t) + 0.5 * value_noise(seed ^ 0xA5A5, 2.3 * t + 0.37)) / 1.5
+}

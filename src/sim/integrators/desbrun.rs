@@ -1,0 +1,199 @@
+//! Desbrun et al.'s precomputed filter (paper eq. 5, method.md §3): `Δv = (D - h² K)⁻¹ h F̃`
+//! with the same `D`, `K` and `F̃` as `kang`, as a true dense inverse over the free nodes.
+//!
+//! Kinematic rows are removed and their known `Δv` moves to the right-hand side. The inverse is
+//! computed once (Cholesky, the matrix is symmetric and strictly diagonally dominant) and again
+//! whenever `h`, any `k`, any `m` or the kinematic set changes; a fingerprint of those inputs
+//! decides. Memory is `n²` doubles, so the size is capped at [`MAX_DESBRUN_NODES`].
+
+use std::hash::{Hash, Hasher};
+use std::time::Instant;
+
+use glam::DVec3;
+use rayon::prelude::*;
+
+use crate::sim::cloth::Cloth;
+
+/// Largest free-node count for the dense filter (4096² doubles = 128 MiB).
+pub const MAX_DESBRUN_NODES: usize = 4096;
+
+/// The cached inverse and what it was built from.
+#[derive(Debug, Clone, Default)]
+pub struct DesbrunFilter {
+    fingerprint: u64,
+    /// Free nodes in row order.
+    free: Vec<usize>,
+    /// Row-major `(D - h² K)⁻¹` over the free nodes.
+    inverse: Vec<f64>,
+    /// Wall time of the last (re)computation, s.
+    pub precompute_seconds: f64,
+    /// How many times the inverse was computed.
+    pub builds: u64,
+    rhs: Vec<DVec3>,
+}
+
+fn fingerprint(cloth: &Cloth, kinematic: &[bool], h: f64) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    h.to_bits().hash(&mut hasher);
+    for k in &cloth.k {
+        k.to_bits().hash(&mut hasher);
+    }
+    for m in &cloth.m {
+        m.to_bits().hash(&mut hasher);
+    }
+    kinematic.hash(&mut hasher);
+    cloth.node_count().hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Error when the cloth is too large for a dense inverse.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("desbrun: {free} free nodes exceed the dense filter's limit of {MAX_DESBRUN_NODES}")]
+pub struct TooLarge {
+    pub free: usize,
+}
+
+impl DesbrunFilter {
+    /// Number of free nodes in the current inverse.
+    pub fn size(&self) -> usize {
+        self.free.len()
+    }
+
+    /// Rebuilds the inverse if its inputs changed. Returns whether it did.
+    pub fn prepare(&mut self, cloth: &Cloth, kinematic: &[bool], h: f64) -> Result<bool, TooLarge> {
+        let fp = fingerprint(cloth, kinematic, h);
+        if fp == self.fingerprint && !self.inverse.is_empty() {
+            return Ok(false);
+        }
+        let free: Vec<usize> = (0..cloth.node_count()).filter(|&i| !kinematic[i]).collect();
+        if free.len() > MAX_DESBRUN_NODES {
+            return Err(TooLarge { free: free.len() });
+        }
+        let start = Instant::now();
+        let n = free.len();
+        let mut row_of = vec![usize::MAX; cloth.node_count()];
+        for (r, &i) in free.iter().enumerate() {
+            row_of[i] = r;
+        }
+        let h2 = h * h;
+        let mut a = vec![0.0; n * n];
+        for (r, &i) in free.iter().enumerate() {
+            let mut diag = cloth.m[i];
+            for l in cloth.links(i) {
+                let k = cloth.k[l.spring as usize];
+                diag += h2 * k;
+                let c = row_of[l.node as usize];
+                if c != usize::MAX {
+                    a[r * n + c] -= h2 * k;
+                }
+            }
+            a[r * n + r] += diag;
+        }
+        self.inverse = spd_inverse(a, n);
+        self.free = free;
+        self.fingerprint = fp;
+        self.precompute_seconds = start.elapsed().as_secs_f64();
+        self.builds += 1;
+        Ok(true)
+    }
+
+    /// `Δv` for the free nodes: `(D - h² K)⁻¹ (h F̃ + h² Σ_{j kinematic} k_ij Δv_j)`.
+    /// Call [`prepare`](Self::prepare) first with the same inputs.
+    pub fn apply(
+        &mut self,
+        cloth: &Cloth,
+        kinematic: &[bool],
+        h: f64,
+        ftilde: &[DVec3],
+        known_dv: &[DVec3],
+        dv: &mut [DVec3],
+    ) {
+        let h2 = h * h;
+        self.rhs.clear();
+        for &i in &self.free {
+            let mut b = h * ftilde[i];
+            for l in cloth.links(i) {
+                let j = l.node as usize;
+                if kinematic[j] {
+                    b += h2 * cloth.k[l.spring as usize] * known_dv[j];
+                }
+            }
+            self.rhs.push(b);
+        }
+        for (i, d) in dv.iter_mut().enumerate() {
+            if kinematic[i] {
+                *d = known_dv[i];
+            }
+        }
+        let n = self.free.len();
+        let inverse = &self.inverse;
+        let rhs = &self.rhs;
+        let rows: Vec<DVec3> = (0..n)
+            .into_par_iter()
+            .map(|r| {
+                let row = &inverse[r * n..(r + 1) * n];
+                row.iter()
+                    .zip(rhs)
+                    .fold(DVec3::ZERO, |acc, (a, b)| acc + *a * *b)
+            })
+            .collect();
+        for (r, &i) in self.free.iter().enumerate() {
+            dv[i] = rows[r];
+        }
+    }
+}
+
+/// Inverse of a symmetric positive-definite `n × n` row-major matrix by Cholesky factorisation
+/// `A = L Lᵀ` and one forward/back substitution per column (columns in parallel).
+pub fn spd_inverse(mut a: Vec<f64>, n: usize) -> Vec<f64> {
+    // In-place Cholesky: lower triangle of `a` becomes L.
+    for j in 0..n {
+        let mut d = a[j * n + j];
+        for k in 0..j {
+            d -= a[j * n + k] * a[j * n + k];
+        }
+        let d = d.max(f64::MIN_POSITIVE).sqrt();
+        a[j * n + j] = d;
+        let (head, tail) = a.split_at_mut((j + 1) * n);
+        let row_j = &head[j * n..j * n + j];
+        tail.par_chunks_mut(n).for_each(|row_i| {
+            let mut s = row_i[j];
+            for k in 0..j {
+                s -= row_i[k] * row_j[k];
+            }
+            row_i[j] = s / d;
+        });
+    }
+    let l = &a;
+    let columns: Vec<Vec<f64>> = (0..n)
+        .into_par_iter()
+        .map(|c| {
+            // L y = e_c
+            let mut y = vec![0.0; n];
+            for i in c..n {
+                let mut s = if i == c { 1.0 } else { 0.0 };
+                for k in c..i {
+                    s -= l[i * n + k] * y[k];
+                }
+                y[i] = s / l[i * n + i];
+            }
+            // Lᵀ x = y
+            let mut x = vec![0.0; n];
+            for i in (0..n).rev() {
+                let mut s = y[i];
+                for k in i + 1..n {
+                    s -= l[k * n + i] * x[k];
+                }
+                x[i] = s / l[i * n + i];
+            }
+            x
+        })
+        .collect();
+    let mut inv = vec![0.0; n * n];
+    for (c, col) in columns.iter().enumerate() {
+        for (r, v) in col.iter().enumerate() {
+            inv[r * n + c] = *v;
+        }
+    }
+    inv
+}

@@ -1,0 +1,208 @@
+//! Linearised backward Euler (Baraff & Witkin 1998) solved by conjugate gradients: the
+//! "general implicit integration" the paper compares against (method.md §3).
+//!
+//! ```text
+//! (M - h ∂f/∂v - h² ∂f/∂x) Δv = h (f + h ∂f/∂x v)
+//! ```
+//!
+//! with the full spring Jacobian `∂f_a/∂x_b = k [P + (1 - L/|x|)(I - P)]`, `P = x̂ x̂ᵀ`, whose second
+//! term is dropped while the spring is compressed so the matrix stays symmetric positive definite.
+//! Spring damping contributes `c P` to `-∂f/∂v`, the semi-implicit drag `c_i I`. Kinematic nodes
+//! are removed from the unknowns; their known `Δv` moves to the right-hand side. The system is
+//! applied matrix-free as a gather over each node's springs and solved with Jacobi-preconditioned
+//! CG to a relative residual.
+
+use glam::{DMat3, DVec3};
+
+use super::StepInput;
+use crate::sim::forces::{External, for_each_node};
+use crate::sim::params::CgSettings;
+
+/// Work arrays, reused between steps.
+#[derive(Debug, Clone, Default)]
+pub struct CgScratch {
+    /// Per spring: `S_s = h c P + h² K_s`, the off-diagonal block is `-S_s`.
+    pub block: Vec<DMat3>,
+    /// Per spring: `K_s`, for the right-hand side's `h² ∂f/∂x v`.
+    pub jac: Vec<DMat3>,
+    pub b: Vec<DVec3>,
+    pub r: Vec<DVec3>,
+    pub z: Vec<DVec3>,
+    pub p: Vec<DVec3>,
+    pub ap: Vec<DVec3>,
+    pub diag: Vec<DVec3>,
+}
+
+/// Result of one solve.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CgReport {
+    pub iterations: u32,
+    /// `|r| / |b|` at the end.
+    pub relative_residual: f64,
+}
+
+/// The stiffness block `K_s = ∂f_a/∂x_b` of one spring (compressed: only the `P` part).
+pub fn spring_jacobian(x_ab: DVec3, k: f64, rest: f64) -> DMat3 {
+    let len = x_ab.length();
+    if len == 0.0 {
+        return DMat3::from_diagonal(DVec3::splat(k));
+    }
+    let d = x_ab / len;
+    let p = DMat3::from_cols(d * d.x, d * d.y, d * d.z);
+    let stretch = 1.0 - rest / len;
+    if stretch > 0.0 {
+        p * k + (DMat3::IDENTITY - p) * (k * stretch)
+    } else {
+        p * k
+    }
+}
+
+/// Solves for `Δv` (kinematic nodes get their known value). `damping` is the spring damping
+/// coefficient, N·s/m.
+pub fn solve(
+    input: &StepInput,
+    damping: f64,
+    force: &[DVec3],
+    ext: &External,
+    settings: &CgSettings,
+    s: &mut CgScratch,
+    dv: &mut [DVec3],
+) -> CgReport {
+    let StepInput {
+        cloth,
+        kinematic,
+        known_dv,
+        h,
+        parallel,
+    } = *input;
+    let n = cloth.node_count();
+    let ns = cloth.springs.len();
+    s.block.resize(ns, DMat3::ZERO);
+    s.jac.resize(ns, DMat3::ZERO);
+    for v in [
+        &mut s.b,
+        &mut s.r,
+        &mut s.z,
+        &mut s.p,
+        &mut s.ap,
+        &mut s.diag,
+    ] {
+        v.resize(n, DVec3::ZERO);
+    }
+    let h2 = h * h;
+    {
+        let jac = &mut s.jac;
+        for_each_node(parallel, jac, |si, j| {
+            let sp = &cloth.springs[si];
+            *j = spring_jacobian(cloth.x[sp.b] - cloth.x[sp.a], cloth.k[si], sp.rest);
+        });
+    }
+    {
+        let jac = &s.jac;
+        for_each_node(parallel, &mut s.block, |si, blk| {
+            let sp = &cloth.springs[si];
+            let mut m = jac[si] * h2;
+            if damping > 0.0 {
+                let d = (cloth.x[sp.b] - cloth.x[sp.a]).normalize_or_zero();
+                m += DMat3::from_cols(d * d.x, d * d.y, d * d.z) * (h * damping);
+            }
+            *blk = m;
+        });
+    }
+    let block = &s.block;
+    let jac = &s.jac;
+    // Right-hand side and the preconditioner's diagonal.
+    for_each_node(parallel, &mut s.b, |i, b| {
+        if kinematic[i] {
+            *b = DVec3::ZERO;
+            return;
+        }
+        let mut rhs = h * (force[i] + ext.as_force(i));
+        for l in cloth.links(i) {
+            let j = l.node as usize;
+            let si = l.spring as usize;
+            rhs += h2 * (jac[si] * (cloth.v[j] - cloth.v[i]));
+            if kinematic[j] {
+                rhs += block[si] * known_dv[j];
+            }
+        }
+        *b = rhs;
+    });
+    for_each_node(parallel, &mut s.diag, |i, d| {
+        let mut diag = DVec3::splat(cloth.m[i] + h * ext.drag_c[i]);
+        for l in cloth.links(i) {
+            let m = &block[l.spring as usize];
+            diag += DVec3::new(m.x_axis.x, m.y_axis.y, m.z_axis.z);
+        }
+        *d = diag;
+    });
+
+    let apply = |x: &[DVec3], out: &mut [DVec3]| {
+        for_each_node(parallel, out, |i, o| {
+            if kinematic[i] {
+                *o = DVec3::ZERO;
+                return;
+            }
+            let mut y = (cloth.m[i] + h * ext.drag_c[i]) * x[i];
+            for l in cloth.links(i) {
+                let j = l.node as usize;
+                let xj = if kinematic[j] { DVec3::ZERO } else { x[j] };
+                y += block[l.spring as usize] * (x[i] - xj);
+            }
+            *o = y;
+        });
+    };
+    let dot = |a: &[DVec3], b: &[DVec3]| a.iter().zip(b).map(|(x, y)| x.dot(*y)).sum::<f64>();
+
+    // Preconditioned CG from Δv = 0.
+    for (i, d) in dv.iter_mut().enumerate() {
+        *d = if kinematic[i] {
+            known_dv[i]
+        } else {
+            DVec3::ZERO
+        };
+    }
+    s.r.copy_from_slice(&s.b);
+    let b_norm = dot(&s.b, &s.b).sqrt();
+    if b_norm == 0.0 {
+        return CgReport::default();
+    }
+    for i in 0..n {
+        s.z[i] = s.r[i] / s.diag[i];
+    }
+    s.p.copy_from_slice(&s.z);
+    let mut rz = dot(&s.r, &s.z);
+    let mut report = CgReport {
+        iterations: 0,
+        relative_residual: 1.0,
+    };
+    for it in 1..=settings.max_iterations {
+        apply(&s.p, &mut s.ap);
+        let pap = dot(&s.p, &s.ap);
+        if pap.is_nan() || pap <= 0.0 {
+            break;
+        }
+        let alpha = rz / pap;
+        for i in 0..n {
+            if !kinematic[i] {
+                dv[i] += alpha * s.p[i];
+            }
+            s.r[i] -= alpha * s.ap[i];
+        }
+        report.iterations = it;
+        report.relative_residual = dot(&s.r, &s.r).sqrt() / b_norm;
+        if report.relative_residual <= settings.tolerance {
+            break;
+        }
+        for i in 0..n {
+            s.z[i] = s.r[i] / s.diag[i];
+        }
+        let rz_new = dot(&s.r, &s.z);
+        let beta = rz_new / rz;
+        rz = rz_new;
+        for i in 0..n {
+            s.p[i] = s.z[i] + beta * s.p[i];
+        }
+    }
+    report
+}

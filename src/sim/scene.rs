@@ -1,0 +1,574 @@
+//! Scene files (JSON, `interface.md`) and the built-in presets.
+//!
+//! A scene is a cloth (a grid, or explicit nodes and springs), the simulation parameters and the
+//! render settings. Unknown fields are errors; omitted fields take their documented defaults.
+//! Every failure becomes one [`SceneError`] naming the file, the field and what is wrong.
+
+use std::path::{Path, PathBuf};
+
+use glam::DVec3;
+use serde::{Deserialize, Serialize};
+
+use super::cloth::{Cloth, GridInfo, Spring, SpringFamily};
+use super::params::Params;
+use super::simulation::{SimError, Simulation};
+use crate::upsample::RenderSettings;
+
+/// Ceiling on nodes, to protect memory (1024 × 1024).
+pub const MAX_NODES: usize = 1 << 20;
+/// Ceiling on springs.
+pub const MAX_SPRINGS: usize = 8 << 20;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scene {
+    /// One line shown by `flagsim presets` and in the viewer.
+    #[serde(default)]
+    pub description: String,
+    pub cloth: ClothSpec,
+    #[serde(default)]
+    pub params: Params,
+    #[serde(default)]
+    pub render: RenderSettings,
+}
+
+/// Either `grid` or `nodes` + `springs` (+ optional `triangles`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClothSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid: Option<GridSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Vec<NodeSpec>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub springs: Option<Vec<SpringSpec>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub triangles: Option<Vec<[usize; 3]>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ShearMode {
+    /// Both diagonals of every quad. Default.
+    #[default]
+    Both,
+    /// One diagonal per quad (huang-2014).
+    One,
+    None,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Plane {
+    /// `i` along +X, `j` along +Y (a hanging flag). Default.
+    #[default]
+    Xy,
+    /// `i` along +X, `j` along -Z (a horizontal sheet, front face up).
+    Xz,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum PinPreset {
+    /// The whole `i = 0` edge, tied to a pole. Default.
+    #[default]
+    Hoist,
+    /// `(0, ny-1)` and `(nx-1, ny-1)`.
+    TopCorners,
+    /// The whole `j = ny-1` edge.
+    TopEdge,
+    None,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Pins {
+    Preset(PinPreset),
+    List(Vec<[usize; 2]>),
+}
+
+impl Default for Pins {
+    fn default() -> Self {
+        Pins::Preset(PinPreset::Hoist)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GridSpec {
+    /// Key nodes along the width (u). Range 2..=1024. Default 10.
+    pub nx: usize,
+    /// Key nodes along the height (v). Range 2..=1024. Default 10.
+    pub ny: usize,
+    /// m. Default 1.2.
+    pub width: f64,
+    /// m. Default 0.8.
+    pub height: f64,
+    /// Position of node (0, 0), m. Default `[0, 1.6, 0]`.
+    pub origin: [f64; 3],
+    pub plane: Plane,
+    /// Total cloth mass, kg, spread evenly. Default 0.12.
+    pub mass: f64,
+    pub shear: ShearMode,
+    /// Bend springs two apart along rows and columns. Default `true`.
+    pub bend: bool,
+    pub pins: Pins,
+    /// Optional initial positions in node order (rest lengths still come from width/height).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub positions: Option<Vec<[f64; 3]>>,
+}
+
+impl Default for GridSpec {
+    fn default() -> Self {
+        Self {
+            nx: 10,
+            ny: 10,
+            width: 1.2,
+            height: 0.8,
+            origin: [0.0, 1.6, 0.0],
+            plane: Plane::Xy,
+            mass: 0.12,
+            shear: ShearMode::Both,
+            bend: true,
+            pins: Pins::default(),
+            positions: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    /// m.
+    pub x: [f64; 3],
+    /// m/s. Default zero.
+    #[serde(default)]
+    pub v: [f64; 3],
+    /// kg, > 0.
+    pub m: f64,
+    #[serde(default)]
+    pub pinned: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpringSpec {
+    pub a: usize,
+    pub b: usize,
+    /// N/m, ≥ 0.
+    pub k: f64,
+    /// m; default the initial distance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rest: Option<f64>,
+}
+
+/// Everything that can go wrong loading a scene. Each message names the source and the field.
+#[derive(Debug, thiserror::Error)]
+pub enum SceneError {
+    #[error("{source_name}: cannot read the file: {error}")]
+    Read {
+        source_name: String,
+        error: std::io::Error,
+    },
+    #[error("{source_name}: {message}")]
+    Parse {
+        source_name: String,
+        message: String,
+    },
+    #[error("{source_name}: {message}")]
+    Invalid {
+        source_name: String,
+        message: String,
+    },
+    #[error(
+        "unknown preset or file '{0}': not a built-in preset (run `flagsim presets`) and no such file"
+    )]
+    UnknownPreset(String),
+}
+
+impl Scene {
+    /// Parses scene JSON. `source_name` is used in messages (a path or `preset NAME`).
+    pub fn from_json(text: &str, source_name: &str) -> Result<Self, SceneError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let scene: Scene = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let message = if path.is_empty() || path == "." {
+                inner.to_string()
+            } else {
+                format!("{path}: {inner}")
+            };
+            SceneError::Parse {
+                source_name: source_name.to_string(),
+                message,
+            }
+        })?;
+        scene.validate().map_err(|message| SceneError::Invalid {
+            source_name: source_name.to_string(),
+            message,
+        })?;
+        Ok(scene)
+    }
+
+    /// Loads a scene from a path ending in `.json` or existing on disk, else a preset name.
+    pub fn load(name_or_path: &str) -> Result<Self, SceneError> {
+        let path = PathBuf::from(name_or_path);
+        if path.exists() || name_or_path.ends_with(".json") {
+            return Self::from_file(&path);
+        }
+        match preset(name_or_path) {
+            Some(text) => Self::from_json(text, &format!("preset {name_or_path}")),
+            None => Err(SceneError::UnknownPreset(name_or_path.to_string())),
+        }
+    }
+
+    pub fn from_file(path: &Path) -> Result<Self, SceneError> {
+        let source_name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|error| SceneError::Read {
+            source_name: source_name.clone(),
+            error,
+        })?;
+        Self::from_json(&text, &source_name)
+    }
+
+    /// Pretty JSON of this scene (round-trips through [`Scene::from_json`]).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Checks counts, indices, masses and ranges; the message names the field.
+    pub fn validate(&self) -> Result<(), String> {
+        self.params.validate()?;
+        self.render.validate()?;
+        let c = &self.cloth;
+        match (&c.grid, &c.nodes, &c.springs) {
+            (Some(g), None, None) => {
+                if c.triangles.is_some() {
+                    return Err("cloth.triangles: only for an explicit cloth (nodes + springs), a grid makes its own".into());
+                }
+                validate_grid(g)
+            }
+            (None, Some(nodes), springs) => validate_explicit(
+                nodes,
+                springs.as_deref().unwrap_or(&[]),
+                c.triangles.as_deref(),
+            ),
+            (Some(_), _, _) => {
+                Err("cloth: give either `grid` or `nodes` + `springs`, not both".into())
+            }
+            (None, None, Some(_)) => Err("cloth.nodes: missing (springs need nodes)".into()),
+            (None, None, None) => Err("cloth: empty; give `grid` or `nodes` + `springs`".into()),
+        }
+    }
+
+    /// Builds the cloth. Call only on a validated scene.
+    pub fn build_cloth(&self) -> Cloth {
+        match &self.cloth.grid {
+            Some(g) => build_grid(g),
+            None => build_explicit(&self.cloth),
+        }
+    }
+
+    /// A ready simulation of this scene.
+    pub fn simulation(&self) -> Result<Simulation, SimError> {
+        Simulation::new(self.build_cloth(), self.params.clone())
+    }
+}
+
+fn finite3(field: &str, v: [f64; 3]) -> Result<(), String> {
+    if v.iter().all(|x| x.is_finite() && x.abs() <= 1e6) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{field}: must be finite numbers within ±1e6, got {v:?}"
+        ))
+    }
+}
+
+fn validate_grid(g: &GridSpec) -> Result<(), String> {
+    for (f, n) in [("nx", g.nx), ("ny", g.ny)] {
+        if !(2..=1024).contains(&n) {
+            return Err(format!("cloth.grid.{f}: must be in 2..=1024, got {n}"));
+        }
+    }
+    if g.nx * g.ny > MAX_NODES {
+        return Err(format!(
+            "cloth.grid: {} × {} nodes exceed the limit of {MAX_NODES}",
+            g.nx, g.ny
+        ));
+    }
+    for (f, v) in [("width", g.width), ("height", g.height)] {
+        if !(v.is_finite() && v > 0.0 && v <= 1e4) {
+            return Err(format!(
+                "cloth.grid.{f}: must be a finite length in (0, 1e4] m, got {v}"
+            ));
+        }
+    }
+    if !(g.mass.is_finite() && g.mass > 0.0 && g.mass <= 1e6) {
+        return Err(format!(
+            "cloth.grid.mass: must be a finite mass in (0, 1e6] kg, got {}",
+            g.mass
+        ));
+    }
+    finite3("cloth.grid.origin", g.origin)?;
+    if let Pins::List(list) = &g.pins {
+        for (k, [i, j]) in list.iter().enumerate() {
+            if *i >= g.nx || *j >= g.ny {
+                return Err(format!(
+                    "cloth.grid.pins[{k}]: [{i}, {j}] is outside the {} × {} grid",
+                    g.nx, g.ny
+                ));
+            }
+        }
+    }
+    if let Some(p) = &g.positions {
+        if p.len() != g.nx * g.ny {
+            return Err(format!(
+                "cloth.grid.positions: expected nx × ny = {} positions, got {}",
+                g.nx * g.ny,
+                p.len()
+            ));
+        }
+        for (k, x) in p.iter().enumerate() {
+            finite3(&format!("cloth.grid.positions[{k}]"), *x)?;
+        }
+    }
+    Ok(())
+}
+
+fn validate_explicit(
+    nodes: &[NodeSpec],
+    springs: &[SpringSpec],
+    triangles: Option<&[[usize; 3]]>,
+) -> Result<(), String> {
+    if nodes.is_empty() {
+        return Err("cloth.nodes: empty; a cloth needs at least one node".into());
+    }
+    if nodes.len() > MAX_NODES {
+        return Err(format!(
+            "cloth.nodes: {} nodes exceed the limit of {MAX_NODES}",
+            nodes.len()
+        ));
+    }
+    if springs.len() > MAX_SPRINGS {
+        return Err(format!(
+            "cloth.springs: {} springs exceed the limit of {MAX_SPRINGS}",
+            springs.len()
+        ));
+    }
+    for (i, n) in nodes.iter().enumerate() {
+        finite3(&format!("cloth.nodes[{i}].x"), n.x)?;
+        finite3(&format!("cloth.nodes[{i}].v"), n.v)?;
+        if !(n.m.is_finite() && n.m > 0.0 && n.m <= 1e6) {
+            return Err(format!(
+                "cloth.nodes[{i}].m: must be a finite mass in (0, 1e6] kg, got {}",
+                n.m
+            ));
+        }
+    }
+    let count = nodes.len();
+    for (k, s) in springs.iter().enumerate() {
+        for (f, idx) in [("a", s.a), ("b", s.b)] {
+            if idx >= count {
+                return Err(format!(
+                    "cloth.springs[{k}].{f}: node index {idx} is out of range (there are {count} nodes)"
+                ));
+            }
+        }
+        if s.a == s.b {
+            return Err(format!(
+                "cloth.springs[{k}]: connects node {} to itself",
+                s.a
+            ));
+        }
+        if !(s.k.is_finite() && s.k >= 0.0 && s.k <= 1e9) {
+            return Err(format!(
+                "cloth.springs[{k}].k: must be a finite stiffness in [0, 1e9] N/m, got {}",
+                s.k
+            ));
+        }
+        if let Some(r) = s.rest
+            && !(r.is_finite() && (0.0..=1e6).contains(&r))
+        {
+            return Err(format!(
+                "cloth.springs[{k}].rest: must be a finite length ≥ 0 m, got {r}"
+            ));
+        }
+    }
+    for (k, t) in triangles.unwrap_or(&[]).iter().enumerate() {
+        for idx in t {
+            if *idx >= count {
+                return Err(format!(
+                    "cloth.triangles[{k}]: node index {idx} is out of range (there are {count} nodes)"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn build_grid(g: &GridSpec) -> Cloth {
+    let (nx, ny) = (g.nx, g.ny);
+    let du = g.width / (nx - 1) as f64;
+    let dv = g.height / (ny - 1) as f64;
+    let origin = DVec3::from_array(g.origin);
+    let (axis_u, axis_v) = match g.plane {
+        Plane::Xy => (DVec3::X, DVec3::Y),
+        Plane::Xz => (DVec3::X, DVec3::NEG_Z),
+    };
+    let idx = |i: usize, j: usize| j * nx + i;
+    let x: Vec<DVec3> = match &g.positions {
+        Some(p) => p.iter().map(|a| DVec3::from_array(*a)).collect(),
+        None => (0..ny)
+            .flat_map(|j| (0..nx).map(move |i| (i, j)))
+            .map(|(i, j)| origin + axis_u * (i as f64 * du) + axis_v * (j as f64 * dv))
+            .collect(),
+    };
+    let n = nx * ny;
+    let mut springs = Vec::new();
+    let mut add = |a: usize, b: usize, family: SpringFamily, rest: f64| {
+        springs.push(Spring {
+            a,
+            b,
+            family,
+            rest,
+            k_custom: 0.0,
+        });
+    };
+    let diag = (du * du + dv * dv).sqrt();
+    for j in 0..ny {
+        for i in 0..nx {
+            if i + 1 < nx {
+                add(idx(i, j), idx(i + 1, j), SpringFamily::Structural, du);
+            }
+            if j + 1 < ny {
+                add(idx(i, j), idx(i, j + 1), SpringFamily::Structural, dv);
+            }
+        }
+    }
+    if g.shear != ShearMode::None {
+        for j in 0..ny - 1 {
+            for i in 0..nx - 1 {
+                add(idx(i, j), idx(i + 1, j + 1), SpringFamily::Shear, diag);
+                if g.shear == ShearMode::Both {
+                    add(idx(i + 1, j), idx(i, j + 1), SpringFamily::Shear, diag);
+                }
+            }
+        }
+    }
+    if g.bend {
+        for j in 0..ny {
+            for i in 0..nx {
+                if i + 2 < nx {
+                    add(idx(i, j), idx(i + 2, j), SpringFamily::Bend, 2.0 * du);
+                }
+                if j + 2 < ny {
+                    add(idx(i, j), idx(i, j + 2), SpringFamily::Bend, 2.0 * dv);
+                }
+            }
+        }
+    }
+    let mut triangles = Vec::with_capacity(2 * (nx - 1) * (ny - 1));
+    for j in 0..ny - 1 {
+        for i in 0..nx - 1 {
+            // Counter-clockwise seen from +u × +v, matching the spring diagonal (i,j)–(i+1,j+1).
+            triangles.push([idx(i, j), idx(i + 1, j), idx(i + 1, j + 1)]);
+            triangles.push([idx(i, j), idx(i + 1, j + 1), idx(i, j + 1)]);
+        }
+    }
+    let mut pinned = vec![false; n];
+    match &g.pins {
+        Pins::Preset(PinPreset::Hoist) => (0..ny).for_each(|j| pinned[idx(0, j)] = true),
+        Pins::Preset(PinPreset::TopCorners) => {
+            pinned[idx(0, ny - 1)] = true;
+            pinned[idx(nx - 1, ny - 1)] = true;
+        }
+        Pins::Preset(PinPreset::TopEdge) => (0..nx).for_each(|i| pinned[idx(i, ny - 1)] = true),
+        Pins::Preset(PinPreset::None) => {}
+        Pins::List(list) => list.iter().for_each(|[i, j]| pinned[idx(*i, *j)] = true),
+    }
+    let m = vec![g.mass / n as f64; n];
+    Cloth::new(
+        x,
+        vec![DVec3::ZERO; n],
+        m,
+        pinned,
+        springs,
+        triangles,
+        Some(GridInfo {
+            nx,
+            ny,
+            l0_u: du,
+            l0_v: dv,
+        }),
+    )
+}
+
+fn build_explicit(c: &ClothSpec) -> Cloth {
+    let nodes = c.nodes.as_deref().unwrap_or(&[]);
+    let x: Vec<DVec3> = nodes.iter().map(|n| DVec3::from_array(n.x)).collect();
+    let springs = c
+        .springs
+        .as_deref()
+        .unwrap_or(&[])
+        .iter()
+        .map(|s| Spring {
+            a: s.a,
+            b: s.b,
+            family: SpringFamily::Custom,
+            rest: s.rest.unwrap_or_else(|| (x[s.b] - x[s.a]).length()),
+            k_custom: s.k,
+        })
+        .collect();
+    Cloth::new(
+        x,
+        nodes.iter().map(|n| DVec3::from_array(n.v)).collect(),
+        nodes.iter().map(|n| n.m).collect(),
+        nodes.iter().map(|n| n.pinned).collect(),
+        springs,
+        c.triangles.clone().unwrap_or_default(),
+        None,
+    )
+}
+
+/// The built-in presets: name and JSON text (the files in `assets/presets/`).
+pub const PRESETS: [(&str, &str); 7] = [
+    ("flag", include_str!("../../assets/presets/flag.json")),
+    (
+        "paper-fig7",
+        include_str!("../../assets/presets/paper-fig7.json"),
+    ),
+    ("waving", include_str!("../../assets/presets/waving.json")),
+    ("hanging", include_str!("../../assets/presets/hanging.json")),
+    (
+        "horizontal",
+        include_str!("../../assets/presets/horizontal.json"),
+    ),
+    (
+        "drop-on-ball",
+        include_str!("../../assets/presets/drop-on-ball.json"),
+    ),
+    (
+        "two-masses",
+        include_str!("../../assets/presets/two-masses.json"),
+    ),
+];
+
+/// The JSON text of a built-in preset.
+pub fn preset(name: &str) -> Option<&'static str> {
+    PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+/// The default scene (`flag`).
+pub fn default_scene() -> Scene {
+    // The embedded preset is validated by a test; fall back to defaults rather than panic.
+    Scene::from_json(PRESETS[0].1, "preset flag").unwrap_or_else(|_| Scene {
+        description: String::new(),
+        cloth: ClothSpec {
+            grid: Some(GridSpec::default()),
+            ..ClothSpec::default()
+        },
+        params: Params::default(),
+        render: RenderSettings::default(),
+    })
+}

@@ -1,0 +1,538 @@
+//! One simulation: a cloth, its parameters, and the order of a step (method.md §8).
+//!
+//! A published step advances `dt` in `substeps` physics steps of `h = dt / substeps`. Each physics
+//! step: move kinematic nodes; key-mesh normals; spring forces and the viscosity term; external
+//! forces; the integrator's `Δv`; positions; Provot; colliders. After the published step the
+//! stability guard checks the state; if anything is non-finite or has blown up it restores the
+//! state from before the step, pauses, and records which integrator diverged and why.
+
+use std::time::Instant;
+
+use glam::DVec3;
+
+use super::cloth::Cloth;
+use super::constraints;
+use super::forces::{self, External};
+use super::integrators::desbrun::{DesbrunFilter, TooLarge};
+use super::integrators::implicit_cg::{self, CgReport, CgScratch};
+use super::integrators::{StepInput, explicit, kang};
+use super::params::{HandlePath, IntegratorKind, Params};
+
+/// Above this many nodes the per-node loops run on the rayon pool (same results bit for bit).
+pub const PARALLEL_THRESHOLD: usize = 16_384;
+
+/// A spring stretched beyond this multiple of its rest length counts as blown up.
+pub const BLOWUP_STRETCH: f64 = 10.0;
+
+/// Speeds above this (m/s) count as blown up.
+pub const BLOWUP_SPEED: f64 = 1.0e4;
+
+/// Why and where the guard stopped a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Divergence {
+    pub integrator: IntegratorKind,
+    /// The published step that failed (its state was discarded).
+    pub step: u64,
+    /// Simulated time at the start of that step, s.
+    pub time: f64,
+    pub reason: String,
+}
+
+impl std::fmt::Display for Divergence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} diverged at step {} (t = {:.3} s): {}",
+            self.integrator.name(),
+            self.step,
+            self.time,
+            self.reason
+        )
+    }
+}
+
+/// Per-step statistics for the UI and the output files.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StepStats {
+    /// Wall time of the last published step, s.
+    pub step_seconds: f64,
+    /// Largest `|x_ab| / L` over strain-limited springs.
+    pub max_strain: f64,
+    /// `h² k_structural / m̄`: how far `kang` is from the exact filter (small is close).
+    pub h2k_over_m: f64,
+    /// Last `implicit-cg` solve.
+    pub cg: CgReport,
+    /// Last time the dense `desbrun` inverse was computed, s.
+    pub desbrun_precompute_seconds: f64,
+    pub desbrun_builds: u64,
+    /// Provot corrections in the last step.
+    pub provot_corrections: usize,
+    /// Collider contacts in the last step.
+    pub contacts: usize,
+}
+
+/// The mouse grab: one node follows a target point.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Grab {
+    pub node: usize,
+    /// Where the node should be, m.
+    pub target: DVec3,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Scratch {
+    spring_f: Vec<DVec3>,
+    force: Vec<DVec3>,
+    ftilde: Vec<DVec3>,
+    dv: Vec<DVec3>,
+    tmp: Vec<DVec3>,
+    known_dv: Vec<DVec3>,
+    target_x: Vec<DVec3>,
+    normals: Vec<DVec3>,
+    kinematic: Vec<bool>,
+    ext: External,
+    x_before: Vec<DVec3>,
+    x_uncorrected: Vec<DVec3>,
+    v_step_start: Vec<DVec3>,
+    backup_x: Vec<DVec3>,
+    backup_v: Vec<DVec3>,
+    backup_dv: Vec<DVec3>,
+    cg: CgScratch,
+}
+
+/// A running simulation. Everything the step needs is in here or passed in; no globals.
+#[derive(Debug, Clone)]
+pub struct Simulation {
+    pub cloth: Cloth,
+    params: Params,
+    /// Simulated time, s.
+    pub time: f64,
+    /// Published steps taken.
+    pub step_index: u64,
+    /// Set by the guard; a paused simulation does not step until resumed.
+    pub paused: bool,
+    pub divergence: Option<Divergence>,
+    pub stats: StepStats,
+    pub grab: Option<Grab>,
+    /// The user's displacement of the pole (all pinned nodes), m.
+    pub pole_offset: DVec3,
+    /// Force the parallel path on or off; `None` chooses by [`PARALLEL_THRESHOLD`].
+    pub parallel: Option<bool>,
+    desbrun: DesbrunFilter,
+    scratch: Scratch,
+}
+
+/// Errors a parameter change can raise.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SimError {
+    #[error("{0}")]
+    InvalidParams(String),
+    #[error(transparent)]
+    TooLarge(#[from] TooLarge),
+}
+
+impl Simulation {
+    /// A simulation of `cloth` with validated `params`.
+    pub fn new(mut cloth: Cloth, params: Params) -> Result<Self, SimError> {
+        params.validate().map_err(SimError::InvalidParams)?;
+        cloth.apply_stiffness(&params.stiffness);
+        let mut sim = Self {
+            cloth,
+            params,
+            time: 0.0,
+            step_index: 0,
+            paused: false,
+            divergence: None,
+            stats: StepStats::default(),
+            grab: None,
+            pole_offset: DVec3::ZERO,
+            parallel: None,
+            desbrun: DesbrunFilter::default(),
+            scratch: Scratch::default(),
+        };
+        sim.check_integrator_fits()?;
+        sim.stats.max_strain = sim.cloth.max_strain();
+        sim.stats.h2k_over_m = sim.h2k_over_m();
+        Ok(sim)
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// Replaces the parameters between two steps. The state is kept, so switching integrator,
+    /// `dt`, stiffness or wind mid-run continues from the same positions and velocities.
+    pub fn set_params(&mut self, params: Params) -> Result<(), SimError> {
+        params.validate().map_err(SimError::InvalidParams)?;
+        let old = std::mem::replace(&mut self.params, params);
+        self.cloth.apply_stiffness(&self.params.stiffness);
+        if let Err(e) = self.check_integrator_fits() {
+            self.params = old;
+            self.cloth.apply_stiffness(&self.params.stiffness);
+            return Err(e);
+        }
+        self.stats.h2k_over_m = self.h2k_over_m();
+        Ok(())
+    }
+
+    fn check_integrator_fits(&self) -> Result<(), SimError> {
+        if self.params.integrator == IntegratorKind::Desbrun {
+            let free = self.cloth.pinned.iter().filter(|p| !**p).count();
+            if free > super::integrators::desbrun::MAX_DESBRUN_NODES {
+                return Err(TooLarge { free }.into());
+            }
+        }
+        Ok(())
+    }
+
+    /// Rescales the masses so the cloth weighs `total` kg.
+    pub fn set_total_mass(&mut self, total: f64) -> Result<(), SimError> {
+        if !(total.is_finite() && total > 0.0 && total <= 1e6) {
+            return Err(SimError::InvalidParams(format!(
+                "total mass: must be a finite number in (0, 1e6] kg, got {total}"
+            )));
+        }
+        self.cloth.set_total_mass(total);
+        self.stats.h2k_over_m = self.h2k_over_m();
+        Ok(())
+    }
+
+    /// `h² k / m̄` with the structural stiffness (or the mean custom stiffness) and mean mass.
+    pub fn h2k_over_m(&self) -> f64 {
+        let n = self.cloth.node_count().max(1) as f64;
+        let m_mean = self.cloth.total_mass() / n;
+        let k = if self.cloth.grid.is_some() {
+            self.params.stiffness.structural
+        } else if self.cloth.k.is_empty() {
+            0.0
+        } else {
+            self.cloth.k.iter().sum::<f64>() / self.cloth.k.len() as f64
+        };
+        let h = self.params.h();
+        h * h * k / m_mean
+    }
+
+    /// Clears the guard so stepping resumes (the state is the last good one).
+    pub fn clear_divergence(&mut self) {
+        self.divergence = None;
+        self.paused = false;
+    }
+
+    fn use_parallel(&self) -> bool {
+        self.parallel
+            .unwrap_or(self.cloth.node_count() >= PARALLEL_THRESHOLD)
+    }
+
+    /// Offset of the scripted handle path at time `t`, m.
+    pub fn handle_offset(&self, t: f64) -> DVec3 {
+        let hd = &self.params.handle;
+        match hd.path {
+            HandlePath::None => DVec3::ZERO,
+            HandlePath::Figure8 => {
+                let w = std::f64::consts::TAU / hd.period;
+                let a = hd.amplitude;
+                DVec3::new(0.0, 0.5 * a * (2.0 * w * t).sin(), a * (w * t).sin())
+            }
+        }
+    }
+
+    /// Where pinned node `i` is at time `t`, m.
+    pub fn pinned_position(&self, i: usize, t: f64) -> DVec3 {
+        self.cloth.anchor[i] + self.pole_offset + self.handle_offset(t)
+    }
+
+    /// Advances one published step (`dt`). Does nothing while paused. Returns `false` when the
+    /// guard fired (the state is then the one from before the step).
+    pub fn step(&mut self) -> bool {
+        if self.paused {
+            return true;
+        }
+        let start = Instant::now();
+        let n = self.cloth.node_count();
+        {
+            let s = &mut self.scratch;
+            s.backup_x.clone_from(&self.cloth.x);
+            s.backup_v.clone_from(&self.cloth.v);
+            s.backup_dv.clone_from(&self.cloth.dv);
+            s.v_step_start.clone_from(&self.cloth.v);
+        }
+        let (time0, step0) = (self.time, self.step_index);
+        self.stats.provot_corrections = 0;
+        self.stats.contacts = 0;
+        let h = self.params.h();
+        let mut failure = None;
+        for _ in 0..self.params.substeps {
+            if let Err(e) = self.substep(h) {
+                failure = Some(e);
+                break;
+            }
+        }
+        if failure.is_none() {
+            failure = self.check_blowup();
+        }
+        if let Some(reason) = failure {
+            let s = &mut self.scratch;
+            std::mem::swap(&mut self.cloth.x, &mut s.backup_x);
+            std::mem::swap(&mut self.cloth.v, &mut s.backup_v);
+            std::mem::swap(&mut self.cloth.dv, &mut s.backup_dv);
+            self.time = time0;
+            self.step_index = step0;
+            self.paused = true;
+            self.divergence = Some(Divergence {
+                integrator: self.params.integrator,
+                step: step0 + 1,
+                time: time0,
+                reason,
+            });
+            return false;
+        }
+        for i in 0..n {
+            self.cloth.dv[i] = self.cloth.v[i] - self.scratch.v_step_start[i];
+        }
+        self.step_index += 1;
+        self.stats.max_strain = self.cloth.max_strain();
+        self.stats.h2k_over_m = self.h2k_over_m();
+        self.stats.step_seconds = start.elapsed().as_secs_f64();
+        true
+    }
+
+    /// The guard's test: non-finite values, runaway speed, or a spring beyond
+    /// [`BLOWUP_STRETCH`] times its rest length.
+    fn check_blowup(&self) -> Option<String> {
+        let c = &self.cloth;
+        for i in 0..c.node_count() {
+            if !c.x[i].is_finite() || !c.v[i].is_finite() {
+                return Some(format!("node {i} has a non-finite position or velocity"));
+            }
+            if c.v[i].length() > BLOWUP_SPEED {
+                return Some(format!(
+                    "node {i} moves at {:.3e} m/s (limit {BLOWUP_SPEED:.0e})",
+                    c.v[i].length()
+                ));
+            }
+        }
+        for (si, s) in c.springs.iter().enumerate() {
+            if s.rest > 0.0 {
+                let len = (c.x[s.b] - c.x[s.a]).length();
+                if len > BLOWUP_STRETCH * s.rest {
+                    return Some(format!(
+                        "spring {si} ({}–{}) stretched to {:.1}× its rest length",
+                        s.a,
+                        s.b,
+                        len / s.rest
+                    ));
+                }
+            }
+        }
+        None
+    }
+
+    fn substep(&mut self, h: f64) -> Result<(), String> {
+        let parallel = self.use_parallel();
+        let n = self.cloth.node_count();
+        let t = self.time;
+        let kind = self.params.integrator;
+        {
+            let s = &mut self.scratch;
+            for v in [
+                &mut s.force,
+                &mut s.ftilde,
+                &mut s.dv,
+                &mut s.tmp,
+                &mut s.known_dv,
+                &mut s.target_x,
+                &mut s.normals,
+                &mut s.x_before,
+            ] {
+                v.resize(n, DVec3::ZERO);
+            }
+            s.spring_f.resize(self.cloth.springs.len(), DVec3::ZERO);
+            s.kinematic.clear();
+            s.kinematic.extend_from_slice(&self.cloth.pinned);
+            s.ext.resize(n);
+        }
+        // 1. Kinematic nodes: where they must be at t + h, and their known Δv.
+        if let Some(g) = self.grab {
+            self.scratch.kinematic[g.node] = true;
+        }
+        for i in 0..n {
+            if !self.scratch.kinematic[i] {
+                continue;
+            }
+            let target = match self.grab {
+                Some(g) if g.node == i => g.target,
+                _ => self.pinned_position(i, t + h),
+            };
+            let v_next = (target - self.cloth.x[i]) / h;
+            self.scratch.target_x[i] = target;
+            self.scratch.known_dv[i] = v_next - self.cloth.v[i];
+        }
+        let cloth = &self.cloth;
+        let params = &self.params;
+        let s = &mut self.scratch;
+        // 2. Key-mesh normals.
+        cloth.node_normals(&mut s.normals);
+        // 3. Spring forces.
+        forces::spring_forces(
+            cloth,
+            params.damping,
+            parallel,
+            &mut s.spring_f,
+            &mut s.force,
+        );
+        // 4. External forces.
+        forces::external_forces(cloth, params, t, &s.normals, parallel, &mut s.ext);
+        // 5. The integrator's Δv.
+        match kind {
+            IntegratorKind::Kang | IntegratorKind::Hybrid | IntegratorKind::Desbrun => {
+                s.ftilde.copy_from_slice(&s.force);
+                if params.viscosity {
+                    forces::add_viscosity(cloth, h, parallel, &mut s.ftilde);
+                }
+                if params.filter_external {
+                    let ext = &s.ext;
+                    forces::for_each_node(parallel, &mut s.ftilde, |i, f| *f += ext.as_force(i));
+                }
+                if kind == IntegratorKind::Desbrun {
+                    let rebuilt = self
+                        .desbrun
+                        .prepare(cloth, &s.kinematic, h)
+                        .map_err(|e| e.to_string())?;
+                    if rebuilt {
+                        self.stats.desbrun_precompute_seconds = self.desbrun.precompute_seconds;
+                        self.stats.desbrun_builds = self.desbrun.builds;
+                    }
+                    self.desbrun
+                        .apply(cloth, &s.kinematic, h, &s.ftilde, &s.known_dv, &mut s.dv);
+                } else {
+                    let input = StepInput {
+                        cloth,
+                        kinematic: &s.kinematic,
+                        known_dv: &s.known_dv,
+                        h,
+                        parallel,
+                    };
+                    kang::jacobi_delta_v(
+                        &input,
+                        params.jacobi_iterations,
+                        &s.ftilde,
+                        &mut s.dv,
+                        &mut s.tmp,
+                    );
+                }
+                if !params.filter_external {
+                    let ext = &s.ext;
+                    let kin = &s.kinematic;
+                    forces::for_each_node(parallel, &mut s.dv, |i, d| {
+                        if !kin[i] {
+                            *d += ext.delta_v(i, cloth.m[i], h);
+                        }
+                    });
+                }
+            }
+            IntegratorKind::ExplicitEuler
+            | IntegratorKind::SymplecticEuler
+            | IntegratorKind::Verlet => {
+                let input = StepInput {
+                    cloth,
+                    kinematic: &s.kinematic,
+                    known_dv: &s.known_dv,
+                    h,
+                    parallel,
+                };
+                explicit::explicit_delta_v(&input, &s.force, &s.ext, &mut s.dv);
+            }
+            IntegratorKind::ImplicitCg => {
+                let input = StepInput {
+                    cloth,
+                    kinematic: &s.kinematic,
+                    known_dv: &s.known_dv,
+                    h,
+                    parallel,
+                };
+                self.stats.cg = implicit_cg::solve(
+                    &input,
+                    params.damping,
+                    &s.force,
+                    &s.ext,
+                    &params.cg,
+                    &mut s.cg,
+                    &mut s.dv,
+                );
+            }
+        }
+        // 6. Positions (eq. 1 and the schemes' variants). Kinematic nodes go to their targets.
+        s.x_before.copy_from_slice(&self.cloth.x);
+        let cloth = &mut self.cloth;
+        for i in 0..n {
+            if s.kinematic[i] {
+                cloth.v[i] = (s.target_x[i] - cloth.x[i]) / h;
+                cloth.x[i] = s.target_x[i];
+                continue;
+            }
+            let (x, v, dv) = (cloth.x[i], cloth.v[i], s.dv[i]);
+            match kind {
+                IntegratorKind::ExplicitEuler | IntegratorKind::Hybrid => {
+                    cloth.x[i] = x + h * v;
+                    cloth.v[i] = v + dv;
+                }
+                IntegratorKind::Verlet => {
+                    // x' = 2x - x_prev + h² F/m with x_prev = x - h v (v is (x - x_prev)/h after
+                    // every step), so a switch to Verlet mid-run needs no history.
+                    let x_prev = x - h * v;
+                    let x_new = 2.0 * x - x_prev + h * dv;
+                    cloth.v[i] = (x_new - x) / h;
+                    cloth.x[i] = x_new;
+                }
+                _ => {
+                    cloth.v[i] = v + dv;
+                    cloth.x[i] = x + h * cloth.v[i];
+                }
+            }
+        }
+        // 7. Strain limiting, 8. colliders.
+        self.stats.provot_corrections += constraints::strain_limit(
+            cloth,
+            &s.kinematic,
+            &s.x_before,
+            &mut s.x_uncorrected,
+            h,
+            &self.params.provot,
+        );
+        self.stats.contacts += constraints::collide(cloth, &s.kinematic, &self.params.colliders);
+        self.time += h;
+        Ok(())
+    }
+
+    /// `Δv` that integrator `kind` would produce for one physics step from the current state,
+    /// without changing the state (for the Fig. 8 comparison and the accuracy benchmark).
+    pub fn probe_delta_v(&mut self, kind: IntegratorKind) -> Result<Vec<DVec3>, SimError> {
+        let saved = (
+            self.cloth.x.clone(),
+            self.cloth.v.clone(),
+            self.cloth.dv.clone(),
+            self.time,
+            self.stats,
+            self.params.integrator,
+            self.params.provot.enabled,
+            self.params.colliders.clone(),
+        );
+        self.params.integrator = kind;
+        self.params.provot.enabled = false;
+        self.params.colliders.clear();
+        let v0 = self.cloth.v.clone();
+        let h = self.params.h();
+        let result = self.substep(h);
+        let dv: Vec<DVec3> = self.cloth.v.iter().zip(&v0).map(|(a, b)| *a - *b).collect();
+        self.cloth.x = saved.0;
+        self.cloth.v = saved.1;
+        self.cloth.dv = saved.2;
+        self.time = saved.3;
+        self.stats = saved.4;
+        self.params.integrator = saved.5;
+        self.params.provot.enabled = saved.6;
+        self.params.colliders = saved.7;
+        result.map_err(SimError::InvalidParams)?;
+        Ok(dv)
+    }
+}

@@ -1,0 +1,455 @@
+//! The simulation thread: commands in, snapshots out (latest wins).
+//!
+//! ```text
+//! UI ──Command──▶ channel ──▶ [sim thread: apply commands between steps, FixedStepper, step]
+//!                                        │
+//!                                        ▼ publish Arc<Snapshot> (copies, never shared state)
+//! renderer ◀── SnapshotSlot::latest() ───┘
+//! ```
+//!
+//! Commands are applied only between steps. The renderer never sees the simulation, only copies.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use glam::DVec3;
+
+use super::cloth::GridInfo;
+use super::compare::{Comparison, compare_with_filter};
+use super::params::{IntegratorKind, Params};
+use super::scene::Scene;
+use super::simulation::{Divergence, Grab, Simulation, StepStats};
+use super::stepper::FixedStepper;
+
+/// What the UI (or a test) can ask of the simulation.
+#[derive(Debug, Clone)]
+pub enum Command {
+    /// Replace every parameter (validated; a bad value is reported in the snapshot and ignored).
+    SetParams(Box<Params>),
+    /// Switch integrator, keeping the state.
+    SetIntegrator(IntegratorKind),
+    /// Rescale masses so the cloth weighs this many kg.
+    SetTotalMass(f64),
+    /// Back to the loaded scene's initial state and parameters.
+    Reset,
+    /// Replace the scene (and reset to it).
+    LoadScene(Box<Scene>),
+    Pause(bool),
+    TogglePause,
+    /// One published step, while paused.
+    Step,
+    /// Grab key node `node`, which then follows `target` (m).
+    Grab {
+        node: usize,
+        target: DVec3,
+    },
+    /// Move the grab target, m.
+    MoveGrab(DVec3),
+    /// Let go; the node keeps its velocity.
+    Release,
+    /// Displace the pole (all pinned nodes) by this offset from where the scene put it, m.
+    SetPoleOffset(DVec3),
+    /// Simulated seconds per wall second.
+    SetTimeScale(f64),
+    /// Compute the Fig. 8 comparison with the precomputed filter after every step.
+    SetCompare(bool),
+    /// Clear a divergence and resume from the last good state.
+    ClearDivergence,
+    Shutdown,
+}
+
+/// A copy of everything the renderer and the UI show, published after each batch of steps.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    /// Increases with every publish.
+    pub seq: u64,
+    /// Increases on reset and scene load, so the renderer does not interpolate across them.
+    pub generation: u64,
+    pub x: Vec<DVec3>,
+    pub v: Vec<DVec3>,
+    pub dv: Vec<DVec3>,
+    pub pinned: Vec<bool>,
+    pub grid: Option<GridInfo>,
+    /// Spring end pairs (for drawing an explicit cloth's key mesh).
+    pub springs: Vec<[usize; 2]>,
+    pub triangles: Vec<[usize; 3]>,
+    pub time: f64,
+    pub step: u64,
+    pub stats: StepStats,
+    pub params: Params,
+    pub total_mass: f64,
+    pub paused: bool,
+    pub divergence: Option<Divergence>,
+    /// The last command that failed, with why.
+    pub error: Option<String>,
+    pub pole_offset: DVec3,
+    /// Current offset of the scripted handle, m.
+    pub handle_offset: DVec3,
+    pub grabbed: Option<usize>,
+    pub compare: Option<Comparison>,
+    /// Published steps per wall second (measured over the last second).
+    pub steps_per_second: f64,
+    /// The stepper had to drop backlog: the machine cannot keep real time.
+    pub behind: bool,
+    pub time_scale: f64,
+    /// Wall-clock instant of publication (for interpolation on the render side).
+    pub published_at: Instant,
+}
+
+impl Snapshot {
+    pub fn of(sim: &Simulation) -> Self {
+        let c = &sim.cloth;
+        Snapshot {
+            seq: 0,
+            generation: 0,
+            x: c.x.clone(),
+            v: c.v.clone(),
+            dv: c.dv.clone(),
+            pinned: c.pinned.clone(),
+            grid: c.grid,
+            springs: c.springs.iter().map(|s| [s.a, s.b]).collect(),
+            triangles: c.triangles.clone(),
+            time: sim.time,
+            step: sim.step_index,
+            stats: sim.stats,
+            params: sim.params().clone(),
+            total_mass: c.total_mass(),
+            paused: sim.paused,
+            divergence: sim.divergence.clone(),
+            error: None,
+            pole_offset: sim.pole_offset,
+            handle_offset: sim.handle_offset(sim.time),
+            grabbed: sim.grab.map(|g| g.node),
+            compare: None,
+            steps_per_second: 0.0,
+            behind: false,
+            time_scale: 1.0,
+            published_at: Instant::now(),
+        }
+    }
+}
+
+/// The latest-wins mailbox between the simulation thread and its readers.
+#[derive(Debug)]
+pub struct SnapshotSlot {
+    latest: Mutex<Arc<Snapshot>>,
+    seq: AtomicU64,
+}
+
+impl SnapshotSlot {
+    pub fn new(first: Snapshot) -> Self {
+        Self {
+            latest: Mutex::new(Arc::new(first)),
+            seq: AtomicU64::new(0),
+        }
+    }
+
+    pub fn publish(&self, mut snap: Snapshot) {
+        let seq = self.seq.fetch_add(1, Ordering::AcqRel) + 1;
+        snap.seq = seq;
+        let snap = Arc::new(snap);
+        match self.latest.lock() {
+            Ok(mut g) => *g = snap,
+            Err(poisoned) => *poisoned.into_inner() = snap,
+        }
+    }
+
+    pub fn latest(&self) -> Arc<Snapshot> {
+        match self.latest.lock() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Sequence number of the latest snapshot.
+    pub fn seq(&self) -> u64 {
+        self.seq.load(Ordering::Acquire)
+    }
+}
+
+/// The running thread. Dropping it shuts the thread down and joins it.
+pub struct SimThread {
+    tx: Sender<Command>,
+    slot: Arc<SnapshotSlot>,
+    join: Option<JoinHandle<()>>,
+}
+
+impl SimThread {
+    /// Starts a thread running `scene`. It begins running (not paused) unless `paused`.
+    pub fn spawn(scene: Scene, paused: bool) -> Result<Self, super::simulation::SimError> {
+        let sim = scene.simulation()?;
+        let slot = Arc::new(SnapshotSlot::new(Snapshot::of(&sim)));
+        let (tx, rx) = mpsc::channel();
+        let worker = Worker {
+            sim,
+            scene,
+            rx,
+            slot: slot.clone(),
+            stepper: FixedStepper::default(),
+            running: !paused,
+            generation: 0,
+            compare: false,
+            error: None,
+            rate: RateMeter::default(),
+        };
+        let join = std::thread::Builder::new()
+            .name("flagsim-sim".into())
+            .spawn(move || worker.run())
+            .map_err(|e| {
+                super::simulation::SimError::InvalidParams(format!(
+                    "cannot start the simulation thread: {e}"
+                ))
+            })?;
+        Ok(Self {
+            tx,
+            slot,
+            join: Some(join),
+        })
+    }
+
+    /// Sends a command; returns false if the thread is gone.
+    pub fn send(&self, cmd: Command) -> bool {
+        self.tx.send(cmd).is_ok()
+    }
+
+    pub fn sender(&self) -> Sender<Command> {
+        self.tx.clone()
+    }
+
+    pub fn latest(&self) -> Arc<Snapshot> {
+        self.slot.latest()
+    }
+
+    pub fn slot(&self) -> Arc<SnapshotSlot> {
+        self.slot.clone()
+    }
+
+    /// Asks the thread to stop and waits for it.
+    pub fn shutdown(&mut self) {
+        let _ = self.tx.send(Command::Shutdown);
+        if let Some(j) = self.join.take() {
+            let _ = j.join();
+        }
+    }
+}
+
+impl Drop for SimThread {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+#[derive(Debug, Default)]
+struct RateMeter {
+    window_start: Option<Instant>,
+    count: u32,
+    rate: f64,
+}
+
+impl RateMeter {
+    fn add(&mut self, steps: u32, now: Instant) -> f64 {
+        let start = *self.window_start.get_or_insert(now);
+        self.count += steps;
+        let elapsed = now.duration_since(start).as_secs_f64();
+        if elapsed >= 1.0 {
+            self.rate = self.count as f64 / elapsed;
+            self.count = 0;
+            self.window_start = Some(now);
+        }
+        self.rate
+    }
+}
+
+struct Worker {
+    sim: Simulation,
+    scene: Scene,
+    rx: Receiver<Command>,
+    slot: Arc<SnapshotSlot>,
+    stepper: FixedStepper,
+    running: bool,
+    generation: u64,
+    compare: bool,
+    error: Option<String>,
+    rate: RateMeter,
+}
+
+impl Worker {
+    fn run(mut self) {
+        let mut last = Instant::now();
+        self.publish();
+        loop {
+            let timeout = if self.running && !self.sim.paused {
+                Duration::from_secs_f64(self.stepper.until_next(self.sim.params().dt).min(0.05))
+            } else {
+                Duration::from_millis(50)
+            };
+            let mut dirty = false;
+            match self.rx.recv_timeout(timeout) {
+                Ok(cmd) => {
+                    if !self.apply(cmd) {
+                        return;
+                    }
+                    dirty = true;
+                    while let Ok(cmd) = self.rx.try_recv() {
+                        if !self.apply(cmd) {
+                            return;
+                        }
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+            let now = Instant::now();
+            let wall = now.duration_since(last).as_secs_f64();
+            last = now;
+            if self.running && !self.sim.paused {
+                let steps = self.stepper.advance(wall, self.sim.params().dt);
+                let mut done = 0;
+                for _ in 0..steps {
+                    done += 1;
+                    if !self.sim.step() {
+                        break;
+                    }
+                }
+                self.rate.add(done, now);
+                dirty |= done > 0;
+            } else {
+                self.stepper.reset();
+                self.rate.add(0, now);
+            }
+            if dirty {
+                self.publish();
+            }
+        }
+    }
+
+    /// Applies one command between steps. Returns false on shutdown.
+    fn apply(&mut self, cmd: Command) -> bool {
+        self.error = None;
+        let result: Result<(), String> = match cmd {
+            Command::Shutdown => return false,
+            Command::SetParams(p) => self.sim.set_params(*p).map_err(|e| e.to_string()),
+            Command::SetIntegrator(kind) => {
+                let mut p = self.sim.params().clone();
+                p.integrator = kind;
+                self.sim.set_params(p).map_err(|e| e.to_string())
+            }
+            Command::SetTotalMass(m) => self.sim.set_total_mass(m).map_err(|e| e.to_string()),
+            Command::Reset => self.reset(),
+            Command::LoadScene(scene) => {
+                self.scene = *scene;
+                self.reset()
+            }
+            Command::Pause(p) => {
+                self.running = !p;
+                Ok(())
+            }
+            Command::TogglePause => {
+                self.running = !self.running;
+                Ok(())
+            }
+            Command::Step => {
+                self.running = false;
+                self.sim.step();
+                Ok(())
+            }
+            Command::Grab { node, target } => {
+                if node < self.sim.cloth.node_count() && target.is_finite() {
+                    self.sim.grab = Some(Grab { node, target });
+                    Ok(())
+                } else {
+                    Err(format!("grab: node {node} or target {target} is invalid"))
+                }
+            }
+            Command::MoveGrab(target) => {
+                if let Some(g) = &mut self.sim.grab
+                    && target.is_finite()
+                {
+                    g.target = target;
+                }
+                Ok(())
+            }
+            Command::Release => {
+                self.sim.grab = None;
+                Ok(())
+            }
+            Command::SetPoleOffset(offset) => {
+                if offset.is_finite() {
+                    self.sim.pole_offset = offset;
+                    Ok(())
+                } else {
+                    Err("pole offset must be finite".into())
+                }
+            }
+            Command::SetTimeScale(s) => {
+                if s.is_finite() && (0.01..=10.0).contains(&s) {
+                    self.stepper.time_scale = s;
+                    Ok(())
+                } else {
+                    Err(format!("time scale must be in 0.01..=10, got {s}"))
+                }
+            }
+            Command::SetCompare(on) => {
+                self.compare = on;
+                Ok(())
+            }
+            Command::ClearDivergence => {
+                self.sim.clear_divergence();
+                self.stepper.reset();
+                Ok(())
+            }
+        };
+        if let Err(e) = result {
+            self.error = Some(e);
+        }
+        true
+    }
+
+    fn reset(&mut self) -> Result<(), String> {
+        let sim = self.scene.simulation().map_err(|e| e.to_string())?;
+        self.sim = sim;
+        self.generation += 1;
+        self.stepper.reset();
+        Ok(())
+    }
+
+    fn publish(&mut self) {
+        let mut snap = Snapshot::of(&self.sim);
+        snap.generation = self.generation;
+        snap.error = self.error.clone();
+        snap.paused = !self.running || self.sim.paused;
+        snap.steps_per_second = self.rate.rate;
+        snap.behind = self.stepper.behind;
+        snap.time_scale = self.stepper.time_scale;
+        if self.compare {
+            let active = self.sim.params().integrator;
+            match compare_with_filter(&mut self.sim, active) {
+                Ok(c) => snap.compare = Some(c),
+                Err(e) => snap.error = Some(format!("compare: {e}")),
+            }
+        }
+        self.slot.publish(snap);
+    }
+}
+
+/// Waits (bounded) until the slot shows a snapshot satisfying `pred`. For tests and tools.
+pub fn wait_for(
+    slot: &SnapshotSlot,
+    timeout: Duration,
+    pred: impl Fn(&Snapshot) -> bool,
+) -> Option<Arc<Snapshot>> {
+    let end = Instant::now() + timeout;
+    loop {
+        let s = slot.latest();
+        if pred(&s) {
+            return Some(s);
+        }
+        if Instant::now() >= end {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
