@@ -1,3 +1,4 @@
+pub mod cli;
 pub mod render;
 pub mod sim;
 pub mod upsample;

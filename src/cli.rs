@@ -1,0 +1,215 @@
+//! The command line (interface.md): one binary, subcommands for the viewer and the headless
+//! tools. Bad input is one clear message on stderr and exit code 2.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+use serde::Serialize;
+
+use crate::sim::scene::{PRESETS, Scene};
+use crate::sim::{IntegratorKind, Simulation};
+
+/// Exit code for bad input (unknown preset, unreadable file, invalid scene or value).
+pub const EXIT_BAD_INPUT: i32 = 2;
+
+/// An error caused by the user's input: reported with exit code 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BadInput(pub String);
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "flagsim",
+    version,
+    about = "Real-time cloth: Kang et al.'s approximate implicit integration with wrinkled cubic spline upsampling",
+    long_about = "flagsim simulates a 10 × 10 key-node flag with Kang, Choi, Cho and Lee's O(n) \
+approximate implicit integrator and upsamples it with wrinkled cubic splines. Without a \
+subcommand it opens the viewer on the default scene.\n\nSCENE is a path to a .json scene file or \
+the name of a built-in preset (see `flagsim presets`)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run N fixed steps headless and write JSON (stdout when no --out).
+    Simulate(SimulateArgs),
+    /// List the built-in presets, one line each.
+    Presets,
+}
+
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    /// Scene file (.json) or preset name.
+    pub scene: String,
+    /// Number of published steps of `dt` to run (0 writes the initial state).
+    #[arg(long)]
+    pub steps: u64,
+    /// Write the JSON here instead of stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Also record every K-th step in `frames`.
+    #[arg(long, value_name = "K")]
+    pub every: Option<u64>,
+    /// Override the scene's integrator: kang, explicit-euler, symplectic-euler, verlet,
+    /// implicit-cg, desbrun, hybrid.
+    #[arg(long, value_name = "NAME")]
+    pub integrator: Option<String>,
+}
+
+/// Runs the command line. Returns the process exit code.
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Some(Command::Simulate(args)) => simulate(args),
+        Some(Command::Presets) => presets(),
+        None => Err(BadInput(
+            "the viewer is not built yet; use `flagsim simulate` or `flagsim presets`".into(),
+        )
+        .into()),
+    }
+}
+
+fn presets() -> Result<()> {
+    let mut text = String::new();
+    for (name, _) in PRESETS {
+        let description = Scene::load(name)
+            .map(|s| s.description)
+            .unwrap_or_else(|e| format!("(invalid: {e})"));
+        text.push_str(&format!("{name:<14} {description}\n"));
+    }
+    print_stdout(&text)
+}
+
+/// Writes to stdout; a closed pipe (`flagsim presets | head -1`) is not an error.
+fn print_stdout(text: &str) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(anyhow::Error::new(e).context("writing to stdout"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Loads a scene and applies an integrator override; errors are bad input.
+pub fn load_scene(name: &str, integrator: Option<&str>) -> Result<Scene> {
+    let mut scene = Scene::load(name).map_err(|e| BadInput(e.to_string()))?;
+    if let Some(nm) = integrator {
+        scene.params.integrator = IntegratorKind::from_name(nm).ok_or_else(|| {
+            let all: Vec<&str> = IntegratorKind::ALL.iter().map(|k| k.name()).collect();
+            BadInput(format!(
+                "--integrator: unknown integrator '{nm}'; choose one of {}",
+                all.join(", ")
+            ))
+        })?;
+    }
+    Ok(scene)
+}
+
+#[derive(Serialize)]
+struct NodeOut {
+    x: [f64; 3],
+    v: [f64; 3],
+    dv: [f64; 3],
+}
+
+#[derive(Serialize)]
+struct FrameOut {
+    step: u64,
+    time: f64,
+    nodes: Vec<NodeOut>,
+}
+
+#[derive(Serialize)]
+struct StatsOut {
+    wall_seconds: f64,
+    max_strain: f64,
+    diverged: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    divergence: Option<String>,
+    h2k_over_m: f64,
+}
+
+#[derive(Serialize)]
+struct SimulateOut {
+    steps: u64,
+    time: f64,
+    integrator: &'static str,
+    nodes: Vec<NodeOut>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    frames: Option<Vec<FrameOut>>,
+    stats: StatsOut,
+}
+
+fn nodes_of(sim: &Simulation) -> Vec<NodeOut> {
+    let c = &sim.cloth;
+    (0..c.node_count())
+        .map(|i| NodeOut {
+            x: c.x[i].to_array(),
+            v: c.v[i].to_array(),
+            dv: c.dv[i].to_array(),
+        })
+        .collect()
+}
+
+fn simulate(args: SimulateArgs) -> Result<()> {
+    let scene = load_scene(&args.scene, args.integrator.as_deref())?;
+    if args.every == Some(0) {
+        return Err(BadInput("--every: must be at least 1".into()).into());
+    }
+    let mut sim = scene
+        .simulation()
+        .map_err(|e| BadInput(format!("{}: {e}", args.scene)))?;
+    let start = Instant::now();
+    let mut frames = args.every.map(|_| Vec::new());
+    for _ in 0..args.steps {
+        if !sim.step() {
+            break;
+        }
+        if let (Some(k), Some(frames)) = (args.every, frames.as_mut())
+            && sim.step_index % k == 0
+        {
+            frames.push(FrameOut {
+                step: sim.step_index,
+                time: sim.time,
+                nodes: nodes_of(&sim),
+            });
+        }
+    }
+    let wall_seconds = start.elapsed().as_secs_f64();
+    if let Some(d) = &sim.divergence {
+        eprintln!("flagsim: warning: {d}; the output is the last good state");
+    }
+    let out = SimulateOut {
+        steps: sim.step_index,
+        time: sim.time,
+        integrator: sim.params().integrator.name(),
+        nodes: nodes_of(&sim),
+        frames,
+        stats: StatsOut {
+            wall_seconds,
+            max_strain: sim.cloth.max_strain(),
+            diverged: sim.divergence.is_some(),
+            divergence: sim.divergence.as_ref().map(|d| d.to_string()),
+            h2k_over_m: sim.h2k_over_m(),
+        },
+    };
+    write_json(&out, args.out.as_ref())
+}
+
+fn write_json(value: &impl Serialize, out: Option<&PathBuf>) -> Result<()> {
+    let text = serde_json::to_string(value).context("serialising the output")?;
+    match out {
+        Some(path) => std::fs::write(path, text + "\n")
+            .map_err(|e| BadInput(format!("{}: cannot write: {e}", path.display())).into()),
+        None => print_stdout(&(text + "\n")),
+    }
+}
