@@ -1,0 +1,244 @@
+//! The command line as a user meets it: valid runs produce valid JSON, every kind of bad input
+//! is exit code 2 with one message naming the problem, never a panic.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn flagsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_flagsim"))
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .expect("run flagsim")
+}
+
+fn scene_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("flagsim-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
+}
+
+#[test]
+fn simulate_flag_prints_the_final_state_as_json() {
+    let out = flagsim(&["simulate", "flag", "--steps", "600"]);
+    let v = json(&out);
+    assert_eq!(v["steps"], 600);
+    assert_eq!(v["integrator"], "kang");
+    assert!((v["time"].as_f64().unwrap() - 10.0).abs() < 1e-9);
+    let nodes = v["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), 100);
+    for n in nodes {
+        for key in ["x", "v", "dv"] {
+            let a = n[key].as_array().unwrap();
+            assert_eq!(a.len(), 3);
+            assert!(a.iter().all(|c| c.as_f64().unwrap().is_finite()));
+        }
+    }
+    assert_eq!(v["stats"]["diverged"], false);
+    assert!(v.get("frames").is_none());
+}
+
+#[test]
+fn simulate_output_is_bit_identical_across_runs_and_frames_match_shorter_runs() {
+    let a = flagsim(&["simulate", "waving", "--steps", "90", "--every", "30"]);
+    let b = flagsim(&["simulate", "waving", "--steps", "90", "--every", "30"]);
+    let (long, again) = (json(&a), json(&b));
+    // Everything but the wall-clock time is identical.
+    assert!(long["nodes"] == again["nodes"] && long["frames"] == again["frames"]);
+    let short = json(&flagsim(&["simulate", "waving", "--steps", "60"]));
+    let frames = long["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 3);
+    assert_eq!(frames[1]["step"], 60);
+    assert_eq!(frames[1]["nodes"], short["nodes"]);
+}
+
+#[test]
+fn steps_zero_writes_the_initial_state_with_zero_velocity_change() {
+    let v = json(&flagsim(&["simulate", "hanging", "--steps", "0"]));
+    assert_eq!(v["steps"], 0);
+    let n0 = &v["nodes"][0];
+    assert_eq!(n0["x"], serde_json::json!([-0.5, 1.0, 0.0]));
+    assert_eq!(n0["dv"], serde_json::json!([0.0, 0.0, 0.0]));
+}
+
+#[test]
+fn numbers_round_trip_an_f64() {
+    let v = json(&flagsim(&["simulate", "two-masses", "--steps", "1"]));
+    // Paper eq. 13 with m = 1, k = 10, h = 0.1: the separation 1 becomes 1 - 0.2 / 1.21.
+    let x0 = v["nodes"][0]["x"][0].as_f64().unwrap();
+    let x1 = v["nodes"][1]["x"][0].as_f64().unwrap();
+    let expected = 1.0 - 2.0 * 0.1 / (1.1 * 1.1);
+    assert!(((x1 - x0) - expected).abs() < 1e-15, "{}", x1 - x0);
+}
+
+#[test]
+fn integrator_override_is_used() {
+    let v = json(&flagsim(&[
+        "simulate",
+        "flag",
+        "--steps",
+        "5",
+        "--integrator",
+        "implicit-cg",
+    ]));
+    assert_eq!(v["integrator"], "implicit-cg");
+}
+
+#[test]
+fn presets_lists_every_preset_with_a_line() {
+    let out = flagsim(&["presets"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for name in [
+        "flag",
+        "paper-fig7",
+        "waving",
+        "hanging",
+        "horizontal",
+        "drop-on-ball",
+        "two-masses",
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name));
+        assert!(
+            line.is_some_and(|l| l.len() > name.len() + 10),
+            "{name} missing: {text}"
+        );
+    }
+}
+
+/// Runs `simulate` on a file with `text` and expects exit 2 with `needle` in the one message.
+fn rejects(file: &str, text: &str, needle: &str) {
+    let path = scene_file(file, text);
+    let out = flagsim(&["simulate", path.to_str().unwrap(), "--steps", "1"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{file}: {err}");
+    assert!(out.stdout.is_empty(), "{file}: wrote output");
+    assert!(
+        err.contains(needle),
+        "{file}: message lacks '{needle}': {err}"
+    );
+    assert!(
+        err.contains(file),
+        "{file}: message does not name the file: {err}"
+    );
+    assert!(!err.contains("panicked"), "{file}: {err}");
+    assert_eq!(
+        err.trim().lines().count(),
+        1,
+        "{file}: not one message: {err}"
+    );
+}
+
+#[test]
+fn bad_scene_files_are_rejected_with_exit_code_2_and_a_named_problem() {
+    rejects(
+        "syntax.json",
+        r#"{ "cloth": { "grid": { "nx": 10, } }"#,
+        "line 1",
+    );
+    rejects(
+        "unknown.json",
+        r#"{ "cloth": { "grid": { "nx": 10, "nxx": 3 } } }"#,
+        "unknown field `nxx`",
+    );
+    rejects(
+        "typo-param.json",
+        r#"{ "cloth": { "grid": {} }, "params": { "stifness": {} } }"#,
+        "unknown field `stifness`",
+    );
+    rejects(
+        "index.json",
+        r#"{ "cloth": { "nodes": [ { "x": [0,0,0], "m": 1 } ], "springs": [ { "a": 0, "b": 5, "k": 1 } ] } }"#,
+        "cloth.springs[0].b: node index 5 is out of range",
+    );
+    rejects(
+        "mass.json",
+        r#"{ "cloth": { "nodes": [ { "x": [0,0,0], "m": -1 } ] } }"#,
+        "cloth.nodes[0].m",
+    );
+    rejects(
+        "nan.json",
+        r#"{ "cloth": { "grid": { "width": NaN } } }"#,
+        "cloth.grid.width",
+    );
+    rejects(
+        "inf.json",
+        r#"{ "cloth": { "grid": {} }, "params": { "dt": 1e999 } }"#,
+        "params.dt",
+    );
+    rejects("empty.json", r#"{ "cloth": {} }"#, "cloth: empty");
+    rejects("nothing.json", "", "EOF");
+    rejects(
+        "huge.json",
+        r#"{ "cloth": { "grid": { "nx": 100000, "ny": 100000 } } }"#,
+        "cloth.grid.nx: must be in 2..=1024",
+    );
+    rejects(
+        "pins.json",
+        r#"{ "cloth": { "grid": { "pins": [[0, 0], [12, 3]] } } }"#,
+        "cloth.grid.pins[1]",
+    );
+    rejects(
+        "dt.json",
+        r#"{ "cloth": { "grid": {} }, "params": { "dt": -0.01 } }"#,
+        "params.dt",
+    );
+    rejects(
+        "positions.json",
+        r#"{ "cloth": { "grid": { "nx": 2, "ny": 2, "positions": [[0,0,0]] } } }"#,
+        "expected nx × ny = 4 positions",
+    );
+    rejects(
+        "res.json",
+        r#"{ "cloth": { "grid": {} }, "render": { "resolution": [1, 50] } }"#,
+        "render.resolution",
+    );
+    rejects(
+        "integrator.json",
+        r#"{ "cloth": { "grid": {} }, "params": { "integrator": "rk4" } }"#,
+        "params.integrator",
+    );
+}
+
+#[test]
+fn bad_command_line_values_are_exit_code_2() {
+    for (args, needle) in [
+        (
+            vec!["simulate", "no-such-preset", "--steps", "1"],
+            "unknown preset",
+        ),
+        (
+            vec!["simulate", "/nonexistent/scene.json", "--steps", "1"],
+            "cannot read",
+        ),
+        (
+            vec!["simulate", "flag", "--steps", "1", "--integrator", "rk4"],
+            "unknown integrator",
+        ),
+        (vec!["simulate", "flag", "--steps", "-3"], "--steps"),
+        (
+            vec!["simulate", "flag", "--steps", "3", "--every", "0"],
+            "--every",
+        ),
+    ] {
+        let out = flagsim(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("panicked"));
+    }
+}

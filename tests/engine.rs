@@ -1,0 +1,644 @@
+//! The simulation engine against the equations of the paper and method.md. Expected values are
+//! derived here from the formulas, never read back from the code under test.
+
+use flagsim::sim::compare::agreement;
+use flagsim::sim::constraints::strain_limit;
+use flagsim::sim::forces::{External, WindField, air_force};
+use flagsim::sim::params::{DragModel, LiftModel, Provot, Wind};
+use flagsim::sim::scene::{PRESETS, Scene};
+use flagsim::sim::{IntegratorKind, Simulation};
+use glam::DVec3;
+
+/// A small deterministic generator (tests must be reproducible).
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.next()
+    }
+    fn unit(&mut self) -> DVec3 {
+        loop {
+            let v = DVec3::new(
+                self.range(-1.0, 1.0),
+                self.range(-1.0, 1.0),
+                self.range(-1.0, 1.0),
+            );
+            if v.length() > 0.1 {
+                return v.normalize();
+            }
+        }
+    }
+}
+
+/// Two free nodes of mass `m` at `±u/2` on a spring `(k, rest)`, nothing else acting.
+fn two_masses(m: f64, k: f64, h: f64, u: DVec3, rest: f64, integrator: &str) -> Simulation {
+    let json = format!(
+        r#"{{
+        "cloth": {{
+            "nodes": [ {{ "x": [{}, {}, {}], "m": {m} }}, {{ "x": [{}, {}, {}], "m": {m} }} ],
+            "springs": [ {{ "a": 0, "b": 1, "k": {k}, "rest": {rest} }} ]
+        }},
+        "params": {{
+            "integrator": "{integrator}", "dt": {h}, "gravity": [0, 0, 0],
+            "wind": {{ "velocity": [0, 0, 0], "gust": {{ "strength": 0 }} }},
+            "provot": {{ "enabled": false }}
+        }}
+    }}"#,
+        u.x / 2.0,
+        u.y / 2.0,
+        u.z / 2.0,
+        -u.x / 2.0,
+        -u.y / 2.0,
+        -u.z / 2.0,
+    );
+    Scene::from_json(&json, "test")
+        .expect("valid scene")
+        .simulation()
+        .expect("simulation")
+}
+
+fn separation(sim: &Simulation) -> DVec3 {
+    sim.cloth.x[0] - sim.cloth.x[1]
+}
+
+fn rel_err(a: DVec3, b: DVec3) -> f64 {
+    (a - b).length() / b.length().max(1e-300)
+}
+
+#[test]
+fn kang_step_shrinks_two_mass_separation_by_the_papers_factor() {
+    // Paper eq. 13: u' = u (1 - 2 m k h² / (m + k h²)²), for any m, k, h.
+    let mut rng = Lcg(7);
+    for _ in 0..200 {
+        let m = 10f64.powf(rng.range(-3.0, 2.0));
+        let k = 10f64.powf(rng.range(-1.0, 5.0));
+        let h = 10f64.powf(rng.range(-4.0, -0.5));
+        let u = rng.unit() * rng.range(0.1, 2.0);
+        let mut sim = two_masses(m, k, h, u, 0.0, "kang");
+        sim.step();
+        let kh2 = k * h * h;
+        let expected = u * (1.0 - 2.0 * m * kh2 / ((m + kh2) * (m + kh2)));
+        assert!(
+            rel_err(separation(&sim), expected) < 1e-10,
+            "m={m} k={k} h={h}: got {:?}, expected {expected:?}",
+            separation(&sim)
+        );
+        // The factor is in (-1, 1], so the separation never grows (the paper's stability argument).
+        assert!(separation(&sim).length() <= u.length() * (1.0 + 1e-12));
+    }
+}
+
+#[test]
+fn viscosity_term_makes_two_mass_motion_decay() {
+    let u0 = DVec3::new(1.0, 0.0, 0.0);
+    let mut sim = two_masses(1.0, 10.0, 0.05, u0, 0.0, "kang");
+    let energy = |s: &Simulation| {
+        let u = separation(s);
+        0.5 * 10.0 * u.length_squared()
+            + 0.5 * (s.cloth.v[0].length_squared() + s.cloth.v[1].length_squared())
+    };
+    let e0 = energy(&sim);
+    let mut last_window_max = e0;
+    for window in 0..10 {
+        let mut max_e: f64 = 0.0;
+        for _ in 0..40 {
+            assert!(sim.step());
+            max_e = max_e.max(energy(&sim));
+        }
+        assert!(
+            max_e < last_window_max,
+            "window {window}: energy envelope {max_e} did not drop below {last_window_max}"
+        );
+        last_window_max = max_e;
+    }
+    assert!(
+        energy(&sim) < 1e-3 * e0,
+        "motion did not decay: {}",
+        energy(&sim)
+    );
+}
+
+#[test]
+fn each_integrator_follows_its_own_update_on_two_masses() {
+    // Zero rest length, v = 0: F_0 = -k u, F_1 = +k u.
+    let (m, k, h) = (0.7, 30.0, 0.02);
+    let u = DVec3::new(0.3, -0.2, 0.5);
+    let kh2 = k * h * h;
+    let cases = [
+        // explicit Euler moves with the old (zero) velocity
+        ("explicit-euler", u),
+        // symplectic Euler: v' = -h k u / m per node, x' = x + h v'
+        ("symplectic-euler", u * (1.0 - 2.0 * kh2 / m)),
+        // Verlet from rest is the same first step
+        ("verlet", u * (1.0 - 2.0 * kh2 / m)),
+        // backward Euler: (m + 2 h² k) Δv_0 = -h k u  ⇒  u' = u m / (m + 2 h² k)
+        ("implicit-cg", u * (m / (m + 2.0 * kh2))),
+        // the exact filter solves the same 2 × 2 system here (H = K for a zero-length spring)
+        ("desbrun", u * (m / (m + 2.0 * kh2))),
+        // hybrid advances x with the old velocity
+        ("hybrid", u),
+    ];
+    for (name, expected) in cases {
+        let mut sim = two_masses(m, k, h, u, 0.0, name);
+        sim.step();
+        assert!(
+            rel_err(separation(&sim), expected) < 1e-8,
+            "{name}: got {:?}, expected {expected:?}",
+            separation(&sim)
+        );
+    }
+}
+
+fn flag_like(h2k_over_m: f64, integrator: &str, jacobi: u32) -> Simulation {
+    // 8 × 8 nodes of 0.01 kg, k = 50: pick dt for the wanted h²k/m.
+    let (m, k) = (0.01, 50.0);
+    let dt = (h2k_over_m * m / k).sqrt();
+    let json = format!(
+        r#"{{
+        "cloth": {{ "grid": {{ "nx": 8, "ny": 8, "width": 0.7, "height": 0.7, "mass": {},
+                              "pins": "hoist" }} }},
+        "params": {{
+            "integrator": "{integrator}", "dt": {dt}, "jacobi_iterations": {jacobi},
+            "stiffness": {{ "structural": {k}, "shear": {k}, "bend": {k} }},
+            "wind": {{ "velocity": [3, 0, 1], "drag": 0.01, "lift": 0.005 }},
+            "provot": {{ "enabled": false }}
+        }}
+    }}"#,
+        m * 64.0
+    );
+    Scene::from_json(&json, "test")
+        .expect("scene")
+        .simulation()
+        .expect("sim")
+}
+
+/// A flag-like state with real motion in it: run a few steps first.
+fn moving_state(h2k_over_m: f64) -> Simulation {
+    let mut sim = flag_like(h2k_over_m, "kang", 2);
+    for _ in 0..20 {
+        sim.step();
+    }
+    sim
+}
+
+#[test]
+fn more_jacobi_iterations_converge_to_the_precomputed_filter() {
+    // h²k/m = 0.1 with ~12 springs a node: Jacobi's contraction ≈ 1.2 / 2.2 per iteration.
+    let mut sim = moving_state(0.1);
+    let filter = sim.probe_delta_v(IntegratorKind::Desbrun).unwrap();
+    let free: Vec<bool> = sim.cloth.pinned.iter().map(|p| !p).collect();
+    let mut errors = Vec::new();
+    for it in [1, 2, 4, 8, 16, 50] {
+        let mut p = sim.params().clone();
+        p.jacobi_iterations = it;
+        sim.set_params(p).unwrap();
+        let dv = sim.probe_delta_v(IntegratorKind::Kang).unwrap();
+        errors.push(agreement(&dv, &filter, &free).1);
+    }
+    for w in errors.windows(2) {
+        assert!(
+            w[1] < w[0],
+            "error did not shrink with iterations: {errors:?}"
+        );
+    }
+    assert!(
+        errors[5] < 1e-9,
+        "50 iterations are not converged: {errors:?}"
+    );
+}
+
+#[test]
+fn kang_is_close_to_the_filter_at_small_h2k_over_m_and_less_so_at_large() {
+    let mut results = Vec::new();
+    for ratio in [0.01, 0.1, 1.0, 10.0, 100.0] {
+        let mut sim = moving_state(ratio);
+        let dv_f = sim.probe_delta_v(IntegratorKind::Desbrun).unwrap();
+        let dv_k = sim.probe_delta_v(IntegratorKind::Kang).unwrap();
+        let free: Vec<bool> = sim.cloth.pinned.iter().map(|p| !p).collect();
+        results.push((ratio, agreement(&dv_k, &dv_f, &free)));
+    }
+    let (_, (cos_small, err_small)) = results[0];
+    assert!(cos_small > 0.9999 && err_small < 0.01, "{results:?}");
+    let (_, (cos_large, err_large)) = results[4];
+    assert!(err_large > 10.0 * err_small, "{results:?}");
+    assert!(cos_large < cos_small, "{results:?}");
+}
+
+#[test]
+fn pinned_neighbours_enter_with_their_known_velocity_change() {
+    // Node 0 is grabbed and moved by d in one step: known Δv_0 = d / h. Node 1 hangs on a spring
+    // at rest length, at rest, no other forces: F̃_1 = 0, so both Jacobi iterations give
+    // Δv_1 = h² k Δv_0 / (m + h² k). Using the estimate (zero) instead would give 0.
+    let (m, k, h) = (0.2, 40.0, 0.02);
+    let mut sim = two_masses(m, k, h, DVec3::new(0.5, 0.0, 0.0), 0.5, "kang");
+    let d = DVec3::new(0.0, 0.01, 0.0);
+    sim.grab = Some(flagsim::sim::simulation::Grab {
+        node: 0,
+        target: sim.cloth.x[0] + d,
+    });
+    sim.step();
+    let kh2 = k * h * h;
+    let expected = kh2 * (d / h) / (m + kh2);
+    assert!(
+        rel_err(sim.cloth.dv[1], expected) < 1e-6,
+        "got {:?}, expected {expected:?}",
+        sim.cloth.dv[1]
+    );
+    assert!(rel_err(sim.cloth.x[0], sim.cloth.x[0]) < 1e-15);
+}
+
+#[test]
+fn gravity_is_not_damped_by_the_filter_unless_asked() {
+    // Two free nodes on a spring at rest, at rest, gravity only.
+    let (m, k, h) = (0.1, 200.0, 0.02);
+    let g = DVec3::new(0.0, -9.81, 0.0);
+    let build = |filter_external: bool| {
+        let json = format!(
+            r#"{{ "cloth": {{ "nodes": [ {{ "x": [0, 1, 0], "m": {m} }}, {{ "x": [0.1, 1, 0], "m": {m} }} ],
+                             "springs": [ {{ "a": 0, "b": 1, "k": {k} }} ] }},
+                 "params": {{ "dt": {h}, "filter_external": {filter_external},
+                             "wind": {{ "velocity": [0, 0, 0] }}, "provot": {{ "enabled": false }} }} }}"#
+        );
+        Scene::from_json(&json, "test")
+            .unwrap()
+            .simulation()
+            .unwrap()
+    };
+    let mut plain = build(false);
+    plain.step();
+    assert!(
+        rel_err(plain.cloth.dv[0], h * g) < 1e-12,
+        "{:?}",
+        plain.cloth.dv[0]
+    );
+    // Filtered: D = m + h²k, Δv¹ = h m g / D, Δv² = (h m g + h² k Δv¹) / D.
+    let mut filtered = build(true);
+    filtered.step();
+    let d = m + k * h * h;
+    let dv1 = h * m * g / d;
+    let dv2 = (h * m * g + k * h * h * dv1) / d;
+    assert!(
+        rel_err(filtered.cloth.dv[0], dv2) < 1e-12,
+        "{:?} vs {dv2:?}",
+        filtered.cloth.dv[0]
+    );
+    assert!(filtered.cloth.dv[0].length() < (h * g).length());
+}
+
+#[test]
+fn drag_opposes_relative_velocity_and_never_reverses_it() {
+    let mut rng = Lcg(11);
+    for _ in 0..500 {
+        let normal = rng.unit();
+        let v_rel = rng.unit() * rng.range(0.01, 200.0);
+        let m = 10f64.powf(rng.range(-5.0, 0.0));
+        let h = rng.range(0.001, 0.2);
+        let mut wind = Wind {
+            drag: rng.range(0.0, 1.0),
+            lift: 0.0,
+            ..Wind::default()
+        };
+        // Explicit drag is eq. 17 exactly.
+        wind.drag_model = DragModel::Explicit;
+        let (f, _) = air_force(&wind, normal, v_rel);
+        let v_hat = v_rel.normalize();
+        let expected = -wind.drag * normal.dot(v_hat).abs() * v_rel.length_squared() * v_hat;
+        assert!((f - expected).length() <= 1e-9 * (1.0 + expected.length()));
+        // Semi-implicit drag shrinks v_rel without flipping it, however strong.
+        wind.drag_model = DragModel::SemiImplicit;
+        let (f, c) = air_force(&wind, normal, v_rel);
+        assert_eq!(f, DVec3::ZERO);
+        let ext = External {
+            force: vec![DVec3::ZERO],
+            drag_c: vec![c],
+            v_rel: vec![v_rel],
+        };
+        let after = v_rel + ext.delta_v(0, m, h);
+        assert!(
+            after.dot(v_rel) >= 0.0,
+            "drag reversed the relative velocity"
+        );
+        assert!(after.length() <= v_rel.length());
+    }
+}
+
+#[test]
+fn lift_is_perpendicular_to_the_relative_velocity_and_both_vanish_without_it() {
+    let mut rng = Lcg(5);
+    for model in [LiftModel::Paper, LiftModel::Smooth] {
+        let wind = Wind {
+            drag: 0.0,
+            lift: 0.3,
+            lift_model: model,
+            drag_model: DragModel::Explicit,
+            ..Wind::default()
+        };
+        for _ in 0..500 {
+            let normal = rng.unit();
+            let v_rel = rng.unit() * rng.range(0.01, 50.0);
+            let (f, _) = air_force(&wind, normal, v_rel);
+            assert!(f.dot(v_rel.normalize()).abs() <= 1e-9 * (1.0 + f.length()));
+            if model == LiftModel::Paper {
+                // |F_L| = K_L cosθ |v|² |U| with |U| = cosθ = sqrt(1 - (N̂·v̂)²)
+                let c2 = 1.0 - normal.dot(v_rel.normalize()).powi(2);
+                let expected = wind.lift * c2 * v_rel.length_squared();
+                assert!((f.length() - expected).abs() <= 1e-9 * (1.0 + expected));
+            }
+        }
+        let both = Wind { drag: 0.5, ..wind };
+        assert_eq!(air_force(&both, DVec3::Z, DVec3::ZERO), (DVec3::ZERO, 0.0));
+    }
+}
+
+#[test]
+fn the_wind_field_is_deterministic_and_gusty() {
+    let wind = Wind::default();
+    let a = WindField::new(&wind);
+    let b = WindField::new(&wind);
+    let mut speeds = Vec::new();
+    for i in 0..200 {
+        let t = i as f64 * 0.05;
+        let x = DVec3::new(0.3, 1.8, 0.1);
+        assert_eq!(a.velocity(x, t), b.velocity(x, t));
+        speeds.push(a.velocity(x, t).length());
+    }
+    let min = speeds.iter().cloned().fold(f64::MAX, f64::min);
+    let max = speeds.iter().cloned().fold(0.0, f64::max);
+    assert!(max - min > 0.1 * 6.0, "no gusts: {min}..{max}");
+    let other = WindField::new(&Wind {
+        gust: flagsim::sim::params::Gust {
+            seed: 2,
+            ..wind.gust
+        },
+        ..wind
+    });
+    assert_ne!(
+        other.velocity(DVec3::ZERO, 1.3),
+        a.velocity(DVec3::ZERO, 1.3)
+    );
+}
+
+#[test]
+fn provot_limits_every_structural_spring_and_leaves_pinned_ends_alone() {
+    // A simple case: structural springs only, so the sweeps converge.
+    let json = r#"{ "cloth": { "grid": { "nx": 6, "ny": 6, "width": 1, "height": 1, "shear": "none",
+                    "bend": false, "pins": "top-corners" } }, "params": { "provot": { "enabled": false } } }"#;
+    let mut sim = Scene::from_json(json, "t").unwrap().simulation().unwrap();
+    let mut rng = Lcg(3);
+    let x_before = sim.cloth.x.clone();
+    // Stretch the free nodes by up to 30 % at random (the pinned corners stay, so the limits
+    // remain satisfiable).
+    let rest = sim.cloth.x.clone();
+    for ((x, r), pinned) in sim.cloth.x.iter_mut().zip(&rest).zip(&sim.cloth.pinned) {
+        if !pinned {
+            *x = *r * (1.0 + rng.range(0.0, 0.3)) + rng.unit() * 0.05;
+        }
+    }
+    let pinned_positions: Vec<DVec3> = (0..sim.cloth.node_count())
+        .filter(|&i| sim.cloth.pinned[i])
+        .map(|i| sim.cloth.x[i])
+        .collect();
+    let kinematic = sim.cloth.pinned.clone();
+    let provot = Provot {
+        enabled: true,
+        max_stretch: 0.1,
+        iterations: 100, // the documented maximum; a simple case converges well within it
+    };
+    let mut scratch = Vec::new();
+    let mut cloth = sim.cloth.clone();
+    // Sweep until a whole pass makes no correction (converged), at most 100 × 100 sweeps.
+    let mut converged = false;
+    for _ in 0..100 {
+        if strain_limit(
+            &mut cloth,
+            &kinematic,
+            &x_before,
+            &mut scratch,
+            0.01,
+            &provot,
+        ) == 0
+        {
+            converged = true;
+            break;
+        }
+    }
+    assert!(converged, "Provot did not converge");
+    for s in &cloth.springs {
+        if matches!(s.family, flagsim::sim::cloth::SpringFamily::Structural) {
+            let len = (cloth.x[s.b] - cloth.x[s.a]).length();
+            assert!(
+                len <= 1.1 * s.rest * (1.0 + 1e-9),
+                "spring {}–{} at {}",
+                s.a,
+                s.b,
+                len / s.rest
+            );
+        }
+    }
+    let after: Vec<DVec3> = (0..cloth.node_count())
+        .filter(|&i| cloth.pinned[i])
+        .map(|i| cloth.x[i])
+        .collect();
+    assert_eq!(after, pinned_positions);
+}
+
+fn run_preset(name: &str, steps: usize) -> Simulation {
+    let mut sim = Scene::load(name).unwrap().simulation().unwrap();
+    for _ in 0..steps {
+        sim.step();
+    }
+    sim
+}
+
+#[test]
+fn the_same_scene_gives_bit_identical_results_however_steps_are_batched() {
+    let a = run_preset("flag", 240);
+    let b = run_preset("flag", 240);
+    assert_eq!(a.cloth.x, b.cloth.x);
+    assert_eq!(a.cloth.v, b.cloth.v);
+    // 100 steps, a copy of the state, 140 more.
+    let mut c = run_preset("flag", 100).clone();
+    for _ in 0..140 {
+        c.step();
+    }
+    assert_eq!(a.cloth.x, c.cloth.x);
+    assert_eq!(a.cloth.dv, c.cloth.dv);
+}
+
+#[test]
+fn the_parallel_path_is_bit_identical_to_the_serial_one() {
+    for kind in IntegratorKind::ALL {
+        if kind == IntegratorKind::Desbrun {
+            continue; // its dense product is the same code either way
+        }
+        let mut serial = Scene::load("waving").unwrap().simulation().unwrap();
+        let mut p = serial.params().clone();
+        p.integrator = kind;
+        serial.set_params(p).unwrap();
+        let mut parallel = serial.clone();
+        serial.parallel = Some(false);
+        parallel.parallel = Some(true);
+        for _ in 0..60 {
+            serial.step();
+            parallel.step();
+        }
+        assert_eq!(serial.cloth.x, parallel.cloth.x, "{}", kind.name());
+        assert_eq!(serial.cloth.v, parallel.cloth.v, "{}", kind.name());
+    }
+}
+
+#[test]
+fn changing_parameters_mid_run_gives_no_nan_and_no_jump() {
+    type Change = fn(&mut flagsim::sim::Params);
+    let changes: [(&str, Change); 7] = [
+        ("stiffness ×5", |p| p.stiffness.structural *= 5.0),
+        ("dt ×2", |p| p.dt *= 2.0),
+        ("dt ÷4", |p| p.dt /= 4.0),
+        ("wind ×3", |p| p.wind.velocity[0] *= 3.0),
+        ("integrator implicit-cg", |p| {
+            p.integrator = IntegratorKind::ImplicitCg
+        }),
+        ("integrator desbrun", |p| {
+            p.integrator = IntegratorKind::Desbrun
+        }),
+        ("integrator symplectic", |p| {
+            p.integrator = IntegratorKind::SymplecticEuler
+        }),
+    ];
+    for (what, change) in changes {
+        let mut sim = run_preset("flag", 120);
+        let max_move = |a: &[DVec3], b: &[DVec3]| {
+            a.iter()
+                .zip(b)
+                .map(|(x, y)| (*x - *y).length())
+                .fold(0.0, f64::max)
+        };
+        // The largest node speed (displacement per step / dt) before the change sets the scale
+        // of a "jump"; speeds, not displacements, since `dt` itself may change.
+        let mut before: f64 = 0.0;
+        for _ in 0..30 {
+            let x0 = sim.cloth.x.clone();
+            sim.step();
+            before = before.max(max_move(&x0, &sim.cloth.x) / sim.params().dt);
+        }
+        let mut p = sim.params().clone();
+        change(&mut p);
+        sim.set_params(p).unwrap();
+        // A jump is a discontinuity right at the change; afterwards the motion may legitimately
+        // grow (stronger wind flaps harder), but stays finite.
+        for step in 0..60 {
+            let x0 = sim.cloth.x.clone();
+            assert!(sim.step(), "{what}: diverged");
+            assert!(sim.cloth.x.iter().all(|x| x.is_finite()), "{what}: NaN");
+            let speed = max_move(&x0, &sim.cloth.x) / sim.params().dt;
+            if step < 2 {
+                assert!(
+                    speed < 3.0 * before + 1.0,
+                    "{what}: jumped at {speed} m/s (before {before} m/s)"
+                );
+            }
+        }
+    }
+    // Mass too.
+    let mut sim = run_preset("flag", 120);
+    sim.set_total_mass(0.5).unwrap();
+    let x0 = sim.cloth.x.clone();
+    assert!(sim.step());
+    assert!(
+        sim.cloth
+            .x
+            .iter()
+            .zip(&x0)
+            .all(|(a, b)| (*a - *b).length() < 0.1)
+    );
+}
+
+#[test]
+fn the_guard_catches_an_exploding_explicit_euler_run() {
+    let mut scene = Scene::load("flag").unwrap();
+    scene.params.integrator = IntegratorKind::ExplicitEuler;
+    scene.params.provot.enabled = false;
+    scene.params.dt = 0.05;
+    scene.params.stiffness.structural = 400.0;
+    let mut sim = scene.simulation().unwrap();
+    let mut fired = false;
+    for _ in 0..600 {
+        let x0 = sim.cloth.x.clone();
+        if !sim.step() {
+            fired = true;
+            assert_eq!(
+                sim.cloth.x, x0,
+                "the state before the step was not restored"
+            );
+            break;
+        }
+    }
+    assert!(fired, "explicit Euler at h²k/m ≫ 1 did not blow up");
+    let d = sim.divergence.clone().expect("divergence recorded");
+    assert_eq!(d.integrator, IntegratorKind::ExplicitEuler);
+    assert!(sim.paused);
+    assert!(
+        sim.cloth
+            .x
+            .iter()
+            .chain(&sim.cloth.v)
+            .all(|x| x.is_finite())
+    );
+    // Paused: further steps change nothing.
+    let x = sim.cloth.x.clone();
+    sim.step();
+    assert_eq!(sim.cloth.x, x);
+}
+
+#[test]
+fn every_preset_runs_ten_seconds_without_divergence_and_with_bounded_strain() {
+    for (name, _) in PRESETS {
+        let scene = Scene::load(name).unwrap();
+        let steps = (10.0 / scene.params.dt).round() as usize;
+        let mut sim = scene.simulation().unwrap();
+        let mut worst: f64 = 0.0;
+        for _ in 0..steps {
+            assert!(sim.step(), "{name}: {}", sim.divergence.clone().unwrap());
+            worst = worst.max(sim.stats.max_strain);
+        }
+        assert!(worst < 1.5, "{name}: strain reached {worst}");
+        assert!(sim.cloth.x.iter().all(|x| x.is_finite()));
+    }
+}
+
+#[test]
+fn a_collider_keeps_nodes_outside_and_the_ground_holds_the_cloth() {
+    let sim = run_preset("drop-on-ball", 300);
+    let center = DVec3::new(0.0, 0.6, 0.0);
+    for x in &sim.cloth.x {
+        assert!(
+            (*x - center).length() >= 0.3 - 1e-9,
+            "node inside the ball at {x:?}"
+        );
+        assert!(x.y >= -1e-9, "node below the ground at {x:?}");
+    }
+    // The cloth came to rest on the ball: its centre node sits on top.
+    let top = sim.cloth.x.iter().map(|x| x.y).fold(f64::MIN, f64::max);
+    assert!(
+        (top - 0.91).abs() < 0.05,
+        "top of the draped cloth at {top}"
+    );
+}
+
+#[test]
+fn the_figure8_handle_moves_the_pole_and_pins_follow() {
+    let sim = run_preset("waving", 45); // 0.75 s of a 2 s loop
+    let offset = sim.handle_offset(sim.time);
+    assert!(offset.length() > 0.1);
+    for i in 0..sim.cloth.node_count() {
+        if sim.cloth.pinned[i] {
+            assert!((sim.cloth.x[i] - (sim.cloth.anchor[i] + offset)).length() < 1e-9);
+        }
+    }
+}
