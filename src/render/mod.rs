@@ -1,1 +1,3 @@
 //! GPU side: device, passes, camera, capture.
+
+pub mod camera;
