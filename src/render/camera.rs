@@ -156,7 +156,11 @@ mod tests {
         let cam = camera();
         let (origin, dir) = cam.ray_through_pixel(320.0, 200.0, 640.0, 400.0);
         assert!((origin - cam.eye()).length() < 1e-5);
-        assert!(dir.dot(cam.forward()) > 1.0 - 1e-5, "dir {dir} forward {}", cam.forward());
+        assert!(
+            dir.dot(cam.forward()) > 1.0 - 1e-5,
+            "dir {dir} forward {}",
+            cam.forward()
+        );
         let hit = origin + cam.distance * dir;
         assert!((hit - cam.target).length() < 1e-3, "hit {hit}");
     }
@@ -165,7 +169,10 @@ mod tests {
     fn target_projects_to_screen_centre() {
         let cam = camera();
         let (x, y) = cam.project_to_pixel(cam.target, 640.0, 400.0).unwrap();
-        assert!((x - 320.0).abs() < 1e-3 && (y - 200.0).abs() < 1e-3, "{x} {y}");
+        assert!(
+            (x - 320.0).abs() < 1e-3 && (y - 200.0).abs() < 1e-3,
+            "{x} {y}"
+        );
         let clip = cam.view_proj(1.6) * cam.target.extend(1.0);
         let depth = clip.z / clip.w;
         assert!((0.0..1.0).contains(&depth), "depth {depth}");
@@ -178,14 +185,23 @@ mod tests {
         let (x, y) = cam.project_to_pixel(p, 640.0, 400.0).unwrap();
         let (o, d) = cam.ray_through_pixel(x, y, 640.0, 400.0);
         let closest = o + d * (p - o).dot(d);
-        assert!((closest - p).length() < 1e-3, "miss by {}", (closest - p).length());
+        assert!(
+            (closest - p).length() < 1e-3,
+            "miss by {}",
+            (closest - p).length()
+        );
     }
 
     #[test]
     fn pixel_up_is_world_up_at_zero_pitch() {
-        let cam = OrbitCamera { pitch: 0.0, ..camera() };
+        let cam = OrbitCamera {
+            pitch: 0.0,
+            ..camera()
+        };
         let (_, y_low) = cam.project_to_pixel(cam.target, 640.0, 400.0).unwrap();
-        let (_, y_high) = cam.project_to_pixel(cam.target + Vec3::Y * 0.1, 640.0, 400.0).unwrap();
+        let (_, y_high) = cam
+            .project_to_pixel(cam.target + Vec3::Y * 0.1, 640.0, 400.0)
+            .unwrap();
         assert!(y_high < y_low, "higher point must have a smaller pixel row");
     }
 
@@ -201,7 +217,10 @@ mod tests {
                 if i & 4 == 0 { min.z } else { max.z },
             );
             let (x, y) = cam.project_to_pixel(c, 640.0, 400.0).unwrap();
-            assert!((0.0..=640.0).contains(&x) && (0.0..=400.0).contains(&y), "corner {c}");
+            assert!(
+                (0.0..=640.0).contains(&x) && (0.0..=400.0).contains(&y),
+                "corner {c}"
+            );
         }
     }
 }
