@@ -23,5 +23,5 @@ pub use error::RenderError;
 pub use globals::{CameraMatrices, Light};
 pub use lines_pass::LineVertex;
 pub use offscreen::OffscreenTarget;
-pub use renderer::{FrameData, Renderer, TargetFormats};
+pub use renderer::{FrameData, MsaaAttachments, Renderer, TargetFormats};
 pub use scene_pass::{Pole, SceneFrame, SceneStyle, Sphere};

@@ -11,7 +11,7 @@ use std::sync::mpsc;
 use image::RgbaImage;
 
 use super::error::RenderError;
-use super::renderer::{FrameData, Renderer, TargetFormats};
+use super::renderer::{FrameData, MsaaAttachments, Renderer, TargetFormats};
 
 /// Attachments and readback buffer for `width × height` offscreen renders.
 #[derive(Debug)]
@@ -21,8 +21,7 @@ pub struct OffscreenTarget {
     formats: TargetFormats,
     resolved: wgpu::Texture,
     resolved_view: wgpu::TextureView,
-    msaa_view: wgpu::TextureView,
-    depth_view: wgpu::TextureView,
+    attachments: MsaaAttachments,
     readback: wgpu::Buffer,
     /// Bytes per row in `readback`: `4 · width` rounded up to 256.
     padded_bytes_per_row: u32,
@@ -83,18 +82,6 @@ impl OffscreenTarget {
                 | wgpu::TextureUsages::COPY_SRC
                 | wgpu::TextureUsages::TEXTURE_BINDING,
         );
-        let msaa = texture(
-            "offscreen MSAA colour",
-            formats.color,
-            formats.sample_count,
-            wgpu::TextureUsages::RENDER_ATTACHMENT,
-        );
-        let depth = texture(
-            "offscreen MSAA depth",
-            formats.depth,
-            formats.sample_count,
-            wgpu::TextureUsages::RENDER_ATTACHMENT,
-        );
         let view = |t: &wgpu::Texture, label| {
             t.create_view(&wgpu::TextureViewDescriptor {
                 label: Some(label),
@@ -113,8 +100,7 @@ impl OffscreenTarget {
             height,
             formats,
             resolved_view: view(&resolved, "offscreen resolved colour view"),
-            msaa_view: view(&msaa, "offscreen MSAA colour view"),
-            depth_view: view(&depth, "offscreen MSAA depth view"),
+            attachments: MsaaAttachments::new(device, &formats, width, height, "offscreen"),
             resolved,
             readback,
             padded_bytes_per_row,
@@ -140,7 +126,7 @@ impl OffscreenTarget {
 
     /// The multisampled colour attachment.
     pub fn msaa_view(&self) -> &wgpu::TextureView {
-        &self.msaa_view
+        &self.attachments.color_view
     }
 
     /// The single-sample texture the MSAA image resolves into.
@@ -150,7 +136,7 @@ impl OffscreenTarget {
 
     /// The multisampled depth attachment.
     pub fn depth_view(&self) -> &wgpu::TextureView {
-        &self.depth_view
+        &self.attachments.depth_view
     }
 
     /// Copies the resolved image to the CPU, waiting for the GPU. Rows come top first.

@@ -63,6 +63,60 @@ impl TargetFormats {
     }
 }
 
+/// The multisampled colour and depth attachments a [`Renderer`] draws into before resolving.
+/// The viewer makes one per swapchain size (and again on resize) and passes the swapchain image
+/// as the resolve target.
+#[derive(Debug)]
+pub struct MsaaAttachments {
+    /// Size in pixels (each at least 1).
+    pub width: u32,
+    pub height: u32,
+    /// `formats.color`, `formats.sample_count` samples.
+    pub color_view: wgpu::TextureView,
+    /// `formats.depth`, `formats.sample_count` samples.
+    pub depth_view: wgpu::TextureView,
+}
+
+impl MsaaAttachments {
+    /// Allocates both attachments; `label` prefixes their debug labels. A zero size (a minimised
+    /// window) is raised to 1.
+    pub fn new(
+        device: &wgpu::Device,
+        formats: &TargetFormats,
+        width: u32,
+        height: u32,
+        label: &str,
+    ) -> Self {
+        let (width, height) = (width.max(1), height.max(1));
+        let view = |what: &str, format| {
+            let texture = device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(&format!("{label} MSAA {what}")),
+                size: wgpu::Extent3d {
+                    width,
+                    height,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: formats.sample_count,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                view_formats: &[],
+            });
+            texture.create_view(&wgpu::TextureViewDescriptor {
+                label: Some(&format!("{label} MSAA {what} view")),
+                ..Default::default()
+            })
+        };
+        Self {
+            width,
+            height,
+            color_view: view("colour", formats.color),
+            depth_view: view("depth", formats.depth),
+        }
+    }
+}
+
 /// Everything one frame draws. Built by the caller each frame; borrowed, never stored.
 #[derive(Debug, Clone, Copy)]
 pub struct FrameData<'a> {
