@@ -1,0 +1,573 @@
+//! The cloth pass: draws the render mesh of the flag straight from the upsample pass's storage
+//! buffers (vertex pulling, `shaders/cloth.wgsl`).
+//!
+//! Long-lived: pipelines, the flag texture and sampler are made once. Per frame [`ClothPass::prepare`]
+//! writes one small uniform block, rebuilds the triangle/line index buffers only when the render
+//! resolution changes and the bind group only when a different node buffer is handed in; then
+//! [`ClothPass::draw`] records two draw calls at most (surface, optional wireframe).
+//!
+//! Input contract: `R_u × R_v` render nodes, entry `s * R_u + r` of `array<vec4<f32>>` storage
+//! buffers (w unused): positions in metres, unit normals oriented as ∂S/∂u × ∂S/∂v; an optional
+//! per-node `f32` strain buffer. Texture coordinates are `(r / (R_u − 1), s / (R_v − 1))`, with
+//! `(0, 0)` the top-left texel of the image unless [`ClothStyle::flip_texture_v`].
+
+use bytemuck::{Pod, Zeroable};
+use serde::{Deserialize, Serialize};
+use wgpu::util::DeviceExt;
+
+use super::error::RenderError;
+use super::flag_texture::{self, GpuTexture};
+use super::globals::{srgb_to_linear, with_globals};
+use super::renderer::TargetFormats;
+
+/// `shaders/cloth.wgsl`, without the globals prefix.
+pub const CLOTH_WGSL: &str = include_str!("../../shaders/cloth.wgsl");
+
+/// The complete WGSL of this pass (globals + cloth), as compiled.
+pub fn shader_source() -> String {
+    with_globals(CLOTH_WGSL)
+}
+
+/// What colours the cloth surface. Values match `COLOR_MODE_*` in `shaders/cloth.wgsl`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ColorMode {
+    /// The flag texture (default).
+    #[default]
+    Texture,
+    /// Key, frame and internal render nodes as dots of three colours (paper Fig. 2).
+    NodeType,
+    /// Per-render-node strain, blue (compressed) → white → red (stretched).
+    Strain,
+}
+
+impl ColorMode {
+    pub const ALL: [ColorMode; 3] = [ColorMode::Texture, ColorMode::NodeType, ColorMode::Strain];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ColorMode::Texture => "texture",
+            ColorMode::NodeType => "node-type",
+            ColorMode::Strain => "strain",
+        }
+    }
+
+    fn gpu_value(self) -> u32 {
+        match self {
+            ColorMode::Texture => 0,
+            ColorMode::NodeType => 1,
+            ColorMode::Strain => 2,
+        }
+    }
+}
+
+/// How the cloth looks. Colours are sRGB 0..1 as a colour picker shows them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ClothStyle {
+    /// Surface colouring. Default [`ColorMode::Texture`].
+    pub color_mode: ColorMode,
+    /// Strain values drawn fully blue and fully red (dimensionless, `|d| / l0 − 1`); the midpoint
+    /// is white. Default `[-0.1, 0.1]`.
+    pub strain_range: [f32; 2],
+    /// Highlight strength, 0..1. Default 0.12 (cloth is mostly matte).
+    pub specular: f32,
+    /// Highlight exponent, 1..256. Default 24.
+    pub shininess: f32,
+    /// Brightening at grazing angles (fibre sheen), 0..1. Default 0.25.
+    pub sheen: f32,
+    /// Fraction of the sun seen through the cloth from its unlit side, 0..1. Default 0.3.
+    pub translucency: f32,
+    /// Key, frame and internal node colours for [`ColorMode::NodeType`].
+    pub node_colors: [[f32; 3]; 3],
+    /// Render-mesh wireframe over the surface, sRGB + alpha; `None` draws none. Default `None`.
+    pub wireframe: Option<[f32; 4]>,
+    /// Sample the texture at `v' = 1 − v`, for a grid whose `s = 0` row is the flag's bottom edge.
+    /// Default `false` (`s = 0` is the image's top row).
+    pub flip_texture_v: bool,
+}
+
+impl Default for ClothStyle {
+    fn default() -> Self {
+        Self {
+            color_mode: ColorMode::Texture,
+            strain_range: [-0.1, 0.1],
+            specular: 0.12,
+            shininess: 24.0,
+            sheen: 0.25,
+            translucency: 0.3,
+            node_colors: [[0.86, 0.16, 0.12], [0.12, 0.42, 0.86], [0.98, 0.82, 0.20]],
+            wireframe: None,
+            flip_texture_v: false,
+        }
+    }
+}
+
+/// One frame's cloth: the upsample pass's output buffers and how to draw them.
+#[derive(Debug, Clone, Copy)]
+pub struct ClothFrame<'a> {
+    /// `[R_u, R_v]` render nodes, each ≥ 2.
+    pub resolution: [u32; 2],
+    /// `[nx, ny]` key nodes (for node-type colouring), each ≥ 2.
+    pub key_grid: [u32; 2],
+    /// `R_u·R_v` × `vec4<f32>` positions (m), usage `STORAGE`.
+    pub positions: &'a wgpu::Buffer,
+    /// `R_u·R_v` × `vec4<f32>` unit normals, usage `STORAGE`.
+    pub normals: &'a wgpu::Buffer,
+    /// Optional `R_u·R_v` × `f32` strain, usage `STORAGE`; without it strain reads as 0.
+    pub strain: Option<&'a wgpu::Buffer>,
+    pub style: ClothStyle,
+}
+
+/// GPU mirror of `struct ClothUniforms` in `shaders/cloth.wgsl`.
+/// Keep in sync with shaders/cloth.wgsl (field order, padding, size 128 bytes).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+pub struct ClothUniforms {
+    pub resolution: [u32; 2],
+    pub key_grid: [u32; 2],
+    pub color_mode: u32,
+    pub flip_v: u32,
+    pub _pad0: [u32; 2],
+    pub strain_range: [f32; 2],
+    pub specular: f32,
+    pub shininess: f32,
+    pub sheen: f32,
+    pub translucency: f32,
+    pub _pad1: [f32; 2],
+    /// Linear rgb + alpha.
+    pub wire_color: [f32; 4],
+    /// Key, frame, internal; linear rgb, w unused.
+    pub node_colors: [[f32; 4]; 3],
+}
+
+const _: () = assert!(std::mem::size_of::<ClothUniforms>() == 128);
+
+impl ClothUniforms {
+    pub fn new(frame: &ClothFrame<'_>) -> Self {
+        let style = &frame.style;
+        let linear = |c: [f32; 3], a: f32| {
+            [
+                srgb_to_linear(c[0]),
+                srgb_to_linear(c[1]),
+                srgb_to_linear(c[2]),
+                a,
+            ]
+        };
+        let wire = style.wireframe.unwrap_or([0.0; 4]);
+        Self {
+            resolution: frame.resolution,
+            key_grid: frame.key_grid,
+            color_mode: style.color_mode.gpu_value(),
+            flip_v: u32::from(style.flip_texture_v),
+            _pad0: [0; 2],
+            strain_range: style.strain_range,
+            specular: style.specular.clamp(0.0, 1.0),
+            shininess: style.shininess.clamp(1.0, 256.0),
+            sheen: style.sheen.clamp(0.0, 1.0),
+            translucency: style.translucency.clamp(0.0, 1.0),
+            _pad1: [0.0; 2],
+            wire_color: linear([wire[0], wire[1], wire[2]], wire[3]),
+            node_colors: style.node_colors.map(|c| linear(c, 1.0)),
+        }
+    }
+}
+
+/// Triangle and line index buffers of an `R_u × R_v` grid.
+#[derive(Debug)]
+struct GridIndices {
+    resolution: [u32; 2],
+    triangles: wgpu::Buffer,
+    triangle_index_count: u32,
+    lines: wgpu::Buffer,
+    line_index_count: u32,
+}
+
+/// Triangle indices of an `R_u × R_v` node grid: two triangles per cell, each counter-clockwise
+/// seen from the side ∂S/∂u × ∂S/∂v points to. `(R_u − 1)(R_v − 1) · 6` indices.
+pub fn grid_triangle_indices(resolution: [u32; 2]) -> Vec<u32> {
+    let [ru, rv] = resolution;
+    let mut out = Vec::with_capacity(6 * (ru.saturating_sub(1) * rv.saturating_sub(1)) as usize);
+    for s in 0..rv.saturating_sub(1) {
+        for r in 0..ru.saturating_sub(1) {
+            let i00 = s * ru + r;
+            let (i10, i01, i11) = (i00 + 1, i00 + ru, i00 + ru + 1);
+            out.extend_from_slice(&[i00, i10, i11, i00, i11, i01]);
+        }
+    }
+    out
+}
+
+/// Line-list indices of every grid edge along u and along v.
+pub fn grid_line_indices(resolution: [u32; 2]) -> Vec<u32> {
+    let [ru, rv] = resolution;
+    let mut out = Vec::new();
+    for s in 0..rv {
+        for r in 0..ru {
+            let i = s * ru + r;
+            if r + 1 < ru {
+                out.extend_from_slice(&[i, i + 1]);
+            }
+            if s + 1 < rv {
+                out.extend_from_slice(&[i, i + ru]);
+            }
+        }
+    }
+    out
+}
+
+/// Buffers the bind group was made from; a different buffer means a new bind group.
+#[derive(Debug, PartialEq)]
+struct BoundBuffers {
+    positions: wgpu::Buffer,
+    normals: wgpu::Buffer,
+    strain: Option<wgpu::Buffer>,
+}
+
+/// The long-lived cloth pass.
+#[derive(Debug)]
+pub struct ClothPass {
+    surface_pipeline: wgpu::RenderPipeline,
+    wire_pipeline: wgpu::RenderPipeline,
+    layout: wgpu::BindGroupLayout,
+    uniforms: wgpu::Buffer,
+    texture: GpuTexture,
+    sampler: wgpu::Sampler,
+    /// Bound as `render_strain` when the frame has no strain buffer (4 bytes, reads as 0).
+    no_strain: wgpu::Buffer,
+    indices: Option<GridIndices>,
+    bind_group: Option<(BoundBuffers, wgpu::BindGroup)>,
+    /// Whether the last `prepare` asked for a wireframe.
+    wireframe: bool,
+}
+
+impl ClothPass {
+    /// Builds pipelines for `targets` and uploads the built-in flag texture.
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        globals_layout: &wgpu::BindGroupLayout,
+        targets: &TargetFormats,
+    ) -> Result<Self, RenderError> {
+        let storage = |binding| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::VERTEX,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: true },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("cloth bind group layout"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: wgpu::BufferSize::new(
+                            std::mem::size_of::<ClothUniforms>() as u64,
+                        ),
+                    },
+                    count: None,
+                },
+                storage(1),
+                storage(2),
+                storage(3),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 4,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 5,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                    count: None,
+                },
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("cloth pipeline layout"),
+            bind_group_layouts: &[Some(globals_layout), Some(&layout)],
+            immediate_size: 0,
+        });
+        let source = shader_source();
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("cloth.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        let pipeline = |label, vs, fs, topology, blend, depth_write| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(&pipeline_layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some(vs),
+                    compilation_options: Default::default(),
+                    buffers: &[],
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology,
+                    front_face: wgpu::FrontFace::Ccw,
+                    // Two-sided: both faces are drawn, the shader flips the normal for the back.
+                    cull_mode: None,
+                    ..Default::default()
+                },
+                depth_stencil: Some(targets.depth_state(depth_write)),
+                multisample: targets.multisample(),
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some(fs),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: targets.color,
+                        blend,
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let surface_pipeline = pipeline(
+            "cloth surface pipeline",
+            "vs_cloth",
+            "fs_cloth",
+            wgpu::PrimitiveTopology::TriangleList,
+            None,
+            true,
+        );
+        let wire_pipeline = pipeline(
+            "cloth wireframe pipeline",
+            "vs_wire",
+            "fs_wire",
+            wgpu::PrimitiveTopology::LineList,
+            Some(wgpu::BlendState::ALPHA_BLENDING),
+            false,
+        );
+        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("cloth uniform buffer"),
+            size: std::mem::size_of::<ClothUniforms>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let texture = flag_texture::upload_rgba(
+            device,
+            queue,
+            &flag_texture::default_flag_image()?,
+            "flag texture",
+        )?;
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("flag sampler"),
+            address_mode_u: wgpu::AddressMode::ClampToEdge,
+            address_mode_v: wgpu::AddressMode::ClampToEdge,
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            mipmap_filter: wgpu::MipmapFilterMode::Linear,
+            anisotropy_clamp: 8,
+            ..Default::default()
+        });
+        let no_strain = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("cloth placeholder strain buffer"),
+            contents: bytemuck::bytes_of(&0.0f32),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        Ok(Self {
+            surface_pipeline,
+            wire_pipeline,
+            layout,
+            uniforms,
+            texture,
+            sampler,
+            no_strain,
+            indices: None,
+            bind_group: None,
+            wireframe: false,
+        })
+    }
+
+    /// Replaces the flag texture (sRGB RGBA8, top row first), e.g. with a user's image.
+    pub fn set_texture(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        image: &image::RgbaImage,
+    ) -> Result<(), RenderError> {
+        self.texture = flag_texture::upload_rgba(device, queue, image, "flag texture")?;
+        self.bind_group = None;
+        Ok(())
+    }
+
+    /// Checks the frame's buffers against its resolution, then uploads what changed.
+    pub fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        frame: &ClothFrame<'_>,
+    ) -> Result<(), RenderError> {
+        let [ru, rv] = frame.resolution;
+        let nodes = u64::from(ru) * u64::from(rv);
+        if ru < 2 || rv < 2 || nodes > u64::from(u32::MAX) {
+            return Err(RenderError::Resolution(frame.resolution));
+        }
+        if frame.key_grid[0] < 2 || frame.key_grid[1] < 2 {
+            return Err(RenderError::KeyGrid(frame.key_grid));
+        }
+        check_node_buffer("render_positions", frame.positions, nodes * 16)?;
+        check_node_buffer("render_normals", frame.normals, nodes * 16)?;
+        if let Some(strain) = frame.strain {
+            check_node_buffer("render_strain", strain, nodes * 4)?;
+        }
+
+        if self
+            .indices
+            .as_ref()
+            .is_none_or(|m| m.resolution != frame.resolution)
+        {
+            self.indices = Some(build_indices(device, frame.resolution));
+        }
+        let wanted = BoundBuffers {
+            positions: frame.positions.clone(),
+            normals: frame.normals.clone(),
+            strain: frame.strain.cloned(),
+        };
+        if self
+            .bind_group
+            .as_ref()
+            .is_none_or(|(bound, _)| *bound != wanted)
+        {
+            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("cloth bind group"),
+                layout: &self.layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: self.uniforms.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: wanted.positions.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: wanted.normals.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: wanted
+                            .strain
+                            .as_ref()
+                            .unwrap_or(&self.no_strain)
+                            .as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 4,
+                        resource: wgpu::BindingResource::TextureView(&self.texture.view),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 5,
+                        resource: wgpu::BindingResource::Sampler(&self.sampler),
+                    },
+                ],
+            });
+            self.bind_group = Some((wanted, bind_group));
+        }
+        queue.write_buffer(
+            &self.uniforms,
+            0,
+            bytemuck::bytes_of(&ClothUniforms::new(frame)),
+        );
+        self.wireframe = frame.style.wireframe.is_some();
+        Ok(())
+    }
+
+    /// Records the surface and, if asked for, the wireframe. Draws nothing before the first
+    /// successful [`ClothPass::prepare`].
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, globals: &wgpu::BindGroup) {
+        let (Some(indices), Some((_, bind_group))) = (&self.indices, &self.bind_group) else {
+            return;
+        };
+        pass.set_bind_group(0, globals, &[]);
+        pass.set_bind_group(1, bind_group, &[]);
+        pass.set_pipeline(&self.surface_pipeline);
+        pass.set_index_buffer(indices.triangles.slice(..), wgpu::IndexFormat::Uint32);
+        pass.draw_indexed(0..indices.triangle_index_count, 0, 0..1);
+        if self.wireframe {
+            pass.set_pipeline(&self.wire_pipeline);
+            pass.set_index_buffer(indices.lines.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..indices.line_index_count, 0, 0..1);
+        }
+    }
+}
+
+fn check_node_buffer(
+    name: &'static str,
+    buffer: &wgpu::Buffer,
+    needed: u64,
+) -> Result<(), RenderError> {
+    let usage = buffer.usage();
+    if buffer.size() < needed || !usage.contains(wgpu::BufferUsages::STORAGE) {
+        return Err(RenderError::NodeBuffer {
+            name,
+            needed,
+            actual: buffer.size(),
+            usage,
+        });
+    }
+    Ok(())
+}
+
+fn build_indices(device: &wgpu::Device, resolution: [u32; 2]) -> GridIndices {
+    let triangles = grid_triangle_indices(resolution);
+    let lines = grid_line_indices(resolution);
+    let buffer = |label, data: &[u32]| {
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: bytemuck::cast_slice(data),
+            usage: wgpu::BufferUsages::INDEX,
+        })
+    };
+    GridIndices {
+        resolution,
+        triangles: buffer("cloth triangle index buffer", &triangles),
+        triangle_index_count: triangles.len() as u32,
+        lines: buffer("cloth wireframe index buffer", &lines),
+        line_index_count: lines.len() as u32,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_has_two_triangles_per_cell_and_every_edge_once() {
+        let res = [4, 3];
+        assert_eq!(grid_triangle_indices(res).len(), 3 * 2 * 2 * 3);
+        // (R_u − 1) R_v edges along u plus R_u (R_v − 1) along v.
+        assert_eq!(grid_line_indices(res).len(), 2 * (3 * 3 + 4 * 2));
+    }
+
+    #[test]
+    fn triangles_wind_counter_clockwise_seen_from_du_cross_dv() {
+        // Grid in the xy plane with u along +x and v along +y: ∂S/∂u × ∂S/∂v = +z.
+        let res = [3, 3];
+        let pos = |i: u32| glam::Vec3::new((i % 3) as f32, (i / 3) as f32, 0.0);
+        for tri in grid_triangle_indices(res).chunks(3) {
+            let (a, b, c) = (pos(tri[0]), pos(tri[1]), pos(tri[2]));
+            assert!(
+                (b - a).cross(c - a).z > 0.0,
+                "triangle {tri:?} is clockwise"
+            );
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! Errors of the drawing side. Each is raised once, where the bad input is first seen, and says
+//! which input is wrong; GPU validation errors past these checks are bugs, not user errors.
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum RenderError {
+    /// A PNG could not be decoded (the built-in flag or a user-chosen texture).
+    #[error("cannot decode the {what} image: {source}")]
+    Image {
+        what: &'static str,
+        #[source]
+        source: image::ImageError,
+    },
+    /// The render resolution is below 2 nodes on an axis, or its node count overflows.
+    #[error("render resolution {0:?} is invalid: need at least 2 × 2 render nodes")]
+    Resolution([u32; 2]),
+    /// The key grid is below 2 nodes on an axis.
+    #[error("key grid {0:?} is invalid: need at least 2 × 2 key nodes")]
+    KeyGrid([u32; 2]),
+    /// A render-node buffer is smaller than the resolution needs or lacks `STORAGE` usage.
+    #[error(
+        "the {name} buffer holds {actual} bytes with usage {usage:?}; \
+             {needed} bytes with STORAGE usage are needed"
+    )]
+    NodeBuffer {
+        name: &'static str,
+        needed: u64,
+        actual: u64,
+        usage: wgpu::BufferUsages,
+    },
+    /// An image size of zero or beyond the device's texture limit.
+    #[error("image size {width}×{height} is invalid (1..={max} per side)")]
+    ImageSize { width: u32, height: u32, max: u32 },
+    /// An offscreen colour format that cannot be read back as 8-bit RGBA.
+    #[error("offscreen format {0:?} is not supported (use Rgba8Unorm, Bgra8Unorm or an Srgb twin)")]
+    UnsupportedFormat(wgpu::TextureFormat),
+    /// The renderer was built for other attachment formats than the target has.
+    #[error("the renderer was built for {renderer:?} but the target is {target:?}")]
+    TargetMismatch {
+        renderer: super::renderer::TargetFormats,
+        target: super::renderer::TargetFormats,
+    },
+    /// Reading the rendered image back from the GPU failed.
+    #[error("reading the rendered image back failed: {0}")]
+    Readback(String),
+}

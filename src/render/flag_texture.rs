@@ -1,0 +1,120 @@
+//! The flag texture: the project's own design (`assets/flag.png`, drawn by `assets/make_flag.py`)
+//! compiled into the binary, and the upload of any RGBA image as a mipmapped sRGB texture.
+//!
+//! Mip levels are made on the CPU with a triangle filter (in sRGB space, which is close enough
+//! for a flag's flat colours) so a far-away flag does not shimmer.
+
+use image::RgbaImage;
+use image::imageops::FilterType;
+
+use super::error::RenderError;
+
+/// `assets/flag.png`, 512 × 341 pixels, 3:2.
+pub const FLAG_PNG: &[u8] = include_bytes!("../../assets/flag.png");
+
+/// The flag's four colours in sRGB 0..255 (navy field, teal sea, cream crests, golden leaf), as
+/// written by `assets/make_flag.py`; tests look for them in renders.
+pub const FLAG_PALETTE: [[u8; 3]; 4] = [
+    [29, 53, 87],
+    [42, 157, 143],
+    [241, 236, 214],
+    [233, 176, 66],
+];
+
+/// Decodes the built-in flag.
+pub fn default_flag_image() -> Result<RgbaImage, RenderError> {
+    image::load_from_memory_with_format(FLAG_PNG, image::ImageFormat::Png)
+        .map(|img| img.to_rgba8())
+        .map_err(|source| RenderError::Image {
+            what: "built-in flag",
+            source,
+        })
+}
+
+/// A sampled texture and its default view.
+#[derive(Debug)]
+pub struct GpuTexture {
+    pub texture: wgpu::Texture,
+    pub view: wgpu::TextureView,
+}
+
+/// Uploads `image` (sRGB-encoded RGBA8, top row first) as an `Rgba8UnormSrgb` texture with a
+/// full mip chain, so sampling returns linear colour.
+pub fn upload_rgba(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    image: &RgbaImage,
+    label: &str,
+) -> Result<GpuTexture, RenderError> {
+    let (width, height) = image.dimensions();
+    let max = device.limits().max_texture_dimension_2d;
+    if width == 0 || height == 0 || width > max || height > max {
+        return Err(RenderError::ImageSize { width, height, max });
+    }
+    let mip_level_count = 32 - width.max(height).leading_zeros();
+    let texture = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8UnormSrgb,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    let mut level_image = image.clone();
+    for level in 0..mip_level_count {
+        if level > 0 {
+            let w = (width >> level).max(1);
+            let h = (height >> level).max(1);
+            level_image = image::imageops::resize(&level_image, w, h, FilterType::Triangle);
+        }
+        let (w, h) = level_image.dimensions();
+        queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &texture,
+                mip_level: level,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            level_image.as_raw(),
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(4 * w),
+                rows_per_image: Some(h),
+            },
+            wgpu::Extent3d {
+                width: w,
+                height: h,
+                depth_or_array_layers: 1,
+            },
+        );
+    }
+    let view = texture.create_view(&wgpu::TextureViewDescriptor {
+        label: Some(label),
+        ..Default::default()
+    });
+    Ok(GpuTexture { texture, view })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_flag_decodes_at_three_to_two_and_uses_its_palette() {
+        let img = default_flag_image().unwrap();
+        assert_eq!(img.dimensions(), (512, 341));
+        for colour in FLAG_PALETTE {
+            let hits = img.pixels().filter(|p| p.0[..3] == colour).count();
+            assert!(
+                hits > 500,
+                "palette colour {colour:?} appears only {hits} times"
+            );
+        }
+    }
+}

@@ -1,0 +1,266 @@
+//! The renderer: one long-lived object owning the scene, cloth and lines passes, built once for a
+//! colour target format. Per frame it only uploads uniforms and buffers from a [`FrameData`] and
+//! records one MSAA render pass; the same code draws into an [`OffscreenTarget`] (tests,
+//! `flagsim render`) and into the viewer's swapchain.
+//!
+//! Colour: shading is computed in linear light. For an `*Srgb` target the hardware encodes; for
+//! any other format (a `Bgra8Unorm` swapchain, say) the shaders encode sRGB themselves, selected
+//! by a uniform flag derived from the target format.
+//!
+//! Draw order inside the pass: sky → ground, pole, spheres → cloth → lines.
+//!
+//! [`OffscreenTarget`]: super::offscreen::OffscreenTarget
+
+use super::camera::OrbitCamera;
+use super::cloth_pass::{ClothFrame, ClothPass};
+use super::error::RenderError;
+use super::globals::{CameraMatrices, GlobalUniforms, GlobalsBinding, Light};
+use super::lines_pass::{LineVertex, LinesPass};
+use super::scene_pass::{SceneFrame, ScenePass};
+
+/// Formats and sample count every pipeline of a [`Renderer`] is built for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TargetFormats {
+    /// The colour attachment's format (MSAA texture and resolve target share it).
+    pub color: wgpu::TextureFormat,
+    /// Depth attachment format.
+    pub depth: wgpu::TextureFormat,
+    /// MSAA samples of the colour and depth attachments.
+    pub sample_count: u32,
+}
+
+impl TargetFormats {
+    /// Depth format of every target the renderer draws into.
+    pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+    /// 4× MSAA, supported for these formats by every WebGPU-conformant adapter.
+    pub const SAMPLE_COUNT: u32 = 4;
+
+    /// The default setup (4× MSAA, `Depth32Float`) for a colour target of `color` format.
+    pub fn new(color: wgpu::TextureFormat) -> Self {
+        Self {
+            color,
+            depth: Self::DEPTH_FORMAT,
+            sample_count: Self::SAMPLE_COUNT,
+        }
+    }
+
+    /// Depth-tested state (`Less`), writing depth if `write`.
+    pub fn depth_state(&self, write: bool) -> wgpu::DepthStencilState {
+        wgpu::DepthStencilState {
+            format: self.depth,
+            depth_write_enabled: Some(write),
+            depth_compare: Some(wgpu::CompareFunction::Less),
+            stencil: wgpu::StencilState::default(),
+            bias: wgpu::DepthBiasState::default(),
+        }
+    }
+
+    pub fn multisample(&self) -> wgpu::MultisampleState {
+        wgpu::MultisampleState {
+            count: self.sample_count,
+            ..Default::default()
+        }
+    }
+}
+
+/// The multisampled colour and depth attachments a [`Renderer`] draws into before resolving.
+/// The viewer makes one per swapchain size (and again on resize) and passes the swapchain image
+/// as the resolve target.
+#[derive(Debug)]
+pub struct MsaaAttachments {
+    /// Size in pixels (each at least 1).
+    pub width: u32,
+    pub height: u32,
+    /// `formats.color`, `formats.sample_count` samples.
+    pub color_view: wgpu::TextureView,
+    /// `formats.depth`, `formats.sample_count` samples.
+    pub depth_view: wgpu::TextureView,
+}
+
+impl MsaaAttachments {
+    /// Allocates both attachments; `label` prefixes their debug labels. A zero size (a minimised
+    /// window) is raised to 1.
+    pub fn new(
+        device: &wgpu::Device,
+        formats: &TargetFormats,
+        width: u32,
+        height: u32,
+        label: &str,
+    ) -> Self {
+        let (width, height) = (width.max(1), height.max(1));
+        let view = |what: &str, format| {
+            let texture = device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(&format!("{label} MSAA {what}")),
+                size: wgpu::Extent3d {
+                    width,
+                    height,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: formats.sample_count,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                view_formats: &[],
+            });
+            texture.create_view(&wgpu::TextureViewDescriptor {
+                label: Some(&format!("{label} MSAA {what} view")),
+                ..Default::default()
+            })
+        };
+        Self {
+            width,
+            height,
+            color_view: view("colour", formats.color),
+            depth_view: view("depth", formats.depth),
+        }
+    }
+}
+
+/// Everything one frame draws. Built by the caller each frame; borrowed, never stored.
+#[derive(Debug, Clone, Copy)]
+pub struct FrameData<'a> {
+    /// World → clip and the eye (m).
+    pub camera: CameraMatrices,
+    /// Sun and ambient light.
+    pub light: Light,
+    /// The cloth (upsample output buffers and how to colour them); `None` draws no cloth.
+    pub cloth: Option<ClothFrame<'a>>,
+    /// Line segments, two vertices each (key mesh, `Δv`, comparisons); may be empty.
+    pub lines: &'a [LineVertex],
+    /// Pole, sphere colliders, ground and sky.
+    pub scene: SceneFrame<'a>,
+}
+
+impl<'a> FrameData<'a> {
+    /// A frame seen by `camera` on an image of `aspect = width / height`, default light, nothing
+    /// but the sky; fill in the rest with struct update syntax.
+    pub fn new(camera: &OrbitCamera, aspect: f32) -> Self {
+        Self {
+            camera: CameraMatrices::from_orbit(camera, aspect),
+            light: Light::default(),
+            cloth: None,
+            lines: &[],
+            scene: SceneFrame::default(),
+        }
+    }
+}
+
+/// The long-lived renderer.
+#[derive(Debug)]
+pub struct Renderer {
+    targets: TargetFormats,
+    globals: GlobalsBinding,
+    scene: ScenePass,
+    cloth: ClothPass,
+    lines: LinesPass,
+    draw_cloth: bool,
+}
+
+impl Renderer {
+    /// Builds every pipeline for colour targets of `color_format` (4× MSAA, `Depth32Float`).
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        color_format: wgpu::TextureFormat,
+    ) -> Result<Self, RenderError> {
+        let targets = TargetFormats::new(color_format);
+        let globals = GlobalsBinding::new(device);
+        Ok(Self {
+            targets,
+            scene: ScenePass::new(device, &globals.layout, &targets),
+            cloth: ClothPass::new(device, queue, &globals.layout, &targets)?,
+            lines: LinesPass::new(device, &globals.layout, &targets),
+            globals,
+            draw_cloth: false,
+        })
+    }
+
+    /// The formats the attachments handed to [`Renderer::render`] must have.
+    pub fn targets(&self) -> TargetFormats {
+        self.targets
+    }
+
+    /// The cloth pass, e.g. to replace the flag texture.
+    pub fn cloth_pass_mut(&mut self) -> &mut ClothPass {
+        &mut self.cloth
+    }
+
+    /// Uploads `frame` and records one render pass that clears and draws the whole image.
+    ///
+    /// `color_view` is the multisampled colour attachment ([`TargetFormats::sample_count`]
+    /// samples); `resolve_target` the single-sample view that receives the anti-aliased image
+    /// (the offscreen texture or the swapchain image; `None` only with a sample count of 1);
+    /// `depth_view` the multisampled depth attachment. All must match [`Renderer::targets`].
+    /// Nothing is submitted: the caller owns `encoder`.
+    #[allow(clippy::too_many_arguments)] // reason: the signature mirrors the attachments one to one
+    pub fn render(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        color_view: &wgpu::TextureView,
+        resolve_target: Option<&wgpu::TextureView>,
+        depth_view: &wgpu::TextureView,
+        frame: &FrameData<'_>,
+    ) -> Result<(), RenderError> {
+        self.prepare(device, queue, frame)?;
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("flagsim render pass"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: color_view,
+                depth_slice: None,
+                resolve_target,
+                ops: wgpu::Operations {
+                    // The sky covers every pixel; the clear value only matters if it does not.
+                    load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                    // With a resolve target the samples themselves are not needed afterwards.
+                    store: if resolve_target.is_some() {
+                        wgpu::StoreOp::Discard
+                    } else {
+                        wgpu::StoreOp::Store
+                    },
+                },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: depth_view,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Discard,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        let globals = &self.globals.bind_group;
+        self.scene.draw_background(&mut pass, globals);
+        self.scene.draw_objects(&mut pass, globals);
+        if self.draw_cloth {
+            self.cloth.draw(&mut pass, globals);
+        }
+        self.lines.draw(&mut pass, globals);
+        Ok(())
+    }
+
+    /// Writes this frame's uniforms and buffers. Called by [`Renderer::render`].
+    fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        frame: &FrameData<'_>,
+    ) -> Result<(), RenderError> {
+        let uniforms =
+            GlobalUniforms::new(&frame.camera, &frame.light, self.targets.color.is_srgb());
+        self.globals.upload(queue, &uniforms);
+        self.scene.prepare(device, queue, &frame.scene);
+        self.draw_cloth = false;
+        if let Some(cloth) = &frame.cloth {
+            self.cloth.prepare(device, queue, cloth)?;
+            self.draw_cloth = true;
+        }
+        self.lines.set_segments(device, queue, frame.lines);
+        Ok(())
+    }
+}

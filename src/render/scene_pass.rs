@@ -1,0 +1,543 @@
+//! The scene pass: what surrounds the cloth (`shaders/scene.wgsl`).
+//!
+//! - a sky gradient (one full-screen triangle, drawn first, no depth write),
+//! - an optional ground plane: a large checkered square that follows the eye and fades into the
+//!   horizon colour, so it never shows an edge or aliases,
+//! - lit meshes, instanced from two unit shapes made once: a capped cylinder (the flag pole) and a
+//!   sphere (sphere colliders and the pole's finial).
+//!
+//! Per frame only the uniform block and the instance buffer are written; the instance buffer
+//! grows to the next power of two when needed.
+
+use std::f32::consts::{PI, TAU};
+
+use bytemuck::{Pod, Zeroable};
+use glam::{Mat3, Mat4, Quat, Vec3};
+use serde::{Deserialize, Serialize};
+use wgpu::util::DeviceExt;
+
+use super::globals::{srgb_to_linear, with_globals};
+use super::renderer::TargetFormats;
+
+/// `shaders/scene.wgsl`, without the globals prefix.
+pub const SCENE_WGSL: &str = include_str!("../../shaders/scene.wgsl");
+
+/// The complete WGSL of this pass (globals + scene), as compiled.
+pub fn shader_source() -> String {
+    with_globals(SCENE_WGSL)
+}
+
+/// A vertical (or any) flag pole: a capped cylinder from `base` to `top` with a ball on top.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Pole {
+    /// Centre of the bottom cap (m).
+    pub base: Vec3,
+    /// Centre of the top cap (m).
+    pub top: Vec3,
+    /// Radius (m), > 0.
+    pub radius: f32,
+}
+
+/// A sphere collider as drawn (m).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Sphere {
+    pub center: Vec3,
+    pub radius: f32,
+}
+
+/// Colours (sRGB 0..1) and sizes of the surroundings.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SceneStyle {
+    pub sky_zenith: [f32; 3],
+    pub sky_horizon: [f32; 3],
+    /// The two checker colours of the ground.
+    pub ground_colors: [[f32; 3]; 2],
+    /// Side of one checker square (m). Default 0.5.
+    pub checker_size: f32,
+    /// Half the side of the ground square around the eye (m). Default 60.
+    pub ground_half_size: f32,
+    /// Distance at which the ground has faded into the horizon (m). Default 40.
+    pub fog_distance: f32,
+    pub pole_color: [f32; 3],
+    pub finial_color: [f32; 3],
+    pub sphere_color: [f32; 3],
+}
+
+impl Default for SceneStyle {
+    fn default() -> Self {
+        Self {
+            sky_zenith: [0.36, 0.56, 0.84],
+            sky_horizon: [0.80, 0.87, 0.93],
+            ground_colors: [[0.55, 0.60, 0.50], [0.50, 0.55, 0.46]],
+            checker_size: 0.5,
+            ground_half_size: 60.0,
+            fog_distance: 40.0,
+            pole_color: [0.78, 0.78, 0.80],
+            finial_color: [0.90, 0.72, 0.30],
+            sphere_color: [0.82, 0.40, 0.30],
+        }
+    }
+}
+
+/// One frame's surroundings.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SceneFrame<'a> {
+    pub pole: Option<Pole>,
+    pub spheres: &'a [Sphere],
+    /// Height of the ground plane (m); `None` draws no ground.
+    pub ground_height: Option<f32>,
+    pub style: SceneStyle,
+}
+
+/// GPU mirror of `struct SceneUniforms` in `shaders/scene.wgsl`.
+/// Keep in sync with shaders/scene.wgsl (field order, size 80 bytes).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+pub struct SceneUniforms {
+    pub sky_zenith: [f32; 4],
+    pub sky_horizon: [f32; 4],
+    pub ground_a: [f32; 4],
+    pub ground_b: [f32; 4],
+    pub ground_height: f32,
+    pub ground_half_size: f32,
+    pub checker_size: f32,
+    pub fog_distance: f32,
+}
+
+const _: () = assert!(std::mem::size_of::<SceneUniforms>() == 80);
+
+fn linear4(c: [f32; 3], w: f32) -> [f32; 4] {
+    [
+        srgb_to_linear(c[0]),
+        srgb_to_linear(c[1]),
+        srgb_to_linear(c[2]),
+        w,
+    ]
+}
+
+impl SceneUniforms {
+    pub fn new(frame: &SceneFrame<'_>) -> Self {
+        let s = &frame.style;
+        Self {
+            sky_zenith: linear4(s.sky_zenith, 0.0),
+            sky_horizon: linear4(s.sky_horizon, 0.0),
+            ground_a: linear4(s.ground_colors[0], 0.0),
+            ground_b: linear4(s.ground_colors[1], 0.0),
+            ground_height: frame.ground_height.unwrap_or(0.0),
+            ground_half_size: s.ground_half_size.max(0.0),
+            checker_size: s.checker_size.max(1e-3),
+            fog_distance: s.fog_distance.max(1e-3),
+        }
+    }
+}
+
+/// A vertex of the unit meshes. Keep in sync with `MeshIn` in shaders/scene.wgsl.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct MeshVertex {
+    pub position: [f32; 3],
+    pub normal: [f32; 3],
+}
+
+const _: () = assert!(std::mem::size_of::<MeshVertex>() == 24);
+
+/// Per-instance data. Keep in sync with `InstanceIn` in shaders/scene.wgsl.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct MeshInstance {
+    /// Unit mesh → world, column-major.
+    pub model: [[f32; 4]; 4],
+    /// Inverse-transpose of the model's 3×3 part, columns padded to vec4.
+    pub normal_matrix: [[f32; 4]; 3],
+    /// Linear rgb, w = specular strength.
+    pub color: [f32; 4],
+}
+
+const _: () = assert!(std::mem::size_of::<MeshInstance>() == 128);
+
+impl MeshInstance {
+    pub fn new(model: Mat4, color: [f32; 4]) -> Self {
+        let n = Mat3::from_mat4(model).inverse().transpose();
+        let c = |v: Vec3| [v.x, v.y, v.z, 0.0];
+        Self {
+            model: model.to_cols_array_2d(),
+            normal_matrix: [c(n.x_axis), c(n.y_axis), c(n.z_axis)],
+            color,
+        }
+    }
+}
+
+/// Unit capped cylinder: radius 1, from y = 0 to y = 1, `segments` around.
+pub fn unit_cylinder(segments: u32) -> (Vec<MeshVertex>, Vec<u32>) {
+    let mut vertices = Vec::new();
+    let mut indices = Vec::new();
+    let n = segments.max(3);
+    // Side: two rings with outward normals.
+    for k in 0..=n {
+        let a = TAU * k as f32 / n as f32;
+        let (s, c) = a.sin_cos();
+        for y in [0.0, 1.0] {
+            vertices.push(MeshVertex {
+                position: [c, y, s],
+                normal: [c, 0.0, s],
+            });
+        }
+    }
+    for k in 0..n {
+        let (b0, t0, b1, t1) = (2 * k, 2 * k + 1, 2 * k + 2, 2 * k + 3);
+        indices.extend_from_slice(&[b0, t0, b1, b1, t0, t1]);
+    }
+    // Caps: a centre vertex and a ring with the cap's normal.
+    for (y, ny) in [(0.0f32, -1.0f32), (1.0, 1.0)] {
+        let centre = vertices.len() as u32;
+        vertices.push(MeshVertex {
+            position: [0.0, y, 0.0],
+            normal: [0.0, ny, 0.0],
+        });
+        for k in 0..=n {
+            let (s, c) = (TAU * k as f32 / n as f32).sin_cos();
+            vertices.push(MeshVertex {
+                position: [c, y, s],
+                normal: [0.0, ny, 0.0],
+            });
+        }
+        for k in 0..n {
+            indices.extend_from_slice(&[centre, centre + 1 + k, centre + 2 + k]);
+        }
+    }
+    (vertices, indices)
+}
+
+/// Unit UV sphere: radius 1 at the origin, `rings` from pole to pole, `segments` around.
+pub fn unit_sphere(segments: u32, rings: u32) -> (Vec<MeshVertex>, Vec<u32>) {
+    let (n, m) = (segments.max(3), rings.max(2));
+    let mut vertices = Vec::new();
+    for j in 0..=m {
+        let (st, ct) = (PI * j as f32 / m as f32).sin_cos();
+        for k in 0..=n {
+            let (sp, cp) = (TAU * k as f32 / n as f32).sin_cos();
+            let p = [st * cp, ct, st * sp];
+            vertices.push(MeshVertex {
+                position: p,
+                normal: p,
+            });
+        }
+    }
+    let mut indices = Vec::new();
+    for j in 0..m {
+        for k in 0..n {
+            let a = j * (n + 1) + k;
+            let b = a + n + 1;
+            indices.extend_from_slice(&[a, b, a + 1, a + 1, b, b + 1]);
+        }
+    }
+    (vertices, indices)
+}
+
+/// A unit mesh uploaded once: where its vertices and indices start in the shared buffers.
+#[derive(Debug, Clone, Copy)]
+struct MeshRange {
+    base_vertex: i32,
+    first_index: u32,
+    index_count: u32,
+}
+
+/// The long-lived scene pass.
+#[derive(Debug)]
+pub struct ScenePass {
+    sky_pipeline: wgpu::RenderPipeline,
+    ground_pipeline: wgpu::RenderPipeline,
+    mesh_pipeline: wgpu::RenderPipeline,
+    uniforms: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+    mesh_vertices: wgpu::Buffer,
+    mesh_indices: wgpu::Buffer,
+    cylinder: MeshRange,
+    sphere: MeshRange,
+    instances: wgpu::Buffer,
+    instance_capacity: usize,
+    /// Instances to draw this frame: the cylinders first, then the spheres.
+    cylinder_count: u32,
+    sphere_count: u32,
+    draw_ground: bool,
+}
+
+impl ScenePass {
+    const INITIAL_INSTANCES: usize = 16;
+
+    pub fn new(
+        device: &wgpu::Device,
+        globals_layout: &wgpu::BindGroupLayout,
+        targets: &TargetFormats,
+    ) -> Self {
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("scene bind group layout"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: wgpu::BufferSize::new(
+                        std::mem::size_of::<SceneUniforms>() as u64
+                    ),
+                },
+                count: None,
+            }],
+        });
+        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("scene uniform buffer"),
+            size: std::mem::size_of::<SceneUniforms>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("scene bind group"),
+            layout: &layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: uniforms.as_entire_binding(),
+            }],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("scene pipeline layout"),
+            bind_group_layouts: &[Some(globals_layout), Some(&layout)],
+            immediate_size: 0,
+        });
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("scene.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(shader_source().into()),
+        });
+        let mesh_attributes = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3];
+        let instance_attributes = wgpu::vertex_attr_array![
+            2 => Float32x4, 3 => Float32x4, 4 => Float32x4, 5 => Float32x4,
+            6 => Float32x4, 7 => Float32x4, 8 => Float32x4, 9 => Float32x4
+        ];
+        let mesh_buffers = [
+            Some(wgpu::VertexBufferLayout {
+                array_stride: std::mem::size_of::<MeshVertex>() as u64,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &mesh_attributes,
+            }),
+            Some(wgpu::VertexBufferLayout {
+                array_stride: std::mem::size_of::<MeshInstance>() as u64,
+                step_mode: wgpu::VertexStepMode::Instance,
+                attributes: &instance_attributes,
+            }),
+        ];
+        let pipeline = |label,
+                        vs,
+                        fs,
+                        buffers: &[Option<wgpu::VertexBufferLayout<'_>>],
+                        depth: wgpu::DepthStencilState| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(&pipeline_layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some(vs),
+                    compilation_options: Default::default(),
+                    buffers,
+                },
+                primitive: wgpu::PrimitiveState::default(),
+                depth_stencil: Some(depth),
+                multisample: targets.multisample(),
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some(fs),
+                    compilation_options: Default::default(),
+                    targets: &[Some(targets.color.into())],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let sky_depth = wgpu::DepthStencilState {
+            depth_compare: Some(wgpu::CompareFunction::Always),
+            ..targets.depth_state(false)
+        };
+        let sky_pipeline = pipeline("sky pipeline", "vs_sky", "fs_sky", &[], sky_depth);
+        let ground_pipeline = pipeline(
+            "ground pipeline",
+            "vs_ground",
+            "fs_ground",
+            &[],
+            targets.depth_state(true),
+        );
+        let mesh_pipeline = pipeline(
+            "scene mesh pipeline",
+            "vs_mesh",
+            "fs_mesh",
+            &mesh_buffers,
+            targets.depth_state(true),
+        );
+
+        let (mut vertices, mut indices) = unit_cylinder(40);
+        let cylinder = MeshRange {
+            base_vertex: 0,
+            first_index: 0,
+            index_count: indices.len() as u32,
+        };
+        let (sphere_vertices, sphere_indices) = unit_sphere(48, 24);
+        let sphere = MeshRange {
+            base_vertex: vertices.len() as i32,
+            first_index: indices.len() as u32,
+            index_count: sphere_indices.len() as u32,
+        };
+        vertices.extend(sphere_vertices);
+        indices.extend(sphere_indices);
+        let mesh_vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("scene mesh vertex buffer"),
+            contents: bytemuck::cast_slice(&vertices),
+            usage: wgpu::BufferUsages::VERTEX,
+        });
+        let mesh_indices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("scene mesh index buffer"),
+            contents: bytemuck::cast_slice(&indices),
+            usage: wgpu::BufferUsages::INDEX,
+        });
+        Self {
+            sky_pipeline,
+            ground_pipeline,
+            mesh_pipeline,
+            uniforms,
+            bind_group,
+            mesh_vertices,
+            mesh_indices,
+            cylinder,
+            sphere,
+            instances: Self::instance_buffer(device, Self::INITIAL_INSTANCES),
+            instance_capacity: Self::INITIAL_INSTANCES,
+            cylinder_count: 0,
+            sphere_count: 0,
+            draw_ground: false,
+        }
+    }
+
+    fn instance_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("scene instance buffer"),
+            size: (capacity * std::mem::size_of::<MeshInstance>()) as u64,
+            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// Uploads the uniforms and the pole/sphere instances of `frame`.
+    pub fn prepare(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, frame: &SceneFrame<'_>) {
+        queue.write_buffer(
+            &self.uniforms,
+            0,
+            bytemuck::bytes_of(&SceneUniforms::new(frame)),
+        );
+        self.draw_ground = frame.ground_height.is_some();
+
+        let style = &frame.style;
+        let mut cylinders = Vec::new();
+        let mut spheres = Vec::new();
+        if let Some(pole) = frame.pole {
+            let axis = pole.top - pole.base;
+            let length = axis.length();
+            if length > 0.0 && pole.radius > 0.0 {
+                let rotation = Quat::from_rotation_arc(Vec3::Y, axis / length);
+                let model = Mat4::from_scale_rotation_translation(
+                    Vec3::new(pole.radius, length, pole.radius),
+                    rotation,
+                    pole.base,
+                );
+                cylinders.push(MeshInstance::new(model, linear4(style.pole_color, 0.5)));
+                let finial = Mat4::from_scale_rotation_translation(
+                    Vec3::splat(1.6 * pole.radius),
+                    Quat::IDENTITY,
+                    pole.top,
+                );
+                spheres.push(MeshInstance::new(finial, linear4(style.finial_color, 0.6)));
+            }
+        }
+        for s in frame.spheres.iter().filter(|s| s.radius > 0.0) {
+            let model = Mat4::from_scale_rotation_translation(
+                Vec3::splat(s.radius),
+                Quat::IDENTITY,
+                s.center,
+            );
+            spheres.push(MeshInstance::new(model, linear4(style.sphere_color, 0.3)));
+        }
+        self.cylinder_count = cylinders.len() as u32;
+        self.sphere_count = spheres.len() as u32;
+        cylinders.extend(spheres);
+        if cylinders.len() > self.instance_capacity {
+            self.instance_capacity = cylinders.len().next_power_of_two();
+            self.instances = Self::instance_buffer(device, self.instance_capacity);
+        }
+        if !cylinders.is_empty() {
+            queue.write_buffer(&self.instances, 0, bytemuck::cast_slice(&cylinders));
+        }
+    }
+
+    /// Records the sky. Call first in the pass: it ignores and does not write depth.
+    pub fn draw_background(&self, pass: &mut wgpu::RenderPass<'_>, globals: &wgpu::BindGroup) {
+        pass.set_bind_group(0, globals, &[]);
+        pass.set_bind_group(1, &self.bind_group, &[]);
+        pass.set_pipeline(&self.sky_pipeline);
+        pass.draw(0..3, 0..1);
+    }
+
+    /// Records the ground, the pole and the spheres (depth tested and written).
+    pub fn draw_objects(&self, pass: &mut wgpu::RenderPass<'_>, globals: &wgpu::BindGroup) {
+        pass.set_bind_group(0, globals, &[]);
+        pass.set_bind_group(1, &self.bind_group, &[]);
+        if self.draw_ground {
+            pass.set_pipeline(&self.ground_pipeline);
+            pass.draw(0..6, 0..1);
+        }
+        if self.cylinder_count + self.sphere_count == 0 {
+            return;
+        }
+        pass.set_pipeline(&self.mesh_pipeline);
+        pass.set_vertex_buffer(0, self.mesh_vertices.slice(..));
+        pass.set_vertex_buffer(1, self.instances.slice(..));
+        pass.set_index_buffer(self.mesh_indices.slice(..), wgpu::IndexFormat::Uint32);
+        let draw =
+            |pass: &mut wgpu::RenderPass<'_>, mesh: MeshRange, instances: std::ops::Range<u32>| {
+                if !instances.is_empty() {
+                    pass.draw_indexed(
+                        mesh.first_index..mesh.first_index + mesh.index_count,
+                        mesh.base_vertex,
+                        instances,
+                    );
+                }
+            };
+        draw(pass, self.cylinder, 0..self.cylinder_count);
+        draw(
+            pass,
+            self.sphere,
+            self.cylinder_count..self.cylinder_count + self.sphere_count,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unit_meshes_index_only_their_own_vertices() {
+        for (v, i) in [unit_cylinder(12), unit_sphere(12, 6)] {
+            assert_eq!(i.len() % 3, 0);
+            assert!(i.iter().all(|&k| (k as usize) < v.len()));
+        }
+    }
+
+    #[test]
+    fn pole_normals_stay_radial_under_non_uniform_scale() {
+        let model = Mat4::from_scale(Vec3::new(0.03, 2.5, 0.03));
+        let inst = MeshInstance::new(model, [1.0; 4]);
+        let n = Mat3::from_cols(
+            Vec3::from_slice(&inst.normal_matrix[0][..3]),
+            Vec3::from_slice(&inst.normal_matrix[1][..3]),
+            Vec3::from_slice(&inst.normal_matrix[2][..3]),
+        ) * Vec3::X;
+        assert!(n.normalize().abs_diff_eq(Vec3::X, 1e-6));
+    }
+}
