@@ -19,7 +19,11 @@ pub enum DisplayMode {
 }
 
 impl DisplayMode {
-    pub const ALL: [DisplayMode; 3] = [DisplayMode::KeyOnly, DisplayMode::Smooth, DisplayMode::Wrinkled];
+    pub const ALL: [DisplayMode; 3] = [
+        DisplayMode::KeyOnly,
+        DisplayMode::Smooth,
+        DisplayMode::Wrinkled,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
