@@ -19,8 +19,9 @@ use glam::Vec3;
 
 use super::gpu::{GpuContext, GpuError};
 use super::shaders::UPSAMPLE_WGSL;
-use crate::upsample::UpsampleParams;
-use crate::upsample::{DisplayMode, KeyGrid, RenderMesh, RenderSettings, UpsampleError};
+use crate::upsample::{
+    DisplayMode, KeyGrid, RenderMesh, RenderSettings, UpsampleError, UpsampleParams,
+};
 
 /// Invocations per workgroup along x and y of every kernel.
 /// Keep in sync with `WORKGROUP_SIZE_X/Y` in `shaders/upsample.wgsl` (checked by
