@@ -1,0 +1,123 @@
+//! The wgpu device the render side runs on, and its errors.
+//!
+//! [`GpuContext::new_headless`] takes whatever adapter the machine has, software ones included
+//! (Mesa lavapipe reports itself as "llvmpipe", device type `Cpu`), so tests, the headless lab
+//! and CI all run the same GPU code without a display. It asks for wgpu's default limits, which
+//! every desktop adapter and lavapipe provide, and says clearly when there is no adapter at all.
+
+use thiserror::Error;
+
+use crate::upsample::UpsampleError;
+
+/// Everything that can go wrong on the GPU side of the upsampler. Each error is turned into this
+/// once, where it happens; callers only decide whether to skip, report or abort.
+#[derive(Debug, Error)]
+pub enum GpuError {
+    #[error("this build of wgpu has no graphics backend for this platform")]
+    NoBackend,
+    #[error(
+        "no GPU adapter found ({0}); install a Vulkan driver, e.g. Mesa's software rasteriser \
+         lavapipe (`apt-get install mesa-vulkan-drivers libvulkan1`)"
+    )]
+    NoAdapter(String),
+    #[error("adapter \"{adapter}\" lacks wgpu's default limits: {detail}")]
+    UnsupportedLimits { adapter: String, detail: String },
+    #[error("could not open the GPU device: {0}")]
+    RequestDevice(#[from] wgpu::RequestDeviceError),
+    #[error("GPU validation failed while {context}: {message}")]
+    Validation {
+        context: &'static str,
+        message: String,
+    },
+    #[error("waiting for the GPU failed: {0}")]
+    Poll(#[from] wgpu::PollError),
+    #[error("reading a GPU buffer back failed: {0}")]
+    ReadBack(String),
+    #[error("nothing to read back: no key grid has been uploaded yet")]
+    NotUploaded,
+    #[error(transparent)]
+    Upsample(#[from] UpsampleError),
+}
+
+/// The instance, adapter, device and queue, created once and shared by every pass.
+#[derive(Debug)]
+pub struct GpuContext {
+    pub instance: wgpu::Instance,
+    pub adapter: wgpu::Adapter,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+}
+
+impl GpuContext {
+    /// Opens a device without a window: a low-power adapter if there is a choice, any adapter
+    /// otherwise, and finally the fallback (software) adapter. Honours wgpu's usual environment
+    /// variables (`WGPU_BACKEND`, …).
+    pub fn new_headless() -> Result<Self, GpuError> {
+        if wgpu::Instance::enabled_backend_features().is_empty() {
+            return Err(GpuError::NoBackend);
+        }
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = request_adapter(&instance, false)
+            .or_else(|_| request_adapter(&instance, true))
+            .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
+        let required_limits = wgpu::Limits::default();
+        let mut missing = Vec::new();
+        required_limits.check_limits_with_fail_fn(&adapter.limits(), false, |name, want, have| {
+            missing.push(format!("{name}: need {want}, adapter has {have}"));
+        });
+        if !missing.is_empty() {
+            return Err(GpuError::UnsupportedLimits {
+                adapter: adapter.get_info().name,
+                detail: missing.join("; "),
+            });
+        }
+        let (device, queue) =
+            pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+                label: Some("flagsim device"),
+                required_features: wgpu::Features::empty(),
+                required_limits,
+                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            }))?;
+        Ok(Self {
+            instance,
+            adapter,
+            device,
+            queue,
+        })
+    }
+
+    /// One line describing the adapter, e.g. `llvmpipe (LLVM 15.0.6, 256 bits) (Cpu, Vulkan,
+    /// driver "llvmpipe", Mesa 22.3.6)`, for logs and test output.
+    pub fn adapter_report(&self) -> String {
+        adapter_report(&self.adapter.get_info())
+    }
+
+    /// `true` on a software rasteriser (lavapipe, WARP, SwiftShader): slow, but exact enough for
+    /// comparisons.
+    pub fn is_software(&self) -> bool {
+        self.adapter.get_info().device_type == wgpu::DeviceType::Cpu
+    }
+}
+
+/// Formats an [`wgpu::AdapterInfo`] as one line.
+pub fn adapter_report(info: &wgpu::AdapterInfo) -> String {
+    format!(
+        "{} ({:?}, {:?}, driver \"{}\", {})",
+        info.name, info.device_type, info.backend, info.driver, info.driver_info
+    )
+}
+
+fn request_adapter(
+    instance: &wgpu::Instance,
+    force_fallback_adapter: bool,
+) -> Result<wgpu::Adapter, wgpu::RequestAdapterError> {
+    pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+        power_preference: wgpu::PowerPreference::LowPower,
+        force_fallback_adapter,
+        compatible_surface: None,
+        apply_limit_buckets: false,
+    }))
+}

@@ -1,0 +1,259 @@
+//! The GPU upsampler (`shaders/upsample.wgsl` via `UpsamplePass`) computes what its CPU twin
+//! computes, on every mode and option, at the default and at the largest resolution.
+//!
+//! Runs on any adapter, lavapipe included. Without one the tests print `SKIPPED: no GPU
+//! adapter` and pass, except under `CI=true`, where a missing adapter is a failure.
+
+mod common;
+
+use std::io::Write;
+use std::sync::OnceLock;
+
+use common::{OwnedGrid, compressed_grid, crumpled_grid, flat_grid, max_distance};
+use flagsim::render::{GpuContext, GpuError, OutputBuffers, UpsamplePass};
+use flagsim::upsample::{DisplayMode, KeyGrid, RenderSettings, upsample_cpu};
+
+/// Positions may differ by this fraction of the cloth size (bounding-box diagonal): f32
+/// rounding, fused multiply-adds and the GPU's `sin` differ from the CPU's in the last bits.
+const POSITION_TOLERANCE: f32 = 1e-4;
+
+/// Normals are unit vectors from central differences over one render spacing, so a position
+/// difference `δ` turns them by about `δ / spacing`; this bounds `|n_gpu - n_cpu|`.
+const NORMAL_TOLERANCE: f32 = 2e-3;
+
+fn shared_gpu() -> Option<&'static GpuContext> {
+    static GPU: OnceLock<Result<GpuContext, String>> = OnceLock::new();
+    match GPU.get_or_init(|| GpuContext::new_headless().map_err(|e| e.to_string())) {
+        Ok(ctx) => Some(ctx),
+        Err(message) => {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("CI=true but no GPU adapter: {message}");
+            }
+            // Straight to the stderr handle: the test harness captures `eprintln!` of passing
+            // tests, and a skip must be seen.
+            let _ = writeln!(std::io::stderr(), "SKIPPED: no GPU adapter. {message}");
+            None
+        }
+    }
+}
+
+/// A GPU device plus an upsample pass, reused across many comparisons.
+pub struct GpuHarness {
+    ctx: &'static GpuContext,
+    pass: UpsamplePass,
+}
+
+/// The harness, or `None` after printing `SKIPPED` (a failure under `CI=true`).
+pub fn gpu_harness() -> Option<GpuHarness> {
+    let ctx = shared_gpu()?;
+    let pass = UpsamplePass::new(&ctx.device).expect("upsample pipelines build");
+    Some(GpuHarness { ctx, pass })
+}
+
+impl GpuHarness {
+    /// Runs `grid` through the GPU pass and the CPU reference and asserts they agree:
+    /// positions within [`POSITION_TOLERANCE`] × cloth size, normals within
+    /// [`NORMAL_TOLERANCE`]. Returns the largest errors seen (position in metres, normal).
+    pub fn assert_matches_cpu(
+        &mut self,
+        label: &str,
+        grid: &KeyGrid,
+        settings: &RenderSettings,
+    ) -> (f32, f32) {
+        let expected = upsample_cpu(grid, settings);
+        assert!(
+            !expected.positions.is_empty(),
+            "{label}: the CPU rejected the input"
+        );
+        let _: OutputBuffers = self
+            .pass
+            .upload_keys(&self.ctx.device, &self.ctx.queue, grid, settings)
+            .unwrap_or_else(|e| panic!("{label}: upload rejected: {e}"));
+        let got = self
+            .pass
+            .run_and_read_back(self.ctx)
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
+        assert_eq!(got.resolution, expected.resolution, "{label}: resolution");
+        let size = cloth_size(grid);
+        let (dp, ip) = max_distance(&got.positions, &expected.positions);
+        let (dn, inn) = max_distance(&got.normals, &expected.normals);
+        assert!(
+            dp <= POSITION_TOLERANCE * size,
+            "{label}: position {ip} differs by {dp} m (cloth {size} m): gpu {} cpu {}",
+            got.positions[ip],
+            expected.positions[ip]
+        );
+        assert!(
+            dn <= NORMAL_TOLERANCE,
+            "{label}: normal {inn} differs by {dn}: gpu {} cpu {}",
+            got.normals[inn],
+            expected.normals[inn]
+        );
+        (dp, dn)
+    }
+
+    /// [`Self::assert_matches_cpu`] for every display mode and every combination of the
+    /// key-aligned, symmetric and C¹-seam options at `resolution`.
+    pub fn assert_matches_cpu_in_every_mode(
+        &mut self,
+        label: &str,
+        grid: &KeyGrid,
+        resolution: [u32; 2],
+    ) {
+        let mut worst = (0.0f32, 0.0f32);
+        for settings in every_mode_and_option(resolution) {
+            let case = format!("{label} {settings:?}");
+            let (dp, dn) = self.assert_matches_cpu(&case, grid, &settings);
+            worst = (worst.0.max(dp), worst.1.max(dn));
+        }
+        println!(
+            "{label} at {resolution:?}: worst position error {} m, worst normal error {}",
+            worst.0, worst.1
+        );
+    }
+}
+
+fn cloth_size(grid: &KeyGrid) -> f32 {
+    OwnedGrid {
+        nx: grid.nx,
+        ny: grid.ny,
+        positions: grid.positions.to_vec(),
+        l0_u: grid.l0_u,
+        l0_v: grid.l0_v,
+    }
+    .size()
+}
+
+fn every_mode_and_option(resolution: [u32; 2]) -> Vec<RenderSettings> {
+    let mut all = Vec::new();
+    for mode in DisplayMode::ALL {
+        for bits in 0..8u32 {
+            all.push(RenderSettings {
+                resolution,
+                mode,
+                key_aligned: bits & 1 != 0,
+                symmetric: bits & 2 != 0,
+                c1_seam: bits & 4 != 0,
+                ..RenderSettings::default()
+            });
+        }
+    }
+    all
+}
+
+fn test_grids() -> Vec<(&'static str, OwnedGrid)> {
+    vec![
+        ("flat", flat_grid(10, 10)),
+        ("compressed", compressed_grid(10, 10, 0.3, 0.2)),
+        ("crumpled", crumpled_grid(0x5EED_F1A6)),
+    ]
+}
+
+#[test]
+fn gpu_matches_cpu_at_50x50_for_every_grid_mode_and_option() {
+    let Some(mut gpu) = gpu_harness() else { return };
+    println!("adapter: {}", gpu.ctx.adapter_report());
+    for (name, grid) in test_grids() {
+        gpu.assert_matches_cpu_in_every_mode(name, &grid.view(), [50, 50]);
+    }
+}
+
+#[test]
+fn gpu_matches_cpu_at_1024x1024_for_every_grid_and_mode() {
+    let Some(mut gpu) = gpu_harness() else { return };
+    for (name, grid) in test_grids() {
+        for mode in DisplayMode::ALL {
+            let settings = RenderSettings {
+                resolution: [1024, 1024],
+                mode,
+                ..RenderSettings::default()
+            };
+            let (dp, dn) =
+                gpu.assert_matches_cpu(&format!("{name} {mode:?} 1024"), &grid.view(), &settings);
+            println!("{name} {mode:?} 1024²: position error {dp} m, normal error {dn}");
+        }
+    }
+}
+
+#[test]
+fn gpu_matches_cpu_at_1024x1024_with_every_option_on_the_crumpled_grid() {
+    let Some(mut gpu) = gpu_harness() else { return };
+    let grid = crumpled_grid(0x5EED_F1A6);
+    let options = [
+        (true, false, false),
+        (false, true, false),
+        (false, false, true),
+        (true, true, true),
+    ];
+    for (key_aligned, symmetric, c1_seam) in options {
+        let settings = RenderSettings {
+            resolution: [1024, 1024],
+            key_aligned,
+            symmetric,
+            c1_seam,
+            ..RenderSettings::default()
+        };
+        let label =
+            format!("crumpled 1024 aligned={key_aligned} symmetric={symmetric} c1={c1_seam}");
+        let (dp, dn) = gpu.assert_matches_cpu(&label, &grid.view(), &settings);
+        println!("{label}: position error {dp} m, normal error {dn}");
+    }
+}
+
+#[test]
+fn gpu_output_buffers_are_kept_until_the_key_count_or_resolution_changes() {
+    let Some(mut gpu) = gpu_harness() else { return };
+    let (device, queue) = (&gpu.ctx.device, &gpu.ctx.queue);
+    let grid = crumpled_grid(1);
+    let mut settings = RenderSettings::default();
+    let upload = |pass: &mut UpsamplePass, grid: &OwnedGrid, settings: &RenderSettings| {
+        pass.upload_keys(device, queue, &grid.view(), settings)
+            .expect("valid input")
+    };
+    assert_eq!(
+        upload(&mut gpu.pass, &grid, &settings),
+        OutputBuffers::Recreated
+    );
+    assert_eq!(
+        upload(&mut gpu.pass, &grid, &settings),
+        OutputBuffers::Unchanged
+    );
+    settings.mode = DisplayMode::Smooth;
+    settings.symmetric = true;
+    assert_eq!(
+        upload(&mut gpu.pass, &grid, &settings),
+        OutputBuffers::Unchanged
+    );
+    settings.resolution = [64, 50];
+    assert_eq!(
+        upload(&mut gpu.pass, &grid, &settings),
+        OutputBuffers::Recreated
+    );
+    assert_eq!(gpu.pass.resolution(), Some([64, 50]));
+    assert_eq!(
+        upload(&mut gpu.pass, &flat_grid(12, 10), &settings),
+        OutputBuffers::Recreated
+    );
+}
+
+#[test]
+fn gpu_pass_rejects_invalid_input_and_reading_before_any_upload() {
+    let Some(mut gpu) = gpu_harness() else { return };
+    assert!(matches!(
+        gpu.pass.read_back(gpu.ctx),
+        Err(GpuError::NotUploaded)
+    ));
+    let mut grid = flat_grid(3, 3);
+    grid.positions.pop();
+    let result = gpu.pass.upload_keys(
+        &gpu.ctx.device,
+        &gpu.ctx.queue,
+        &grid.view(),
+        &RenderSettings::default(),
+    );
+    assert!(
+        result.is_err(),
+        "a grid with a missing node must be rejected"
+    );
+    assert!(gpu.pass.render_positions_buffer().is_none());
+}
