@@ -20,8 +20,7 @@ use super::flag_texture::{self, GpuTexture};
 use super::globals::{srgb_to_linear, with_globals};
 use super::renderer::TargetFormats;
 
-/// `shaders/cloth.wgsl`, without the globals prefix.
-pub const CLOTH_WGSL: &str = include_str!("../../shaders/cloth.wgsl");
+pub use super::shaders::CLOTH_WGSL;
 
 /// The complete WGSL of this pass (globals + cloth), as compiled.
 pub fn shader_source() -> String {

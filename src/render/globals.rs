@@ -8,13 +8,7 @@ use glam::{Mat4, Vec3};
 
 use super::camera::OrbitCamera;
 
-/// WGSL shared by all drawing passes (struct `Globals`, sRGB and ambient helpers).
-pub const GLOBALS_WGSL: &str = include_str!("../../shaders/globals.wgsl");
-
-/// A pass's WGSL with [`GLOBALS_WGSL`] in front, as handed to `create_shader_module`.
-pub fn with_globals(pass_wgsl: &str) -> String {
-    format!("{GLOBALS_WGSL}\n{pass_wgsl}")
-}
+pub use super::shaders::{GLOBALS_WGSL, with_globals};
 
 /// The camera as the GPU needs it: world → clip and the eye position.
 #[derive(Debug, Clone, Copy, PartialEq)]

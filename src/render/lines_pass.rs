@@ -12,8 +12,7 @@ use glam::Vec3;
 use super::globals::with_globals;
 use super::renderer::TargetFormats;
 
-/// `shaders/lines.wgsl`, without the globals prefix.
-pub const LINES_WGSL: &str = include_str!("../../shaders/lines.wgsl");
+pub use super::shaders::LINES_WGSL;
 
 /// The complete WGSL of this pass (globals + lines), as compiled.
 pub fn shader_source() -> String {

@@ -19,8 +19,7 @@ use wgpu::util::DeviceExt;
 use super::globals::{srgb_to_linear, with_globals};
 use super::renderer::TargetFormats;
 
-/// `shaders/scene.wgsl`, without the globals prefix.
-pub const SCENE_WGSL: &str = include_str!("../../shaders/scene.wgsl");
+pub use super::shaders::SCENE_WGSL;
 
 /// The complete WGSL of this pass (globals + scene), as compiled.
 pub fn shader_source() -> String {

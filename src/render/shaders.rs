@@ -9,13 +9,62 @@
 pub struct ShaderFile {
     pub path: &'static str,
     pub source: &'static str,
+    /// WGSL put in front of `source` when compiling (the drawing passes share `globals.wgsl`).
+    pub prelude: &'static str,
+}
+
+impl ShaderFile {
+    /// The source as handed to `create_shader_module`.
+    pub fn compiled(&self) -> String {
+        if self.prelude.is_empty() {
+            self.source.to_string()
+        } else {
+            format!("{}\n{}", self.prelude, self.source)
+        }
+    }
 }
 
 /// The upsampler's compute kernels (`UpsamplePass`).
 pub const UPSAMPLE_WGSL: &str = include_str!("../../shaders/upsample.wgsl");
+/// WGSL shared by all drawing passes (struct `Globals`, sRGB and ambient helpers).
+pub const GLOBALS_WGSL: &str = include_str!("../../shaders/globals.wgsl");
+/// The cloth surface (`ClothPass`), compiled after [`GLOBALS_WGSL`].
+pub const CLOTH_WGSL: &str = include_str!("../../shaders/cloth.wgsl");
+/// Line overlays (`LinesPass`), compiled after [`GLOBALS_WGSL`].
+pub const LINES_WGSL: &str = include_str!("../../shaders/lines.wgsl");
+/// Sky, ground, pole and colliders (`ScenePass`), compiled after [`GLOBALS_WGSL`].
+pub const SCENE_WGSL: &str = include_str!("../../shaders/scene.wgsl");
+
+/// A pass's WGSL with [`GLOBALS_WGSL`] in front, as handed to `create_shader_module`.
+pub fn with_globals(pass_wgsl: &str) -> String {
+    format!("{GLOBALS_WGSL}\n{pass_wgsl}")
+}
 
 /// Every shader file, for validation.
-pub const ALL: &[ShaderFile] = &[ShaderFile {
-    path: "shaders/upsample.wgsl",
-    source: UPSAMPLE_WGSL,
-}];
+pub const ALL: &[ShaderFile] = &[
+    ShaderFile {
+        path: "shaders/upsample.wgsl",
+        source: UPSAMPLE_WGSL,
+        prelude: "",
+    },
+    ShaderFile {
+        path: "shaders/globals.wgsl",
+        source: GLOBALS_WGSL,
+        prelude: "",
+    },
+    ShaderFile {
+        path: "shaders/cloth.wgsl",
+        source: CLOTH_WGSL,
+        prelude: GLOBALS_WGSL,
+    },
+    ShaderFile {
+        path: "shaders/lines.wgsl",
+        source: LINES_WGSL,
+        prelude: GLOBALS_WGSL,
+    },
+    ShaderFile {
+        path: "shaders/scene.wgsl",
+        source: SCENE_WGSL,
+        prelude: GLOBALS_WGSL,
+    },
+];
