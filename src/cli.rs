@@ -9,8 +9,14 @@ use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use serde::Serialize;
 
+use crate::render::ColorMode;
+use crate::render::headless::HeadlessRenderer;
+use crate::render::view::{self, ViewSettings};
 use crate::sim::scene::{PRESETS, Scene};
+use crate::sim::thread::Snapshot;
 use crate::sim::{IntegratorKind, Simulation};
+use crate::upsample::settings::MAX_RESOLUTION;
+use crate::upsample::{DisplayMode, RenderSettings, try_upsample_cpu};
 
 /// Exit code for bad input (unknown preset, unreadable file, invalid scene or value).
 pub const EXIT_BAD_INPUT: i32 = 2;
@@ -39,6 +45,8 @@ pub struct Cli {
 pub enum Command {
     /// Run N fixed steps headless and write JSON (stdout when no --out).
     Simulate(SimulateArgs),
+    /// Run N steps and render one frame offscreen to a PNG (no window needed).
+    Render(RenderArgs),
     /// List the built-in presets, one line each.
     Presets,
 }
@@ -60,12 +68,64 @@ pub struct SimulateArgs {
     /// implicit-cg, desbrun, hybrid.
     #[arg(long, value_name = "NAME")]
     pub integrator: Option<String>,
+    /// Also write the upsampled render mesh, R × R render nodes (2..=1024), in `render`.
+    #[arg(long, value_name = "R")]
+    pub upsample: Option<u32>,
+    /// Upsample with the GPU compute shader instead of the CPU reference (needs --upsample).
+    #[arg(long)]
+    pub gpu: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// Scene file (.json) or preset name.
+    pub scene: String,
+    /// Number of published steps of `dt` to run before rendering.
+    #[arg(long, default_value_t = 0)]
+    pub steps: u64,
+    /// The PNG to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Image size in pixels, WIDTHxHEIGHT (each 16..=8192).
+    #[arg(long, default_value = "1280x800", value_parser = parse_size)]
+    pub size: (u32, u32),
+    /// Override the scene's integrator.
+    #[arg(long, value_name = "NAME")]
+    pub integrator: Option<String>,
+    /// Display mode: key-only (Fig. 9a), smooth (9b) or wrinkled (9c); default the scene's.
+    #[arg(long, value_name = "MODE")]
+    pub mode: Option<String>,
+    /// Surface colouring: texture, node-type (Fig. 2) or strain.
+    #[arg(long, value_name = "COLORS", default_value = "texture")]
+    pub color: String,
+    /// Draw the key mesh as lines.
+    #[arg(long)]
+    pub wireframe: bool,
+    /// Draw each key node's last velocity change as a segment.
+    #[arg(long)]
+    pub dv: bool,
+}
+
+/// Parses `WIDTHxHEIGHT`.
+fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let (w, h) = text
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("'{text}' is not WIDTHxHEIGHT, e.g. 1280x800"))?;
+    let parse = |v: &str| -> Result<u32, String> {
+        v.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (16..=8192).contains(n))
+            .ok_or_else(|| format!("'{text}': each side must be a whole number in 16..=8192"))
+    };
+    Ok((parse(w)?, parse(h)?))
 }
 
 /// Runs the command line. Returns the process exit code.
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Simulate(args)) => simulate(args),
+        Some(Command::Render(args)) => render(args),
         Some(Command::Presets) => presets(),
         None => Err(BadInput(
             "the viewer is not built yet; use `flagsim simulate` or `flagsim presets`".into(),
@@ -139,6 +199,14 @@ struct StatsOut {
 }
 
 #[derive(Serialize)]
+struct RenderOut {
+    resolution: [u32; 2],
+    source: &'static str,
+    x: Vec<[f32; 3]>,
+    n: Vec<[f32; 3]>,
+}
+
+#[derive(Serialize)]
 struct SimulateOut {
     steps: u64,
     time: f64,
@@ -146,6 +214,8 @@ struct SimulateOut {
     nodes: Vec<NodeOut>,
     #[serde(skip_serializing_if = "Option::is_none")]
     frames: Option<Vec<FrameOut>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    render: Option<RenderOut>,
     stats: StatsOut,
 }
 
@@ -164,6 +234,24 @@ fn simulate(args: SimulateArgs) -> Result<()> {
     let scene = load_scene(&args.scene, args.integrator.as_deref())?;
     if args.every == Some(0) {
         return Err(BadInput("--every: must be at least 1".into()).into());
+    }
+    if args.gpu && args.upsample.is_none() {
+        return Err(BadInput("--gpu: only with --upsample R".into()).into());
+    }
+    if let Some(r) = args.upsample {
+        if !(2..=MAX_RESOLUTION).contains(&r) {
+            return Err(BadInput(format!(
+                "--upsample: must be in 2..={MAX_RESOLUTION}, got {r}"
+            ))
+            .into());
+        }
+        if scene.cloth.grid.is_none() {
+            return Err(BadInput(format!(
+                "--upsample: {} is not a grid cloth; the spline upsampler needs a grid",
+                args.scene
+            ))
+            .into());
+        }
     }
     let mut sim = scene
         .simulation()
@@ -188,12 +276,17 @@ fn simulate(args: SimulateArgs) -> Result<()> {
     if let Some(d) = &sim.divergence {
         eprintln!("flagsim: warning: {d}; the output is the last good state");
     }
+    let render = match args.upsample {
+        Some(r) => Some(upsample_output(&sim, &scene, r, args.gpu)?),
+        None => None,
+    };
     let out = SimulateOut {
         steps: sim.step_index,
         time: sim.time,
         integrator: sim.params().integrator.name(),
         nodes: nodes_of(&sim),
         frames,
+        render,
         stats: StatsOut {
             wall_seconds,
             max_strain: sim.cloth.max_strain(),
@@ -203,6 +296,102 @@ fn simulate(args: SimulateArgs) -> Result<()> {
         },
     };
     write_json(&out, args.out.as_ref())
+}
+
+/// The final key nodes upsampled to `r × r` render nodes by the CPU reference or the GPU.
+fn upsample_output(sim: &Simulation, scene: &Scene, r: u32, gpu: bool) -> Result<RenderOut> {
+    let grid = sim
+        .cloth
+        .grid
+        .ok_or_else(|| BadInput("--upsample needs a grid cloth".into()))?;
+    let keys = view::key_positions(&sim.cloth.x);
+    let key_grid = view::key_grid(&grid, &keys);
+    let settings = RenderSettings {
+        resolution: [r, r],
+        ..scene.render.clone()
+    };
+    let (mesh, source) = if gpu {
+        let mut headless = HeadlessRenderer::new(16, 16).context("--gpu")?;
+        (headless.upsample(&key_grid, &settings)?, "gpu")
+    } else {
+        let mesh = try_upsample_cpu(&key_grid, &settings)
+            .map_err(|e| BadInput(format!("--upsample: {e}")))?;
+        (mesh, "cpu")
+    };
+    Ok(RenderOut {
+        resolution: mesh.resolution,
+        source,
+        x: mesh.positions.iter().map(|p| p.to_array()).collect(),
+        n: mesh.normals.iter().map(|p| p.to_array()).collect(),
+    })
+}
+
+fn render(args: RenderArgs) -> Result<()> {
+    let mut scene = load_scene(&args.scene, args.integrator.as_deref())?;
+    if let Some(mode) = &args.mode {
+        scene.render.mode = DisplayMode::ALL
+            .into_iter()
+            .find(|m| m.name() == mode)
+            .ok_or_else(|| {
+                BadInput(format!(
+                    "--mode: unknown mode '{mode}'; choose key-only, smooth or wrinkled"
+                ))
+            })?;
+        if scene.render.mode == DisplayMode::Wrinkled {
+            scene.render.wrinkles = true;
+        }
+    }
+    let color_mode = [ColorMode::Texture, ColorMode::NodeType, ColorMode::Strain]
+        .into_iter()
+        .find(|c| c.name() == args.color)
+        .ok_or_else(|| {
+            BadInput(format!(
+                "--color: unknown colouring '{}'; choose texture, node-type or strain",
+                args.color
+            ))
+        })?;
+    let out_ok = args
+        .out
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+    if !out_ok {
+        return Err(BadInput(format!("--out: {} must end in .png", args.out.display())).into());
+    }
+    let mut sim = scene
+        .simulation()
+        .map_err(|e| BadInput(format!("{}: {e}", args.scene)))?;
+    let initial = Snapshot::of(&sim);
+    for _ in 0..args.steps {
+        if !sim.step() {
+            break;
+        }
+    }
+    if let Some(d) = &sim.divergence {
+        eprintln!("flagsim: warning: {d}; rendering the last good state");
+    }
+    let snap = Snapshot::of(&sim);
+    let view_settings = ViewSettings {
+        render: scene.render.clone(),
+        color_mode,
+        key_wireframe: args.wireframe,
+        dv_overlay: args.dv,
+        ..ViewSettings::default()
+    };
+    let (w, h) = args.size;
+    let mut headless = HeadlessRenderer::new(w, h)?;
+    let camera = view::framing_camera(&initial);
+    let image = headless.render(&snap, &view_settings, &camera)?;
+    image
+        .save(&args.out)
+        .map_err(|e| BadInput(format!("{}: cannot write the PNG: {e}", args.out.display())))?;
+    eprintln!(
+        "flagsim: wrote {} ({w}×{h}, step {}, t = {:.3} s, {})",
+        args.out.display(),
+        sim.step_index,
+        sim.time,
+        headless.ctx.adapter_report()
+    );
+    Ok(())
 }
 
 fn write_json(value: &impl Serialize, out: Option<&PathBuf>) -> Result<()> {

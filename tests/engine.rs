@@ -302,6 +302,7 @@ fn drag_opposes_relative_velocity_and_never_reverses_it() {
         let mut wind = Wind {
             drag: rng.range(0.0, 1.0),
             lift: 0.0,
+            linear: 0.0,
             ..Wind::default()
         };
         // Explicit drag is eq. 17 exactly.
@@ -335,6 +336,7 @@ fn lift_is_perpendicular_to_the_relative_velocity_and_both_vanish_without_it() {
         let wind = Wind {
             drag: 0.0,
             lift: 0.3,
+            linear: 0.0,
             lift_model: model,
             drag_model: DragModel::Explicit,
             ..Wind::default()
@@ -507,8 +509,8 @@ fn changing_parameters_mid_run_gives_no_nan_and_no_jump() {
         ("integrator desbrun", |p| {
             p.integrator = IntegratorKind::Desbrun
         }),
-        ("integrator symplectic", |p| {
-            p.integrator = IntegratorKind::SymplecticEuler
+        ("integrator hybrid", |p| {
+            p.integrator = IntegratorKind::Hybrid
         }),
     ];
     for (what, change) in changes {
@@ -543,6 +545,29 @@ fn changing_parameters_mid_run_gives_no_nan_and_no_jump() {
                     "{what}: jumped at {speed} m/s (before {before} m/s)"
                 );
             }
+        }
+    }
+    // An explicit scheme has no numerical damping: switched to from `kang`'s state it releases
+    // the strain energy `kang` damps away, and at the flag's h²k/m ≈ 9 it is unstable anyway.
+    // What must hold is that nothing non-finite is ever published.
+    for kind in [
+        IntegratorKind::ExplicitEuler,
+        IntegratorKind::SymplecticEuler,
+        IntegratorKind::Verlet,
+    ] {
+        let mut sim = run_preset("flag", 120);
+        let mut p = sim.params().clone();
+        p.integrator = kind;
+        sim.set_params(p).unwrap();
+        for _ in 0..120 {
+            sim.step();
+            assert!(
+                sim.cloth
+                    .x
+                    .iter()
+                    .chain(&sim.cloth.v)
+                    .all(|x| x.is_finite())
+            );
         }
     }
     // Mass too.

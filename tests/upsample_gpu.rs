@@ -257,3 +257,31 @@ fn gpu_pass_rejects_invalid_input_and_reading_before_any_upload() {
     );
     assert!(gpu.pass.render_positions_buffer().is_none());
 }
+
+/// The key grid of the `flag` preset after `seconds` of simulation.
+fn flag_after(seconds: f64) -> (flagsim::sim::GridInfo, Vec<glam::Vec3>) {
+    let scene = flagsim::sim::Scene::load("flag").expect("preset");
+    let mut sim = scene.simulation().expect("simulation");
+    let steps = (seconds / scene.params.dt).round() as usize;
+    for _ in 0..steps {
+        assert!(sim.step());
+    }
+    let grid = sim.cloth.grid.expect("grid cloth");
+    (grid, flagsim::render::view::key_positions(&sim.cloth.x))
+}
+
+#[test]
+fn gpu_matches_cpu_on_the_flag_preset_after_two_seconds() {
+    let Some(mut g) = gpu_harness() else { return };
+    let (info, keys) = flag_after(2.0);
+    let grid = flagsim::render::view::key_grid(&info, &keys);
+    g.assert_matches_cpu_in_every_mode("flag after 2 s", &grid, [50, 50]);
+    for mode in DisplayMode::ALL {
+        let settings = RenderSettings {
+            resolution: [1024, 1024],
+            mode,
+            ..RenderSettings::default()
+        };
+        g.assert_matches_cpu("flag after 2 s at 1024²", &grid, &settings);
+    }
+}

@@ -44,4 +44,10 @@ pub enum RenderError {
     /// Reading the rendered image back from the GPU failed.
     #[error("reading the rendered image back failed: {0}")]
     Readback(String),
+    /// Opening or driving the GPU failed (no adapter, device lost, …).
+    #[error(transparent)]
+    Gpu(#[from] super::gpu::GpuError),
+    /// The key grid or the upsampling settings were rejected.
+    #[error("upsampling: {0}")]
+    Upsample(#[from] crate::upsample::UpsampleError),
 }

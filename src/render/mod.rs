@@ -14,14 +14,17 @@ pub mod camera;
 pub mod cloth_pass;
 pub mod error;
 pub mod flag_texture;
+pub mod frame;
 pub mod globals;
 pub mod gpu;
+pub mod headless;
 pub mod lines_pass;
 pub mod offscreen;
 pub mod renderer;
 pub mod scene_pass;
 pub mod shaders;
 pub mod upsample_pass;
+pub mod view;
 
 pub use camera::OrbitCamera;
 pub use cloth_pass::{ClothFrame, ClothStyle, ColorMode};

@@ -144,17 +144,19 @@ pub fn air_force(wind: &Wind, normal: DVec3, v_rel: DVec3) -> (DVec3, f64) {
     }
 }
 
-/// Gravity and air on every node at time `t`, given the key-mesh normals.
+/// Gravity and air on every node at time `t`, given the key-mesh normals and the base wind
+/// the air currently has (m/s; it lags `params.wind.velocity` by `params.wind.response`).
 pub fn external_forces(
     cloth: &Cloth,
     params: &Params,
     t: f64,
+    base_wind: DVec3,
     normals: &[DVec3],
     parallel: bool,
     ext: &mut External,
 ) {
     let g = DVec3::from_array(params.gravity);
-    let field = WindField::new(&params.wind);
+    let field = WindField::with_base(&params.wind, base_wind);
     let External {
         force,
         drag_c,
@@ -191,8 +193,13 @@ pub struct WindField {
 }
 
 impl WindField {
+    /// The field of `w` with its base velocity.
     pub fn new(w: &Wind) -> Self {
-        let base = DVec3::from_array(w.velocity);
+        Self::with_base(w, DVec3::from_array(w.velocity))
+    }
+
+    /// The field of `w`'s gusts around another base velocity, m/s.
+    pub fn with_base(w: &Wind, base: DVec3) -> Self {
         let speed = base.length();
         let dir = if speed > 0.0 { base / speed } else { DVec3::X };
         let side = dir.cross(DVec3::Y).try_normalize().unwrap_or(DVec3::Z);

@@ -73,7 +73,7 @@ pub struct Stiffness {
     pub structural: f64,
     /// Diagonal springs. Range 0..=1e6 N/m. Default 10.
     pub shear: f64,
-    /// Springs two nodes apart along rows and columns. Range 0..=1e6 N/m. Default 4.
+    /// Springs two nodes apart along rows and columns. Range 0..=1e6 N/m. Default 1.
     pub bend: f64,
 }
 
@@ -82,7 +82,7 @@ impl Default for Stiffness {
         Self {
             structural: 40.0,
             shear: 10.0,
-            bend: 4.0,
+            bend: 1.0,
         }
     }
 }
@@ -113,9 +113,9 @@ pub enum DragModel {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Gust {
-    /// Relative speed fluctuation (dimensionless, 0 = steady). Range 0..=2. Default 0.35.
+    /// Relative speed fluctuation (dimensionless, 0 = steady). Range 0..=2. Default 0.6.
     pub strength: f64,
-    /// Typical time between gusts, s. Range 0.05..=60. Default 1.5.
+    /// Typical time between gusts, s. Range 0.05..=60. Default 1.
     pub period: f64,
     /// Noise seed: the same seed gives the same wind. Default 1.
     pub seed: u64,
@@ -124,8 +124,8 @@ pub struct Gust {
 impl Default for Gust {
     fn default() -> Self {
         Self {
-            strength: 0.35,
-            period: 1.5,
+            strength: 0.6,
+            period: 1.0,
             seed: 1,
         }
     }
@@ -137,30 +137,36 @@ impl Default for Gust {
 pub struct Wind {
     /// Base wind velocity, m/s. Each component in -200..=200. Default `[6, 0, 0]`.
     pub velocity: [f64; 3],
-    /// Drag constant `K_D` of eq. 17, kg/m. Range 0..=10. Default 0.002.
+    /// Drag constant `K_D` of eq. 17, kg/m. Range 0..=10. Default 0.004.
     pub drag: f64,
-    /// Lift constant `K_L` of eq. 19, kg/m. Range 0..=10. Default 0.001.
+    /// Lift constant `K_L` of eq. 19, kg/m. Range 0..=10. Default 0.002.
     pub lift: f64,
     /// Default `paper`.
     pub lift_model: LiftModel,
     /// Default `semi-implicit`.
     pub drag_model: DragModel,
     /// Linear wind constant `k_w` of huang-2014, `F_w = k_w (v_wind - v)`, kg/s. Range 0..=10.
-    /// Default 0 (off).
+    /// Default 0.004: the paper's pressure drag and lift vanish on cloth edge-on to the wind, so
+    /// without this skin-friction-like pull a flag in a steady wind would hang.
     pub linear: f64,
     pub gust: Gust,
+    /// Time constant with which the air follows a change of `velocity`, s: the wind a node feels
+    /// moves toward the set value by `1 - exp(-h / response)` per step, so turning the wind up
+    /// does not hit the cloth as a step. 0 = instant. Range 0..=10. Default 0.5.
+    pub response: f64,
 }
 
 impl Default for Wind {
     fn default() -> Self {
         Self {
             velocity: [6.0, 0.0, 0.0],
-            drag: 0.002,
-            lift: 0.001,
+            drag: 0.004,
+            lift: 0.002,
             lift_model: LiftModel::Paper,
             drag_model: DragModel::SemiImplicit,
-            linear: 0.0,
+            linear: 0.004,
             gust: Gust::default(),
+            response: 0.5,
         }
     }
 }
@@ -400,6 +406,7 @@ impl Params {
             2.0,
         )?;
         in_range("params.wind.gust.period", self.wind.gust.period, 0.05, 60.0)?;
+        in_range("params.wind.response", self.wind.response, 0.0, 10.0)?;
         in_range(
             "params.provot.max_stretch",
             self.provot.max_stretch,

@@ -118,6 +118,8 @@ pub struct Simulation {
     pub pole_offset: DVec3,
     /// Force the parallel path on or off; `None` chooses by [`PARALLEL_THRESHOLD`].
     pub parallel: Option<bool>,
+    /// The base wind the air has now, m/s (follows `params.wind.velocity`).
+    pub base_wind: DVec3,
     desbrun: DesbrunFilter,
     scratch: Scratch,
 }
@@ -138,7 +140,7 @@ impl Simulation {
         cloth.apply_stiffness(&params.stiffness);
         let mut sim = Self {
             cloth,
-            params,
+            params: params.clone(),
             time: 0.0,
             step_index: 0,
             paused: false,
@@ -147,6 +149,7 @@ impl Simulation {
             grab: None,
             pole_offset: DVec3::ZERO,
             parallel: None,
+            base_wind: DVec3::from_array(params.wind.velocity),
             desbrun: DesbrunFilter::default(),
             scratch: Scratch::default(),
         };
@@ -380,8 +383,23 @@ impl Simulation {
             &mut s.spring_f,
             &mut s.force,
         );
-        // 4. External forces.
-        forces::external_forces(cloth, params, t, &s.normals, parallel, &mut s.ext);
+        // 4. External forces, in the air as it is now.
+        let target = DVec3::from_array(params.wind.velocity);
+        let follow = if params.wind.response > 0.0 {
+            1.0 - (-h / params.wind.response).exp()
+        } else {
+            1.0
+        };
+        self.base_wind += (target - self.base_wind) * follow;
+        forces::external_forces(
+            cloth,
+            params,
+            t,
+            self.base_wind,
+            &s.normals,
+            parallel,
+            &mut s.ext,
+        );
         // 5. The integrator's Δv.
         match kind {
             IntegratorKind::Kang | IntegratorKind::Hybrid | IntegratorKind::Desbrun => {
@@ -522,7 +540,9 @@ impl Simulation {
         self.params.colliders.clear();
         let v0 = self.cloth.v.clone();
         let h = self.params.h();
+        let base_wind = self.base_wind;
         let result = self.substep(h);
+        self.base_wind = base_wind;
         let dv: Vec<DVec3> = self.cloth.v.iter().zip(&v0).map(|(a, b)| *a - *b).collect();
         self.cloth.x = saved.0;
         self.cloth.v = saved.1;

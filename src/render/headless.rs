@@ -1,0 +1,70 @@
+//! Rendering without a window: `flagsim render`, `flagsim simulate --gpu`, tests and the README
+//! pictures. Owns a headless device, the upsample pass, the renderer and one offscreen target.
+
+use image::RgbaImage;
+
+use super::camera::OrbitCamera;
+use super::error::RenderError;
+use super::frame::ClothScene;
+use super::gpu::GpuContext;
+use super::offscreen::OffscreenTarget;
+use super::renderer::Renderer;
+use super::view::ViewSettings;
+use crate::sim::thread::Snapshot;
+use crate::upsample::{KeyGrid, RenderMesh, RenderSettings};
+
+pub struct HeadlessRenderer {
+    pub ctx: GpuContext,
+    scene: ClothScene,
+    renderer: Renderer,
+    target: OffscreenTarget,
+}
+
+impl HeadlessRenderer {
+    /// Opens the GPU and builds everything for `width × height` images.
+    pub fn new(width: u32, height: u32) -> Result<Self, RenderError> {
+        let ctx = GpuContext::new_headless()?;
+        let target = OffscreenTarget::new(&ctx.device, width, height)?;
+        let renderer = Renderer::new(&ctx.device, &ctx.queue, OffscreenTarget::FORMAT)?;
+        let scene = ClothScene::new(&ctx.device)?;
+        Ok(Self {
+            ctx,
+            scene,
+            renderer,
+            target,
+        })
+    }
+
+    /// One image of `snap` as `view` asks, seen by `camera`.
+    pub fn render(
+        &mut self,
+        snap: &Snapshot,
+        view: &ViewSettings,
+        camera: &OrbitCamera,
+    ) -> Result<RgbaImage, RenderError> {
+        let device = &self.ctx.device;
+        let queue = &self.ctx.queue;
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("headless upsample encoder"),
+        });
+        self.scene
+            .prepare(device, queue, &mut encoder, snap, view)?;
+        queue.submit([encoder.finish()]);
+        let frame = self
+            .scene
+            .frame_data(snap, view, camera, self.target.aspect());
+        self.renderer
+            .render_offscreen(device, queue, &self.target, &frame)
+    }
+
+    /// The GPU upsampler's result for `grid`, read back (for `simulate --upsample R --gpu`).
+    pub fn upsample(
+        &mut self,
+        grid: &KeyGrid,
+        settings: &RenderSettings,
+    ) -> Result<RenderMesh, RenderError> {
+        let upsample = &mut self.scene.upsample;
+        let _recreated = upsample.upload_keys(&self.ctx.device, &self.ctx.queue, grid, settings)?;
+        Ok(upsample.run_and_read_back(&self.ctx)?)
+    }
+}

@@ -1,0 +1,201 @@
+//! `flagsim render` and `flagsim simulate --upsample` as a user runs them: real PNGs of the
+//! expected size that show cloth, different pictures for the three display modes, and GPU
+//! upsampling that agrees with the CPU reference. On a machine with no GPU adapter these print
+//! `SKIPPED` and pass, except under `CI=true`.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn flagsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_flagsim"))
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .expect("run flagsim")
+}
+
+fn out_path(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("flagsim-render-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Runs `flagsim render`; `None` (after a loud SKIPPED) when no adapter exists outside CI.
+fn render(args: &[&str]) -> Option<image::RgbaImage> {
+    let out = flagsim(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && err.contains("adapter") {
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "CI=true but no GPU adapter: {err}"
+        );
+        let _ = writeln!(std::io::stderr(), "SKIPPED: no GPU adapter. {err}");
+        return None;
+    }
+    assert!(out.status.success(), "{args:?}: {err}");
+    let path = args[args.iter().position(|a| *a == "--out").unwrap() + 1];
+    Some(image::open(path).expect("a PNG was written").to_rgba8())
+}
+
+/// The flag texture's navy field: dark, clearly blue, nothing like the sky or the ground.
+fn is_navy(p: &image::Rgba<u8>) -> bool {
+    let [r, g, b, _] = p.0;
+    b < 140 && b as i32 > r as i32 + 25 && b as i32 > g as i32 + 10
+}
+
+#[test]
+fn render_writes_a_png_of_the_asked_size_showing_the_flag() {
+    let path = out_path("flag.png");
+    let args = [
+        "render",
+        "flag",
+        "--steps",
+        "60",
+        "--out",
+        path.to_str().unwrap(),
+        "--size",
+        "320x200",
+    ];
+    let Some(img) = render(&args) else { return };
+    assert_eq!(img.dimensions(), (320, 200));
+    let navy = img.pixels().filter(|p| is_navy(p)).count();
+    assert!(
+        navy > 500,
+        "only {navy} flag-coloured pixels: no cloth in the picture?"
+    );
+}
+
+fn mean_difference(a: &image::RgbaImage, b: &image::RgbaImage) -> f64 {
+    let total: u64 = a
+        .pixels()
+        .zip(b.pixels())
+        .map(|(p, q)| (0..3).map(|c| p.0[c].abs_diff(q.0[c]) as u64).sum::<u64>())
+        .sum();
+    total as f64 / (a.width() * a.height()) as f64
+}
+
+#[test]
+fn the_three_display_modes_give_different_pictures() {
+    let mut images = Vec::new();
+    for mode in ["key-only", "smooth", "wrinkled"] {
+        let path = out_path(&format!("mode-{mode}.png"));
+        let args = [
+            "render",
+            "flag",
+            "--steps",
+            "90",
+            "--out",
+            path.to_str().unwrap(),
+            "--size",
+            "480x300",
+            "--mode",
+            mode,
+        ];
+        let Some(img) = render(&args) else { return };
+        images.push((mode, img));
+    }
+    for i in 0..3 {
+        for j in i + 1..3 {
+            let d = mean_difference(&images[i].1, &images[j].1);
+            assert!(
+                d > 0.05,
+                "{} and {} look the same ({d})",
+                images[i].0,
+                images[j].0
+            );
+        }
+    }
+}
+
+#[test]
+fn render_rejects_bad_values_with_exit_code_2() {
+    for (args, needle) in [
+        (
+            vec!["render", "flag", "--out", "x.png", "--size", "10x10"],
+            "--size",
+        ),
+        (
+            vec!["render", "flag", "--out", "x.png", "--size", "big"],
+            "--size",
+        ),
+        (
+            vec!["render", "flag", "--out", "x.png", "--mode", "fancy"],
+            "--mode",
+        ),
+        (
+            vec!["render", "flag", "--out", "x.png", "--color", "pink"],
+            "--color",
+        ),
+        (vec!["render", "flag", "--out", "x.txt"], ".png"),
+        (vec!["render", "nope", "--out", "x.png"], "unknown preset"),
+    ] {
+        let out = flagsim(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn simulate_upsample_on_the_gpu_matches_the_cpu_reference() {
+    let cpu = flagsim(&["simulate", "flag", "--steps", "120", "--upsample", "50"]);
+    assert!(cpu.status.success());
+    let cpu: serde_json::Value = serde_json::from_slice(&cpu.stdout).unwrap();
+    assert_eq!(cpu["render"]["source"], "cpu");
+    assert_eq!(cpu["render"]["resolution"], serde_json::json!([50, 50]));
+    let gpu = flagsim(&[
+        "simulate",
+        "flag",
+        "--steps",
+        "120",
+        "--upsample",
+        "50",
+        "--gpu",
+    ]);
+    let err = String::from_utf8_lossy(&gpu.stderr);
+    if !gpu.status.success() && err.contains("adapter") {
+        assert!(std::env::var("CI").map_or(true, |v| v != "true"), "{err}");
+        let _ = writeln!(std::io::stderr(), "SKIPPED: no GPU adapter. {err}");
+        return;
+    }
+    assert!(gpu.status.success(), "{err}");
+    let gpu: serde_json::Value = serde_json::from_slice(&gpu.stdout).unwrap();
+    assert_eq!(gpu["render"]["source"], "gpu");
+    let (a, b) = (
+        cpu["render"]["x"].as_array().unwrap(),
+        gpu["render"]["x"].as_array().unwrap(),
+    );
+    assert_eq!(a.len(), 2500);
+    assert_eq!(a.len(), b.len());
+    for (p, q) in a.iter().zip(b) {
+        for c in 0..3 {
+            let d = p[c].as_f64().unwrap() - q[c].as_f64().unwrap();
+            assert!(d.abs() < 1e-4, "GPU and CPU differ by {d} m");
+        }
+    }
+}
+
+#[test]
+fn upsample_needs_a_grid_and_a_sane_resolution() {
+    for (args, needle) in [
+        (
+            vec!["simulate", "two-masses", "--steps", "1", "--upsample", "50"],
+            "grid",
+        ),
+        (
+            vec!["simulate", "flag", "--steps", "1", "--upsample", "1"],
+            "--upsample",
+        ),
+        (
+            vec!["simulate", "flag", "--steps", "1", "--upsample", "5000"],
+            "--upsample",
+        ),
+        (vec!["simulate", "flag", "--steps", "1", "--gpu"], "--gpu"),
+    ] {
+        let out = flagsim(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
