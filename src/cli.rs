@@ -104,6 +104,9 @@ pub struct RenderArgs {
     /// Draw each key node's last velocity change as a segment.
     #[arg(long)]
     pub dv: bool,
+    /// Move the camera closer (2 = half the distance of the automatic framing), 0.1..=20.
+    #[arg(long, default_value_t = 1.0)]
+    pub zoom: f32,
 }
 
 /// Parses `WIDTHxHEIGHT`.
@@ -350,6 +353,9 @@ fn render(args: RenderArgs) -> Result<()> {
                 args.color
             ))
         })?;
+    if !(args.zoom.is_finite() && (0.1..=20.0).contains(&args.zoom)) {
+        return Err(BadInput(format!("--zoom: must be in 0.1..=20, got {}", args.zoom)).into());
+    }
     let out_ok = args
         .out
         .extension()
@@ -379,7 +385,9 @@ fn render(args: RenderArgs) -> Result<()> {
     };
     let (w, h) = args.size;
     let mut headless = HeadlessRenderer::new(w, h)?;
-    let camera = view::framing_camera(&initial);
+    // Frame where the cloth started and where it ended (a drop, a blown-out flag).
+    let mut camera = view::framing_camera(&[&initial, &snap]);
+    camera.distance /= args.zoom;
     let image = headless.render(&snap, &view_settings, &camera)?;
     image
         .save(&args.out)

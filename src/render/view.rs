@@ -149,14 +149,19 @@ pub fn bounds(snap: &Snapshot) -> (Vec3, Vec3) {
     (lo, hi)
 }
 
-/// A camera looking at the scene from the front (+Z), a little from the fly side and above.
-pub fn framing_camera(snap: &Snapshot) -> OrbitCamera {
+/// A camera looking from the front (+Z), a little from the fly side and above, at everything
+/// in `snaps` (e.g. the initial and the current state).
+pub fn framing_camera(snaps: &[&Snapshot]) -> OrbitCamera {
     let mut camera = OrbitCamera {
         yaw: 0.35,
         pitch: 0.12,
         ..OrbitCamera::default()
     };
-    let (lo, hi) = bounds(snap);
+    let (lo, hi) = snaps
+        .iter()
+        .map(|s| bounds(s))
+        .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)))
+        .unwrap_or((Vec3::splat(-1.0), Vec3::splat(1.0)));
     // Leave room for the cloth to move (wind, waving) around its initial place: a flag blown out
     // and drooping reaches below its rest rectangle.
     let pad = 0.1 * (hi - lo).length().max(0.2);

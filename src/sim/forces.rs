@@ -179,7 +179,7 @@ pub fn external_forces(
 /// Gust noise is evaluated at `τ = (t - x·d̂ / |V|) / period` (a gust reaches the fly end after
 /// the hoist) plus a small cross-wind phase, so it varies smoothly in time and along the cloth.
 /// The speed is scaled by `1 + strength · g₁(τ)` and the direction swings across the wind by
-/// `0.3 · strength · g₂(τ)` and vertically by half that. Same seed, same wind.
+/// `0.3 · strength · g₂(4τ)` and vertically by half that (a quicker swirl). Same seed, same wind.
 #[derive(Debug, Clone, Copy)]
 pub struct WindField {
     base: DVec3,
@@ -224,8 +224,10 @@ impl WindField {
         let travel = x.dot(self.dir) / self.speed.max(1.0);
         let tau = (t - travel) / self.period + 0.2 * x.dot(self.side);
         let g1 = smooth_noise(self.seed, tau);
-        let g2 = smooth_noise(self.seed.wrapping_add(0x9E37), 0.7 * tau + 13.1);
-        let g3 = smooth_noise(self.seed.wrapping_add(0x7F4A), 0.9 * tau + 41.7);
+        // The cross-wind swirl is four times quicker than the gusts: at flag speeds its
+        // wavelength along the wind is about a flag's length, so ripples travel down the cloth.
+        let g2 = smooth_noise(self.seed.wrapping_add(0x9E37), 4.0 * tau + 13.1);
+        let g3 = smooth_noise(self.seed.wrapping_add(0x7F4A), 3.3 * tau + 41.7);
         let s = self.strength;
         self.speed
             * ((1.0 + s * g1) * self.dir + 0.3 * s * g2 * self.side + 0.15 * s * g3 * self.up)
