@@ -674,8 +674,8 @@ fn velocity_zigzag(history: &[Vec<DVec3>]) -> f64 {
     let mut sum = 0.0;
     let mut n = 0.0;
     for w in history.windows(3) {
-        for i in 0..w[1].len() {
-            sum += (w[1][i] - 0.5 * (w[0][i] + w[2][i])).length();
+        for ((a, b), c) in w[0].iter().zip(&w[1]).zip(&w[2]) {
+            sum += (*b - 0.5 * (*a + *c)).length();
             n += 1.0;
         }
     }
