@@ -1,4 +1,5 @@
 pub mod cli;
 pub mod render;
 pub mod sim;
+pub mod ui;
 pub mod upsample;

@@ -20,6 +20,7 @@ pub mod gpu;
 pub mod headless;
 pub mod lines_pass;
 pub mod offscreen;
+pub mod picking;
 pub mod renderer;
 pub mod scene_pass;
 pub mod shaders;
