@@ -1,3 +1,4 @@
+pub mod app;
 pub mod render;
 pub mod sim;
 pub mod upsample;
