@@ -81,4 +81,5 @@
 //! may be called twice in one frame for this. `src/bin/viewer_demo.rs` does both.
 
 pub mod frame_stats;
+pub mod screenshot;
 pub mod surface;
