@@ -1,0 +1,271 @@
+//! egui over the 3-D view: input from winit, panels from the caller, triangles through wgpu.
+//!
+//! [`EguiLayer`] bundles the three egui pieces a winit + wgpu program needs: the
+//! [`egui::Context`], the [`egui_winit::State`] that turns window events into egui input and
+//! applies egui's platform output (cursor icon, clipboard, opened links, IME), and the
+//! [`egui_wgpu::Renderer`].
+//!
+//! A frame goes: [`EguiLayer::on_window_event`] for every window event (its
+//! [`EventResponse::consumed`] says whether the 3-D view may also have it), then
+//! [`EguiLayer::run`] once per redraw (or [`EguiLayer::begin_frame`] … [`EguiLayer::end_frame`]),
+//! then [`EguiLayer::paint`] into the frame's colour target after the 3-D passes, then
+//! [`EguiLayer::after_submit`] once the encoder has been submitted.
+//!
+//! Texture updates are never lost: the deltas of every run are accumulated until a paint applies
+//! them all (uploads before drawing), and the textures egui frees are destroyed only after the
+//! commands that may still sample them have been submitted. A frame whose surface texture could
+//! not be acquired therefore simply skips `paint`.
+
+use std::time::Duration;
+
+use egui::ViewportId;
+use egui::epaint::{ClippedPrimitive, ClippedShape, textures::TexturesDelta};
+pub use egui_winit::EventResponse;
+use winit::event::WindowEvent;
+use winit::window::Window;
+
+/// What a finished egui frame asks of the application, besides painting.
+#[derive(Debug, Default)]
+pub struct EguiOutput {
+    /// egui wants to be run again after this delay (`Duration::MAX`: only on input).
+    pub repaint_delay: Duration,
+    /// Window commands from the UI (e.g. close, title); apply them with
+    /// `egui_winit::process_viewport_commands` if the application supports them.
+    pub viewport_commands: Vec<egui::ViewportCommand>,
+}
+
+/// The egui context, its winit input state and its wgpu renderer.
+pub struct EguiLayer {
+    ctx: egui::Context,
+    state: egui_winit::State,
+    renderer: egui_wgpu::Renderer,
+    viewport_info: egui::ViewportInfo,
+    /// Shapes of the last finished frame and the scale they were laid out at.
+    shapes: Vec<ClippedShape>,
+    shapes_pixels_per_point: f32,
+    /// The shapes tessellated by the first paint of the frame, reused by further paints.
+    primitives: Option<Vec<ClippedPrimitive>>,
+    /// Texture uploads and frees not yet applied by a paint.
+    pending: TexturesDelta,
+    /// Textures to destroy once the paint that last used them has been submitted.
+    free_after_submit: Vec<egui::TextureId>,
+    in_frame: bool,
+}
+
+impl EguiLayer {
+    /// Creates the layer for `window`, drawing into targets of `output_format` (the surface
+    /// format; a gamma-space format such as `Bgra8Unorm` gives correct egui colours).
+    pub fn new(device: &wgpu::Device, window: &Window, output_format: wgpu::TextureFormat) -> Self {
+        let ctx = egui::Context::default();
+        let max_texture_side = device.limits().max_texture_dimension_2d as usize;
+        let state = egui_winit::State::new(
+            ctx.clone(),
+            ViewportId::ROOT,
+            window,
+            Some(window.scale_factor() as f32),
+            window.theme(),
+            Some(max_texture_side),
+        );
+        let renderer = egui_wgpu::Renderer::new(
+            device,
+            output_format,
+            egui_wgpu::RendererOptions {
+                msaa_samples: 1,
+                depth_stencil_format: None,
+                ..Default::default()
+            },
+        );
+        let mut viewport_info = egui::ViewportInfo::default();
+        egui_winit::update_viewport_info(&mut viewport_info, &ctx, window, true);
+        Self {
+            ctx,
+            state,
+            renderer,
+            viewport_info,
+            shapes: Vec::new(),
+            shapes_pixels_per_point: window.scale_factor() as f32,
+            primitives: None,
+            pending: TexturesDelta::default(),
+            free_after_submit: Vec::new(),
+            in_frame: false,
+        }
+    }
+
+    /// The egui context (cheap to clone), e.g. for styles, fonts or `request_repaint`.
+    pub fn context(&self) -> &egui::Context {
+        &self.ctx
+    }
+
+    /// The wgpu renderer, e.g. to register a native texture (an offscreen view) as an
+    /// `egui::TextureId` for an image widget.
+    pub fn renderer_mut(&mut self) -> &mut egui_wgpu::Renderer {
+        &mut self.renderer
+    }
+
+    /// Feeds one window event to egui. Call it before anything else looks at the event; when
+    /// `consumed` is true (a click on a panel, a drag of a slider, typing into a field) the 3-D
+    /// view must ignore the event. `repaint` means egui wants a redraw.
+    pub fn on_window_event(&mut self, window: &Window, event: &WindowEvent) -> EventResponse {
+        self.state.on_window_event(window, event)
+    }
+
+    /// Feeds raw mouse motion (`DeviceEvent::MouseMotion`); returns whether egui used it.
+    pub fn on_mouse_motion(&mut self, delta: (f64, f64)) -> bool {
+        self.state.on_mouse_motion(delta)
+    }
+
+    /// Whether egui is interested in the pointer now (over a panel or dragging a widget).
+    pub fn wants_pointer_input(&self) -> bool {
+        self.ctx.egui_wants_pointer_input()
+    }
+
+    /// Whether egui has keyboard focus (a text field is being edited).
+    pub fn wants_keyboard_input(&self) -> bool {
+        self.ctx.egui_wants_keyboard_input()
+    }
+
+    /// Runs one egui frame: `add_ui` receives the root [`egui::Ui`] (add `egui::Panel::left`
+    /// and friends to it). Handles the platform output and keeps the shapes for [`Self::paint`].
+    pub fn run(&mut self, window: &Window, add_ui: impl FnMut(&mut egui::Ui)) -> EguiOutput {
+        let input = self.take_input(window);
+        let full_output = self.ctx.run_ui(input, add_ui);
+        self.finish(window, full_output)
+    }
+
+    /// Starts an egui frame for code that only has the context; finish it with
+    /// [`Self::end_frame`]. Prefer [`Self::run`].
+    pub fn begin_frame(&mut self, window: &Window) {
+        let input = self.take_input(window);
+        self.ctx.begin_pass(input);
+        self.in_frame = true;
+    }
+
+    /// Ends the frame started by [`Self::begin_frame`]; without one it does nothing.
+    pub fn end_frame(&mut self, window: &Window) -> EguiOutput {
+        if !std::mem::take(&mut self.in_frame) {
+            return EguiOutput::default();
+        }
+        let full_output = self.ctx.end_pass();
+        self.finish(window, full_output)
+    }
+
+    /// The pixels-per-point the last frame was laid out at; pass it to [`Self::paint`].
+    pub fn pixels_per_point(&self) -> f32 {
+        self.shapes_pixels_per_point
+    }
+
+    /// Draws the last frame's UI over the existing contents of `view` (the colour is loaded,
+    /// not cleared). Applies every pending texture upload first. Returns command buffers from
+    /// paint callbacks: submit them before `encoder`, then call [`Self::after_submit`].
+    ///
+    /// `size_px` is the size of `view` in physical pixels; `pixels_per_point` normally
+    /// [`Self::pixels_per_point`]. It may be called more than once per frame (into the window
+    /// and into an offscreen capture target); the shapes are tessellated only once.
+    pub fn paint(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        view: &wgpu::TextureView,
+        size_px: [u32; 2],
+        pixels_per_point: f32,
+    ) -> Vec<wgpu::CommandBuffer> {
+        let (ctx, shapes) = (&self.ctx, &mut self.shapes);
+        let primitives = self
+            .primitives
+            .get_or_insert_with(|| ctx.tessellate(std::mem::take(shapes), pixels_per_point));
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: size_px,
+            pixels_per_point,
+        };
+
+        // Uploads before drawing. Per texture the deltas are applied in the order egui made
+        // them (a whole image, then patches); the order between textures does not matter.
+        let mut pending = std::mem::take(&mut self.pending);
+        for (id, deltas) in pending.set.drain() {
+            for delta in &deltas {
+                self.renderer.update_texture(device, queue, id, delta);
+            }
+        }
+        self.free_after_submit.extend(pending.free.drain());
+
+        let callback_buffers = self
+            .renderer
+            .update_buffers(device, queue, encoder, primitives, &screen);
+
+        let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("egui"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view,
+                resolve_target: None,
+                depth_slice: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Load,
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: None,
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        // `Renderer::render` wants a `RenderPass<'static>`: `forget_lifetime` turns the
+        // borrow of `encoder` into a run-time check. The pass is dropped (ended) right here,
+        // before anything else touches the encoder.
+        let mut pass = pass.forget_lifetime();
+        self.renderer.render(&mut pass, primitives, &screen);
+        drop(pass);
+
+        callback_buffers
+    }
+
+    /// Destroys the textures egui freed, once the commands of the paint that last used them
+    /// have been submitted. Calling it late (or not at all) only delays the frees to the start
+    /// of the next frame, by which time the last frame's commands were submitted (or dropped).
+    pub fn after_submit(&mut self) {
+        for id in self.free_after_submit.drain(..) {
+            self.renderer.free_texture(&id);
+        }
+    }
+
+    fn take_input(&mut self, window: &Window) -> egui::RawInput {
+        self.after_submit();
+        let mut input = self.state.take_egui_input(window);
+        egui_winit::update_viewport_info(&mut self.viewport_info, &self.ctx, window, false);
+        input
+            .viewports
+            .insert(ViewportId::ROOT, self.viewport_info.clone());
+        input
+    }
+
+    fn finish(&mut self, window: &Window, mut full_output: egui::FullOutput) -> EguiOutput {
+        let textures = std::mem::take(&mut full_output.textures_delta);
+        self.pending.append(textures);
+        let egui::FullOutput {
+            platform_output,
+            shapes,
+            pixels_per_point,
+            mut viewport_output,
+            ..
+        } = full_output;
+        self.state.handle_platform_output(window, platform_output);
+        self.shapes = shapes;
+        self.shapes_pixels_per_point = pixels_per_point;
+        self.primitives = None;
+        viewport_output
+            .remove(&ViewportId::ROOT)
+            .map(|root| EguiOutput {
+                repaint_delay: root.repaint_delay,
+                viewport_commands: root.commands,
+            })
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for EguiLayer {
+    fn drop(&mut self) {
+        // The renderer goes away with its textures; unapplied deltas are moot, and
+        // `TexturesDelta` asserts in debug builds when dropped non-empty.
+        self.pending.clear();
+    }
+}
