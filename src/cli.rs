@@ -43,12 +43,30 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Open the viewer on a scene file or preset (default: the flag).
+    View(ViewArgs),
     /// Run N fixed steps headless and write JSON (stdout when no --out).
     Simulate(SimulateArgs),
     /// Run N steps and render one frame offscreen to a PNG (no window needed).
     Render(RenderArgs),
     /// List the built-in presets, one line each.
     Presets,
+}
+
+#[derive(Debug, Args, Default)]
+pub struct ViewArgs {
+    /// Scene file (.json) or preset name; default `flag`.
+    pub scene: Option<String>,
+    /// Window size in logical pixels, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1280x800", value_parser = parse_size)]
+    pub size: (u32, u32),
+    /// Quit after presenting this many frames (automated smoke runs).
+    #[arg(long, value_name = "N")]
+    pub exit_after_frames: Option<u64>,
+    /// Save the last frame, panels included, as a PNG before quitting (needs
+    /// --exit-after-frames).
+    #[arg(long, value_name = "PATH", requires = "exit_after_frames")]
+    pub screenshot: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -130,11 +148,29 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Simulate(args)) => simulate(args),
         Some(Command::Render(args)) => render(args),
         Some(Command::Presets) => presets(),
-        None => Err(BadInput(
-            "the viewer is not built yet; use `flagsim simulate` or `flagsim presets`".into(),
-        )
-        .into()),
+        Some(Command::View(args)) => view(args),
+        None => view(ViewArgs {
+            size: (1280, 800),
+            ..ViewArgs::default()
+        }),
     }
+}
+
+fn view(args: ViewArgs) -> Result<()> {
+    let scene = load_scene(args.scene.as_deref().unwrap_or("flag"), None)?;
+    if let Some(path) = &args.screenshot
+        && !path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("png"))
+    {
+        return Err(BadInput(format!("--screenshot: {} must end in .png", path.display())).into());
+    }
+    crate::app::viewer::run(crate::app::viewer::ViewerOptions {
+        scene,
+        size: args.size,
+        exit_after_frames: args.exit_after_frames,
+        screenshot: args.screenshot,
+    })
 }
 
 fn presets() -> Result<()> {

@@ -40,7 +40,10 @@ pub enum ViewKey {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Input {
     CursorMoved(Vec2),
-    Button { button: Button, pressed: bool },
+    Button {
+        button: Button,
+        pressed: bool,
+    },
     /// Wheel lines, positive away from the user (zoom in).
     Wheel(f32),
     Key(ViewKey),
@@ -61,7 +64,11 @@ enum Drag {
         node_start: Vec3,
     },
     /// The pole (all pinned nodes) follows the cursor.
-    Pole { start_hit: Vec3, plane_normal: Vec3, start_offset: DVec3 },
+    Pole {
+        start_hit: Vec3,
+        plane_normal: Vec3,
+        start_offset: DVec3,
+    },
 }
 
 /// Camera plus the state of the current drag.
@@ -80,7 +87,7 @@ pub struct Controls {
 impl Controls {
     pub fn new(camera: OrbitCamera, size: Vec2) -> Self {
         Self {
-            home: camera.clone(),
+            home: camera,
             camera,
             drag: Drag::None,
             cursor: None,
@@ -212,7 +219,7 @@ impl Controls {
                 ViewKey::Down => self.camera.orbit(0.0, -0.05),
                 ViewKey::ZoomIn => self.camera.zoom(1.0 / ZOOM_PER_LINE),
                 ViewKey::ZoomOut => self.camera.zoom(ZOOM_PER_LINE),
-                ViewKey::Home => self.camera = self.home.clone(),
+                ViewKey::Home => self.camera = self.home,
             },
             Input::Shift(_) => {}
         }
@@ -224,8 +231,8 @@ impl Controls {
         let forward = self.camera.forward();
         let right = forward.cross(Vec3::Y).normalize_or(Vec3::X);
         let up = right.cross(forward);
-        let scale = 2.0 * self.camera.distance * (0.5 * self.camera.fov_y).tan()
-            / self.size.y.max(1.0);
+        let scale =
+            2.0 * self.camera.distance * (0.5 * self.camera.fov_y).tan() / self.size.y.max(1.0);
         self.camera.target += (-delta.x * right + delta.y * up) * scale;
     }
 

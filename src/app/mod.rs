@@ -80,7 +80,9 @@
 //! into [`screenshot::create_capture_target`] and capture that; [`egui_glue::EguiLayer::paint`]
 //! may be called twice in one frame for this. `src/bin/viewer_demo.rs` does both.
 
+pub mod controls;
 pub mod egui_glue;
 pub mod frame_stats;
 pub mod screenshot;
 pub mod surface;
+pub mod viewer;

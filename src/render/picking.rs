@@ -12,7 +12,13 @@ pub fn ray_triangle(origin: Vec3, dir: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Optio
 }
 
 /// [`ray_triangle`] with the hit's barycentric `(u, v)`: `hit = a + u (b − a) + v (c − a)`.
-pub fn ray_triangle_uv(origin: Vec3, dir: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Option<(f32, f32, f32)> {
+pub fn ray_triangle_uv(
+    origin: Vec3,
+    dir: Vec3,
+    a: Vec3,
+    b: Vec3,
+    c: Vec3,
+) -> Option<(f32, f32, f32)> {
     let e1 = b - a;
     let e2 = c - a;
     let p = dir.cross(e2);

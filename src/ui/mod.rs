@@ -30,7 +30,7 @@ pub enum UiAction {
 
 /// Frame timing the application measures, shown in the Stats panel.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct FrameInfo {
+pub struct FrameInfo<'a> {
     /// Frames per second (median over the last frames).
     pub fps: f64,
     /// Median frame time, ms.
@@ -38,7 +38,7 @@ pub struct FrameInfo {
     /// Time to build and submit the last frame on the CPU, ms.
     pub cpu_ms: f64,
     /// The GPU adapter, for the Stats panel.
-    pub adapter: &'static str,
+    pub adapter: &'a str,
 }
 
 /// A PNG sequence being recorded at a fixed simulated frame rate.
@@ -185,7 +185,7 @@ pub fn controls(
     ui: &mut Ui,
     state: &mut UiState,
     snap: &Snapshot,
-    frame: &FrameInfo,
+    frame: &FrameInfo<'_>,
 ) -> Vec<UiAction> {
     let mut actions = Vec::new();
     egui::ScrollArea::vertical().show(ui, |ui| {
@@ -262,10 +262,7 @@ fn simulation_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mu
         "Physics steps per dt; each advances h = dt / substeps.",
     );
     ui.add_enabled_ui(
-        matches!(
-            p.integrator,
-            IntegratorKind::Kang | IntegratorKind::Hybrid
-        ),
+        matches!(p.integrator, IntegratorKind::Kang | IntegratorKind::Hybrid),
         |ui| {
             changed |= slider_u32(
                 ui,
@@ -288,14 +285,42 @@ fn simulation_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mu
         actions.push(UiAction::Sim(Command::SetTotalMass(state.total_mass)));
     }
     let s = &mut p.stiffness;
-    changed |= slider(ui, &mut s.structural, 0.0..=5000.0, "structural k", " N/m",
-        "Stiffness of the 4-neighbour springs.", true);
-    changed |= slider(ui, &mut s.shear, 0.0..=5000.0, "shear k", " N/m",
-        "Stiffness of the diagonal springs.", true);
-    changed |= slider(ui, &mut s.bend, 0.0..=5000.0, "bend k", " N/m",
-        "Stiffness of the springs two nodes apart (resists bending).", true);
-    changed |= slider(ui, &mut p.damping, 0.0..=10.0, "spring damping", " N·s/m",
-        "Damping along each spring (all integrators).", false);
+    changed |= slider(
+        ui,
+        &mut s.structural,
+        0.0..=5000.0,
+        "structural k",
+        " N/m",
+        "Stiffness of the 4-neighbour springs.",
+        true,
+    );
+    changed |= slider(
+        ui,
+        &mut s.shear,
+        0.0..=5000.0,
+        "shear k",
+        " N/m",
+        "Stiffness of the diagonal springs.",
+        true,
+    );
+    changed |= slider(
+        ui,
+        &mut s.bend,
+        0.0..=5000.0,
+        "bend k",
+        " N/m",
+        "Stiffness of the springs two nodes apart (resists bending).",
+        true,
+    );
+    changed |= slider(
+        ui,
+        &mut p.damping,
+        0.0..=10.0,
+        "spring damping",
+        " N·s/m",
+        "Damping along each spring (all integrators).",
+        false,
+    );
     changed |= ui
         .checkbox(&mut p.viscosity, "viscosity term (eq. 4)")
         .on_hover_text("h Σ k (v_j − v_i) in F̃ for kang, desbrun and hybrid.")
@@ -312,10 +337,22 @@ fn simulation_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mu
         .on_hover_text("Shorten springs stretched beyond (1 + τ) L after every step.")
         .changed();
     ui.add_enabled_ui(p.provot.enabled, |ui| {
-        changed |= slider(ui, &mut p.provot.max_stretch, 0.0..=0.5, "τ", "",
-            "Largest allowed stretch (0.1 = 10 %).", false);
-        changed |= slider_u32(ui, &mut p.provot.iterations, 0..=50, "sweeps",
-            "Gauss–Seidel sweeps of the strain limiter per step.");
+        changed |= slider(
+            ui,
+            &mut p.provot.max_stretch,
+            0.0..=0.5,
+            "τ",
+            "",
+            "Largest allowed stretch (0.1 = 10 %).",
+            false,
+        );
+        changed |= slider_u32(
+            ui,
+            &mut p.provot.iterations,
+            0..=50,
+            "sweeps",
+            "Gauss–Seidel sweeps of the strain limiter per step.",
+        );
     });
     let mut waving = p.handle.path == HandlePath::Figure8;
     if ui
@@ -323,33 +360,65 @@ fn simulation_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mu
         .on_hover_text("Move the pinned nodes along a figure 8, like a person waving the flag.")
         .changed()
     {
-        p.handle.path = if waving { HandlePath::Figure8 } else { HandlePath::None };
+        p.handle.path = if waving {
+            HandlePath::Figure8
+        } else {
+            HandlePath::None
+        };
         changed = true;
     }
     if waving {
-        changed |= slider(ui, &mut p.handle.amplitude, 0.0..=1.0, "wave size", " m",
-            "Size of the figure 8.", false);
-        changed |= slider(ui, &mut p.handle.period, 0.2..=10.0, "wave period", " s",
-            "Time for one loop of the figure 8.", false);
+        changed |= slider(
+            ui,
+            &mut p.handle.amplitude,
+            0.0..=1.0,
+            "wave size",
+            " m",
+            "Size of the figure 8.",
+            false,
+        );
+        changed |= slider(
+            ui,
+            &mut p.handle.period,
+            0.2..=10.0,
+            "wave period",
+            " s",
+            "Time for one loop of the figure 8.",
+            false,
+        );
     }
     if changed {
         actions.push(UiAction::Sim(Command::SetParams(Box::new(p.clone()))));
     }
     ui.horizontal(|ui| {
-        let label = if snap.paused { "▶ run" } else { "⏸ pause" };
+        let label = if snap.paused { "run" } else { "pause" };
         if ui.button(label).on_hover_text("Space").clicked() {
             actions.push(UiAction::Sim(Command::TogglePause));
         }
-        if ui.button("step").on_hover_text(". : one step while paused").clicked() {
+        if ui
+            .button("step")
+            .on_hover_text(". : one step while paused")
+            .clicked()
+        {
             actions.push(UiAction::Sim(Command::Step));
         }
-        if ui.button("reset").on_hover_text("r : back to the scene's start").clicked() {
+        if ui
+            .button("reset")
+            .on_hover_text("r : back to the scene's start")
+            .clicked()
+        {
             actions.push(UiAction::Sim(Command::Reset));
         }
     });
-    if slider(ui, &mut state.time_scale, 0.05..=4.0, "time scale", "×",
-        "Simulated seconds per wall-clock second (slow motion below 1).", true)
-    {
+    if slider(
+        ui,
+        &mut state.time_scale,
+        0.05..=4.0,
+        "time scale",
+        "×",
+        "Simulated seconds per wall-clock second (slow motion below 1).",
+        true,
+    ) {
         actions.push(UiAction::Sim(Command::SetTimeScale(state.time_scale)));
     }
     ui.separator();
@@ -409,34 +478,87 @@ fn wind_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
     let mut changed = false;
     let (mut speed, _, _) = wind_polar(state.params.wind.velocity);
     let mut dir = false;
-    changed |= slider(ui, &mut speed, 0.0..=60.0, "speed", " m/s",
-        "Base wind speed (the paper's Fig. 7 uses 40 m/s).", false);
-    dir |= slider(ui, &mut state.azimuth_deg, -180.0..=180.0, "direction", "°",
-        "Where the wind blows to, in the ground plane: 0° = +X (away from the pole).", false);
-    dir |= slider(ui, &mut state.elevation_deg, -60.0..=60.0, "elevation", "°",
-        "Upward angle of the wind.", false);
+    changed |= slider(
+        ui,
+        &mut speed,
+        0.0..=60.0,
+        "speed",
+        " m/s",
+        "Base wind speed (the paper's Fig. 7 uses 40 m/s).",
+        false,
+    );
+    dir |= slider(
+        ui,
+        &mut state.azimuth_deg,
+        -180.0..=180.0,
+        "direction",
+        "°",
+        "Where the wind blows to, in the ground plane: 0° = +X (away from the pole).",
+        false,
+    );
+    dir |= slider(
+        ui,
+        &mut state.elevation_deg,
+        -60.0..=60.0,
+        "elevation",
+        "°",
+        "Upward angle of the wind.",
+        false,
+    );
     if changed || dir {
         state.params.wind.velocity = wind_vector(speed, state.azimuth_deg, state.elevation_deg);
         changed = true;
     }
     let w = &mut state.params.wind;
-    changed |= slider(ui, &mut w.gust.strength, 0.0..=2.0, "gusts", "",
-        "Relative fluctuation of the wind speed (0 = steady).", false);
-    changed |= slider(ui, &mut w.gust.period, 0.1..=10.0, "gust period", " s",
-        "Typical time between gusts.", true);
+    changed |= slider(
+        ui,
+        &mut w.gust.strength,
+        0.0..=2.0,
+        "gusts",
+        "",
+        "Relative fluctuation of the wind speed (0 = steady).",
+        false,
+    );
+    changed |= slider(
+        ui,
+        &mut w.gust.period,
+        0.1..=10.0,
+        "gust period",
+        " s",
+        "Typical time between gusts.",
+        true,
+    );
     let mut seed = w.gust.seed as u32;
     if ui
-        .add(egui::DragValue::new(&mut seed).range(0..=u32::MAX).prefix("seed "))
+        .add(
+            egui::DragValue::new(&mut seed)
+                .range(0..=u32::MAX)
+                .prefix("seed "),
+        )
         .on_hover_text("Same seed, same wind.")
         .changed()
     {
         w.gust.seed = seed as u64;
         changed = true;
     }
-    changed |= slider(ui, &mut w.drag, 0.0..=0.1, "K_D", " kg/m",
-        "Drag constant of eq. 17.", false);
-    changed |= slider(ui, &mut w.lift, 0.0..=0.1, "K_L", " kg/m",
-        "Lift constant of eq. 19.", false);
+    changed |= slider(
+        ui,
+        &mut w.drag,
+        0.0..=0.1,
+        "K_D",
+        " kg/m",
+        "Drag constant of eq. 17.",
+        false,
+    );
+    changed |= slider(
+        ui,
+        &mut w.lift,
+        0.0..=0.1,
+        "K_L",
+        " kg/m",
+        "Lift constant of eq. 19.",
+        false,
+    );
     egui::ComboBox::from_label("lift model")
         .selected_text(match w.lift_model {
             LiftModel::Paper => "paper (eqs. 18–19)",
@@ -473,10 +595,19 @@ fn wind_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
             "semi-implicit never reverses the relative velocity; explicit overshoots for light \
              nodes in strong wind.",
         );
-    changed |= slider(ui, &mut w.linear, 0.0..=0.1, "linear wind k_w", " kg/s",
-        "huang-2014's F = k_w (v_wind − v): pulls the cloth along the wind.", false);
+    changed |= slider(
+        ui,
+        &mut w.linear,
+        0.0..=0.1,
+        "linear wind k_w",
+        " kg/s",
+        "huang-2014's F = k_w (v_wind − v): pulls the cloth along the wind.",
+        false,
+    );
     if changed {
-        actions.push(UiAction::Sim(Command::SetParams(Box::new(state.params.clone()))));
+        actions.push(UiAction::Sim(Command::SetParams(Box::new(
+            state.params.clone(),
+        ))));
     }
 }
 
@@ -497,11 +628,19 @@ fn detail_ui(ui: &mut Ui, state: &mut UiState) {
     if r.mode == DisplayMode::Wrinkled {
         r.wrinkles = true;
     }
-    ui.add(egui::Slider::new(&mut r.wrinkle_c, 0.0..=300.0).text("wrinkle c").suffix(" rad"))
-        .on_hover_text("Wrinkle frequency constant c of eq. 14: f = c (l0 − d) / l0.");
+    ui.add(
+        egui::Slider::new(&mut r.wrinkle_c, 0.0..=300.0)
+            .text("wrinkle c")
+            .suffix(" rad"),
+    )
+    .on_hover_text("Wrinkle frequency constant c of eq. 14: f = c (l0 − d) / l0.");
     let mut res = r.resolution[0];
     if ui
-        .add(egui::Slider::new(&mut res, 2..=512).logarithmic(true).text("render nodes / side"))
+        .add(
+            egui::Slider::new(&mut res, 2..=512)
+                .logarithmic(true)
+                .text("render nodes / side"),
+        )
         .on_hover_text("Render resolution R × R (default 50 × 50 = 2500 nodes).")
         .changed()
     {
@@ -565,7 +704,7 @@ fn overlays_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mut 
         });
 }
 
-fn stats_ui(ui: &mut Ui, snap: &Snapshot, frame: &FrameInfo) {
+fn stats_ui(ui: &mut Ui, snap: &Snapshot, frame: &FrameInfo<'_>) {
     let st = &snap.stats;
     let status = if snap.divergence.is_some() {
         "stopped by the guard"
@@ -576,45 +715,58 @@ fn stats_ui(ui: &mut Ui, snap: &Snapshot, frame: &FrameInfo) {
     } else {
         "running"
     };
-    egui::Grid::new("stats").num_columns(2).striped(true).show(ui, |ui| {
-        let mut row = |k: &str, v: String| {
-            ui.label(k);
-            ui.label(v);
-            ui.end_row();
-        };
-        row("fps", format!("{:.0}", frame.fps));
-        row("frame time", format!("{:.1} ms", frame.frame_ms));
-        row("frame CPU", format!("{:.2} ms", frame.cpu_ms));
-        row("step time", format!("{:.1} µs", st.step_seconds * 1e6));
-        row("steps / s", format!("{:.0}", snap.steps_per_second));
-        row("stepper", status.to_string());
-        row("sim time", format!("{:.2} s (step {})", snap.time, snap.step));
-        row("h²k/m", format!("{:.3}", st.h2k_over_m));
-        row("max strain", format!("{:.1} %", (st.max_strain - 1.0) * 100.0));
-        row(
-            "guard",
-            match &snap.divergence {
-                Some(d) => format!("fired at step {}", d.step),
-                None => "ok".into(),
-            },
-        );
-        if snap.params.integrator == IntegratorKind::ImplicitCg {
-            row("CG iterations", format!("{}", st.cg.iterations));
-        }
-        if snap.params.integrator == IntegratorKind::Desbrun {
+    egui::Grid::new("stats")
+        .num_columns(2)
+        .striped(true)
+        .show(ui, |ui| {
+            let mut row = |k: &str, v: String| {
+                ui.label(k);
+                ui.label(v);
+                ui.end_row();
+            };
+            row("fps", format!("{:.0}", frame.fps));
+            row("frame time", format!("{:.1} ms", frame.frame_ms));
+            row("frame CPU", format!("{:.2} ms", frame.cpu_ms));
+            row("step time", format!("{:.1} µs", st.step_seconds * 1e6));
+            row("steps / s", format!("{:.0}", snap.steps_per_second));
+            row("stepper", status.to_string());
             row(
-                "filter inverse",
-                format!("{:.2} ms ({} builds)", st.desbrun_precompute_seconds * 1e3, st.desbrun_builds),
+                "sim time",
+                format!("{:.2} s (step {})", snap.time, snap.step),
             );
-        }
-        row("adapter", frame.adapter.to_string());
-    });
+            row("h²k/m", format!("{:.3}", st.h2k_over_m));
+            row(
+                "max strain",
+                format!("{:.1} %", (st.max_strain - 1.0) * 100.0),
+            );
+            row(
+                "guard",
+                match &snap.divergence {
+                    Some(d) => format!("fired at step {}", d.step),
+                    None => "ok".into(),
+                },
+            );
+            if snap.params.integrator == IntegratorKind::ImplicitCg {
+                row("CG iterations", format!("{}", st.cg.iterations));
+            }
+            if snap.params.integrator == IntegratorKind::Desbrun {
+                row(
+                    "filter inverse",
+                    format!(
+                        "{:.2} ms ({} builds)",
+                        st.desbrun_precompute_seconds * 1e3,
+                        st.desbrun_builds
+                    ),
+                );
+            }
+            row("adapter", frame.adapter.to_string());
+        });
 }
 
 fn capture_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
     ui.checkbox(&mut state.screenshot_panels, "include the panels");
     if ui
-        .button("📷 screenshot (F12)")
+        .button("screenshot (F12)")
         .on_hover_text("Saves a PNG in screenshots/")
         .clicked()
     {
@@ -622,10 +774,18 @@ fn capture_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
     }
     ui.separator();
     ui.add_enabled_ui(state.recording.is_none(), |ui| {
-        ui.add(egui::Slider::new(&mut state.record_fps, 1.0..=120.0).text("record rate").suffix(" frames per simulated s"))
-            .on_hover_text("Frames are taken at this simulated rate, whatever the display does.");
+        ui.add(
+            egui::Slider::new(&mut state.record_fps, 1.0..=120.0)
+                .text("record rate")
+                .suffix(" frames per simulated s"),
+        )
+        .on_hover_text("Frames are taken at this simulated rate, whatever the display does.");
     });
-    let label = if state.recording.is_some() { "⏹ stop recording" } else { "⏺ record PNG sequence" };
+    let label = if state.recording.is_some() {
+        "stop recording"
+    } else {
+        "record PNG sequence"
+    };
     if ui.button(label).clicked() {
         actions.push(UiAction::ToggleRecording);
     }
@@ -647,7 +807,7 @@ pub fn divergence_banner(ui: &mut Ui, state: &mut UiState, snap: &Snapshot) -> V
             ui.colored_label(
                 Color32::WHITE,
                 RichText::new(format!(
-                    "⚠ {} diverged at step {} (t = {:.2} s): {}",
+                    "{} diverged at step {} (t = {:.2} s): {}",
                     d.integrator.name(),
                     d.step,
                     d.time,
@@ -665,7 +825,9 @@ pub fn divergence_banner(ui: &mut Ui, state: &mut UiState, snap: &Snapshot) -> V
                 }
                 if ui.button("halve dt and resume").clicked() {
                     state.params.dt = (state.params.dt * 0.5).max(1e-5);
-                    actions.push(UiAction::Sim(Command::SetParams(Box::new(state.params.clone()))));
+                    actions.push(UiAction::Sim(Command::SetParams(Box::new(
+                        state.params.clone(),
+                    ))));
                     actions.push(UiAction::Sim(Command::ClearDivergence));
                 }
                 if ui.button("switch to kang and resume").clicked() {
@@ -702,7 +864,12 @@ mod tests {
 
     #[test]
     fn wind_direction_round_trips_through_the_panel_angles() {
-        for v in [[6.0, 0.0, 0.0], [0.0, 0.0, -3.0], [2.0, 1.0, 2.0], [-4.0, -1.0, 0.5]] {
+        for v in [
+            [6.0, 0.0, 0.0],
+            [0.0, 0.0, -3.0],
+            [2.0, 1.0, 2.0],
+            [-4.0, -1.0, 0.5],
+        ] {
             let (s, az, el) = wind_polar(v);
             let back = wind_vector(s, az, el);
             for c in 0..3 {

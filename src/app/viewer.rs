@@ -1,0 +1,637 @@
+//! The interactive viewer: the winit `ApplicationHandler` that wires the simulation thread, the
+//! renderer, the egui panels and the 3-D view controls together (structure in `app/mod.rs`).
+//!
+//! Each frame: take the latest snapshot, interpolate key positions between the last two steps by
+//! wall-clock time (so motion is smooth at any display rate), run egui (panels return actions),
+//! upsample on the GPU, draw the scene, paint egui over it, present. The simulation runs at its
+//! own fixed step on its own thread; the viewer only sends commands and reads copies.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context as _;
+use glam::Vec2;
+use winit::application::ApplicationHandler;
+use winit::dpi::PhysicalSize;
+use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, EventLoop};
+use winit::keyboard::{Key, NamedKey};
+use winit::window::{Window, WindowId};
+
+use super::controls::{Button, Controls, Input, ViewKey};
+use super::egui_glue::EguiLayer;
+use super::frame_stats::FrameStats;
+use super::screenshot;
+use super::surface::{self, WindowSurface};
+use crate::render::frame::ClothScene;
+use crate::render::view;
+use crate::render::{MsaaAttachments, Renderer};
+use crate::sim::IntegratorKind;
+use crate::sim::scene::Scene;
+use crate::sim::thread::{Command, SimThread, Snapshot};
+use crate::ui::{self, FrameInfo, RecordingStatus, UiAction, UiState};
+
+/// How the viewer starts.
+#[derive(Debug, Clone)]
+pub struct ViewerOptions {
+    pub scene: Scene,
+    /// Window size, logical pixels.
+    pub size: (u32, u32),
+    /// Quit after presenting this many frames (for automated smoke runs).
+    pub exit_after_frames: Option<u64>,
+    /// Save the last frame (panels included) here before quitting.
+    pub screenshot: Option<PathBuf>,
+}
+
+/// Opens the window and runs until it is closed (or `exit_after_frames`).
+pub fn run(options: ViewerOptions) -> anyhow::Result<()> {
+    let event_loop = EventLoop::new().context("opening a window: no display?")?;
+    let instance = surface::create_instance(Box::new(event_loop.owned_display_handle()));
+    let sim = SimThread::spawn(options.scene.clone(), false)
+        .map_err(|e| anyhow::anyhow!("starting the simulation: {e}"))?;
+    let first = sim.latest();
+    let mut app = App {
+        ui: UiState::new(options.scene.clone(), first.total_mass),
+        controls: Controls::new(view::framing_camera(&[&first]), Vec2::new(1280.0, 800.0)),
+        instance,
+        options,
+        gpu: None,
+        sim,
+        stats: FrameStats::default(),
+        prev: None,
+        curr: first,
+        frames: 0,
+        failure: None,
+        shot: None,
+        recorder: None,
+        cpu_ms: 0.0,
+    };
+    event_loop
+        .run_app(&mut app)
+        .context("running the event loop")?;
+    // GPU objects go before the window; the simulation thread is joined when `app` drops.
+    drop(app.gpu.take());
+    match app.failure.take() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+struct Gpu {
+    window: Arc<Window>,
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    adapter: String,
+    surface: WindowSurface,
+    egui: EguiLayer,
+    renderer: Renderer,
+    cloth: ClothScene,
+    msaa: MsaaAttachments,
+}
+
+/// A pending screenshot.
+struct ShotRequest {
+    path: PathBuf,
+    with_panels: bool,
+    /// From `--screenshot`: print the path and fail loudly on error.
+    automated: bool,
+}
+
+/// A PNG sequence taken at a fixed simulated rate: the simulation is paused and stepped in lock
+/// step with the captures, so the display rate does not matter.
+struct Recorder {
+    dir: PathBuf,
+    frames: u32,
+    steps_per_frame: u64,
+    /// The step whose snapshot is captured next.
+    next_step: u64,
+    with_panels: bool,
+}
+
+struct App {
+    instance: wgpu::Instance,
+    options: ViewerOptions,
+    gpu: Option<Gpu>,
+    sim: SimThread,
+    ui: UiState,
+    controls: Controls,
+    stats: FrameStats,
+    /// The snapshot before `curr` (same generation), for interpolation.
+    prev: Option<Arc<Snapshot>>,
+    curr: Arc<Snapshot>,
+    frames: u64,
+    failure: Option<anyhow::Error>,
+    shot: Option<ShotRequest>,
+    recorder: Option<Recorder>,
+    cpu_ms: f64,
+}
+
+impl App {
+    fn create_gpu(&self, event_loop: &ActiveEventLoop) -> anyhow::Result<Gpu> {
+        let (w, h) = self.options.size;
+        let attributes = Window::default_attributes()
+            .with_title(format!("flagsim — {}", self.ui.scene.description))
+            .with_inner_size(winit::dpi::LogicalSize::new(w as f64, h as f64));
+        let window = Arc::new(
+            event_loop
+                .create_window(attributes)
+                .context("creating the window")?,
+        );
+        let adapter = pollster::block_on(surface::pick_adapter(&self.instance, &window))?;
+        let info = adapter.get_info();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("flagsim viewer device"),
+            required_limits: adapter.limits(),
+            ..Default::default()
+        }))
+        .context("opening the GPU device")?;
+        let surface = WindowSurface::new(&self.instance, &adapter, &device, window.clone())?;
+        let egui = EguiLayer::new(&device, &window, surface.format());
+        let renderer = Renderer::new(&device, &queue, surface.format())?;
+        let cloth = ClothScene::new(&device)?;
+        let [sw, sh] = surface.size_px();
+        let msaa = MsaaAttachments::new(&device, &renderer.targets(), sw, sh, "window");
+        Ok(Gpu {
+            adapter: format!("{} ({:?})", info.name, info.backend),
+            window,
+            device,
+            queue,
+            surface,
+            egui,
+            renderer,
+            cloth,
+            msaa,
+        })
+    }
+
+    /// The snapshot to draw: `curr` with key positions interpolated from `prev` by wall time.
+    fn display_snapshot(&self) -> Snapshot {
+        let mut snap = (*self.curr).clone();
+        let Some(prev) = &self.prev else {
+            return snap;
+        };
+        if snap.paused || prev.generation != snap.generation || prev.x.len() != snap.x.len() {
+            return snap;
+        }
+        let interval = (snap.params.dt / snap.time_scale.max(1e-3)).max(1e-4);
+        let alpha = (snap.published_at.elapsed().as_secs_f64() / interval).clamp(0.0, 1.0);
+        for (x, p) in snap.x.iter_mut().zip(&prev.x) {
+            *x = *p + (*x - *p) * alpha;
+        }
+        snap
+    }
+
+    fn apply(&mut self, action: UiAction) {
+        match action {
+            UiAction::Sim(cmd) => {
+                self.sim.send(cmd);
+            }
+            UiAction::Screenshot => {
+                self.shot = Some(ShotRequest {
+                    path: screenshot::timestamped_path(Path::new("screenshots")),
+                    with_panels: self.ui.screenshot_panels,
+                    automated: false,
+                });
+            }
+            UiAction::ToggleRecording => self.toggle_recording(),
+            UiAction::ResetCamera => {
+                let cam = view::framing_camera(&[&self.curr]);
+                self.controls.home = cam;
+                self.controls.camera = cam;
+            }
+        }
+    }
+
+    fn toggle_recording(&mut self) {
+        if let Some(r) = self.recorder.take() {
+            self.ui.recording = None;
+            self.ui.message = Some((
+                format!("recorded {} frames to {}", r.frames, r.dir.display()),
+                false,
+            ));
+            return;
+        }
+        let dir = screenshot::timestamped_path(Path::new("screenshots")).with_extension("");
+        if let Err(e) = std::fs::create_dir_all(&dir) {
+            self.ui.message = Some((format!("cannot record to {}: {e}", dir.display()), true));
+            return;
+        }
+        let dt = self.curr.params.dt;
+        let steps_per_frame = ((1.0 / self.ui.record_fps) / dt).round().max(1.0) as u64;
+        self.sim.send(Command::Pause(true));
+        self.recorder = Some(Recorder {
+            dir: dir.clone(),
+            frames: 0,
+            steps_per_frame,
+            next_step: self.curr.step,
+            with_panels: self.ui.screenshot_panels,
+        });
+        self.ui.recording = Some(RecordingStatus { dir, frames: 0 });
+    }
+
+    fn key(&mut self, key: &Key) {
+        let action = match key {
+            Key::Named(NamedKey::Space) => Some(UiAction::Sim(Command::TogglePause)),
+            Key::Named(NamedKey::F12) => Some(UiAction::Screenshot),
+            Key::Named(NamedKey::Tab) => {
+                self.ui.show_panels = !self.ui.show_panels;
+                None
+            }
+            Key::Named(k) => {
+                let view_key = match k {
+                    NamedKey::ArrowLeft => Some(ViewKey::Left),
+                    NamedKey::ArrowRight => Some(ViewKey::Right),
+                    NamedKey::ArrowUp => Some(ViewKey::Up),
+                    NamedKey::ArrowDown => Some(ViewKey::Down),
+                    NamedKey::PageUp => Some(ViewKey::ZoomIn),
+                    NamedKey::PageDown => Some(ViewKey::ZoomOut),
+                    NamedKey::Home => Some(ViewKey::Home),
+                    _ => None,
+                };
+                if let Some(vk) = view_key {
+                    let view_settings = self.ui.view.clone();
+                    self.controls
+                        .handle(Input::Key(vk), false, &self.curr, &view_settings);
+                }
+                None
+            }
+            Key::Character(c) => match c.as_str() {
+                "." => Some(UiAction::Sim(Command::Step)),
+                "r" | "R" => Some(UiAction::Sim(Command::Reset)),
+                "w" | "W" => {
+                    self.ui.view.key_wireframe = !self.ui.view.key_wireframe;
+                    None
+                }
+                "v" | "V" => {
+                    self.ui.view.dv_overlay = !self.ui.view.dv_overlay;
+                    None
+                }
+                "h" | "H" | "?" => {
+                    self.ui.show_help = !self.ui.show_help;
+                    None
+                }
+                digit => digit
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|d| d.checked_sub(1))
+                    .and_then(|i| IntegratorKind::ALL.get(i).copied())
+                    .map(|kind| self.ui.set_integrator(kind)),
+            },
+            _ => None,
+        };
+        if let Some(a) = action {
+            self.apply(a);
+        }
+    }
+
+    fn pointer(&mut self, input: Input, egui_consumed: bool) {
+        let view_settings = self.ui.view.clone();
+        for cmd in self
+            .controls
+            .handle(input, egui_consumed, &self.curr, &view_settings)
+        {
+            self.sim.send(cmd);
+        }
+    }
+
+    fn redraw(&mut self, event_loop: &ActiveEventLoop) {
+        let started = Instant::now();
+        // The newest snapshot; keep the one before for interpolation.
+        let latest = self.sim.latest();
+        if latest.seq != self.curr.seq {
+            let old = std::mem::replace(&mut self.curr, latest);
+            self.prev = (old.generation == self.curr.generation).then_some(old);
+        }
+        self.ui.sync(&self.curr);
+        let snap = self.display_snapshot();
+        let Some(gpu) = self.gpu.as_mut() else {
+            return;
+        };
+        if gpu.surface.is_minimised() {
+            self.stats.reset();
+        } else {
+            self.stats.tick(started);
+        }
+        let summary = self.stats.summary();
+        let info = FrameInfo {
+            fps: summary.map_or(0.0, |s| s.fps),
+            frame_ms: summary.map_or(0.0, |s| s.median.as_secs_f64() * 1e3),
+            cpu_ms: self.cpu_ms,
+            adapter: &gpu.adapter,
+        };
+        let mut actions = Vec::new();
+        let ui_state = &mut self.ui;
+        let curr = &self.curr;
+        gpu.egui.run(&gpu.window, |root| {
+            if curr.divergence.is_some() {
+                egui::Panel::top("guard").show(root, |ui| {
+                    actions.extend(ui::divergence_banner(ui, ui_state, curr));
+                });
+            }
+            if ui_state.show_panels {
+                egui::Panel::left("controls")
+                    .resizable(true)
+                    .default_size(320.0)
+                    .show(root, |ui| {
+                        actions.extend(ui::controls(ui, ui_state, curr, &info));
+                    });
+            }
+            if ui_state.show_help {
+                egui::Window::new("keys and mouse")
+                    .collapsible(false)
+                    .resizable(false)
+                    .show(root.ctx(), |ui| {
+                        ui.monospace(ui::HELP);
+                        if ui.button("close (h)").clicked() {
+                            ui_state.show_help = false;
+                        }
+                    });
+            }
+        });
+        for a in actions {
+            self.apply(a);
+        }
+        let Some(gpu) = self.gpu.as_mut() else {
+            return;
+        };
+        let Some(frame) = gpu.surface.acquire() else {
+            return;
+        };
+        let [w, h] = gpu.surface.size_px();
+        if gpu.msaa.width != w || gpu.msaa.height != h {
+            gpu.msaa = MsaaAttachments::new(&gpu.device, &gpu.renderer.targets(), w, h, "window");
+        }
+        self.controls.size = Vec2::new(w as f32, h as f32);
+        let aspect = w as f32 / h.max(1) as f32;
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("viewer frame"),
+            });
+        let drew = draw_scene(
+            gpu,
+            &mut encoder,
+            &snap,
+            &self.ui,
+            &self.controls,
+            aspect,
+            &frame.view,
+        );
+        if let Err(e) = drew {
+            self.ui.message = Some((format!("drawing failed: {e}"), true));
+        }
+        let ppp = gpu.egui.pixels_per_point();
+        let extra = gpu.egui.paint(
+            &gpu.device,
+            &gpu.queue,
+            &mut encoder,
+            &frame.view,
+            [w, h],
+            ppp,
+        );
+        gpu.queue
+            .submit(extra.into_iter().chain([encoder.finish()]));
+        gpu.egui.after_submit();
+        self.frames += 1;
+        self.cpu_ms = started.elapsed().as_secs_f64() * 1e3;
+
+        // Captures read the surface texture, so they happen before it is presented.
+        let done = self
+            .options
+            .exit_after_frames
+            .is_some_and(|n| self.frames >= n);
+        if done && let Some(path) = self.options.screenshot.clone() {
+            self.shot = Some(ShotRequest {
+                path,
+                with_panels: true,
+                automated: true,
+            });
+        }
+        if let Some(req) = self.shot.take() {
+            let result = capture(
+                gpu,
+                &frame,
+                &snap,
+                &self.ui,
+                &self.controls,
+                aspect,
+                req.with_panels,
+            )
+            .and_then(|img| screenshot::save_png(&img, &req.path).map_err(Into::into));
+            match (result, req.automated) {
+                (Ok(()), true) => println!("{}", req.path.display()),
+                (Ok(()), false) => {
+                    self.ui.message = Some((format!("saved {}", req.path.display()), false));
+                }
+                (Err(e), true) => self.failure = Some(e.context("saving --screenshot")),
+                (Err(e), false) => {
+                    self.ui.message = Some((format!("screenshot failed: {e:#}"), true))
+                }
+            }
+        }
+        self.record_frame(&frame, &snap, aspect);
+        if let Some(gpu) = self.gpu.as_mut() {
+            gpu.window.pre_present_notify();
+            gpu.surface.present(&gpu.queue, frame);
+        }
+        if done {
+            if let Some(s) = self.stats.summary() {
+                eprintln!(
+                    "flagsim: {} frames at {w}×{h}: median {:.2} ms ({:.1} fps), simulation {:.0} steps/s",
+                    self.frames,
+                    s.median.as_secs_f64() * 1e3,
+                    s.fps,
+                    self.curr.steps_per_second
+                );
+            }
+            event_loop.exit();
+        }
+    }
+
+    /// Lock-step recording: capture when the awaited step has arrived, then ask for the next.
+    fn record_frame(&mut self, frame: &surface::SurfaceFrame, snap: &Snapshot, aspect: f32) {
+        let (Some(rec), Some(gpu)) = (self.recorder.as_mut(), self.gpu.as_mut()) else {
+            return;
+        };
+        if self.curr.step < rec.next_step || self.curr.divergence.is_some() {
+            return;
+        }
+        let path = rec.dir.join(format!("frame-{:05}.png", rec.frames));
+        let saved = capture(
+            gpu,
+            frame,
+            snap,
+            &self.ui,
+            &self.controls,
+            aspect,
+            rec.with_panels,
+        )
+        .and_then(|img| screenshot::save_png(&img, &path).map_err(Into::into));
+        if let Err(e) = saved {
+            self.ui.message = Some((format!("recording stopped: {e:#}"), true));
+            self.recorder = None;
+            self.ui.recording = None;
+            return;
+        }
+        rec.frames += 1;
+        rec.next_step = self.curr.step + rec.steps_per_frame;
+        for _ in 0..rec.steps_per_frame {
+            self.sim.send(Command::Step);
+        }
+        self.ui.recording = Some(RecordingStatus {
+            dir: rec.dir.clone(),
+            frames: rec.frames,
+        });
+    }
+}
+
+/// Records the upsampling and the 3-D passes for `snap`, resolving into `target`.
+fn draw_scene(
+    gpu: &mut Gpu,
+    encoder: &mut wgpu::CommandEncoder,
+    snap: &Snapshot,
+    ui: &UiState,
+    controls: &Controls,
+    aspect: f32,
+    target: &wgpu::TextureView,
+) -> anyhow::Result<()> {
+    gpu.cloth
+        .prepare(&gpu.device, &gpu.queue, encoder, snap, &ui.view)?;
+    let frame = gpu
+        .cloth
+        .frame_data(snap, &ui.view, &controls.camera, aspect);
+    gpu.renderer.render(
+        &gpu.device,
+        &gpu.queue,
+        encoder,
+        &gpu.msaa.color_view,
+        Some(target),
+        &gpu.msaa.depth_view,
+        &frame,
+    )?;
+    Ok(())
+}
+
+/// The image of the frame just submitted: the surface itself when it can be copied and the panels
+/// are wanted, else the scene drawn again into a copyable target (and egui over it if wanted).
+fn capture(
+    gpu: &mut Gpu,
+    frame: &surface::SurfaceFrame,
+    snap: &Snapshot,
+    ui: &UiState,
+    controls: &Controls,
+    aspect: f32,
+    with_panels: bool,
+) -> anyhow::Result<image::RgbaImage> {
+    if with_panels && gpu.surface.supports_copy_src() {
+        return Ok(screenshot::capture_texture(
+            &gpu.device,
+            &gpu.queue,
+            &frame.texture.texture,
+        )?);
+    }
+    let size = gpu.surface.size_px();
+    let target = screenshot::create_capture_target(&gpu.device, gpu.surface.format(), size);
+    let view = target.create_view(&wgpu::TextureViewDescriptor::default());
+    let mut encoder = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("capture frame"),
+        });
+    draw_scene(gpu, &mut encoder, snap, ui, controls, aspect, &view)?;
+    let extra = if with_panels {
+        let ppp = gpu.egui.pixels_per_point();
+        gpu.egui
+            .paint(&gpu.device, &gpu.queue, &mut encoder, &view, size, ppp)
+    } else {
+        Vec::new()
+    };
+    gpu.queue
+        .submit(extra.into_iter().chain([encoder.finish()]));
+    Ok(screenshot::capture_texture(
+        &gpu.device,
+        &gpu.queue,
+        &target,
+    )?)
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.gpu.is_some() {
+            return;
+        }
+        match self.create_gpu(event_loop) {
+            Ok(gpu) => {
+                let [w, h] = gpu.surface.size_px();
+                self.controls.size = Vec2::new(w as f32, h as f32);
+                self.gpu = Some(gpu);
+            }
+            Err(e) => {
+                self.failure = Some(e);
+                event_loop.exit();
+            }
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, id: WindowId, event: WindowEvent) {
+        let Some(gpu) = self.gpu.as_mut() else {
+            return;
+        };
+        if id != gpu.window.id() {
+            return;
+        }
+        // egui sees every event first; the 3-D view only gets what egui did not consume.
+        let response = gpu.egui.on_window_event(&gpu.window, &event);
+        let keyboard_to_egui = gpu.egui.wants_keyboard_input();
+        match event {
+            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::Resized(PhysicalSize { width, height }) => {
+                gpu.surface.resize(width, height);
+                if width > 0 && height > 0 {
+                    self.controls.size = Vec2::new(width as f32, height as f32);
+                }
+            }
+            WindowEvent::RedrawRequested => self.redraw(event_loop),
+            WindowEvent::CursorMoved { position, .. } => self.pointer(
+                Input::CursorMoved(Vec2::new(position.x as f32, position.y as f32)),
+                response.consumed,
+            ),
+            WindowEvent::MouseInput { state, button, .. } => {
+                let button = match button {
+                    MouseButton::Left => Button::Left,
+                    MouseButton::Right => Button::Right,
+                    MouseButton::Middle => Button::Middle,
+                    _ => return,
+                };
+                let pressed = state == ElementState::Pressed;
+                self.pointer(Input::Button { button, pressed }, response.consumed);
+            }
+            WindowEvent::MouseWheel { delta, .. } => {
+                let lines = match delta {
+                    MouseScrollDelta::LineDelta(_, y) => y,
+                    MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
+                };
+                self.pointer(Input::Wheel(lines), response.consumed);
+            }
+            WindowEvent::ModifiersChanged(m) => {
+                self.pointer(Input::Shift(m.state().shift_key()), false);
+            }
+            WindowEvent::KeyboardInput { event, .. }
+                if event.state == ElementState::Pressed
+                    && !event.repeat
+                    && !response.consumed
+                    && !keyboard_to_egui =>
+            {
+                self.key(&event.logical_key);
+            }
+            _ => {}
+        }
+    }
+
+    fn about_to_wait(&mut self, _event_loop: &ActiveEventLoop) {
+        if let Some(gpu) = &self.gpu {
+            gpu.window.request_redraw();
+        }
+    }
+}

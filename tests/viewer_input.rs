@@ -1,0 +1,252 @@
+//! The 3-D view's input routing, picking and camera math, without a window or a GPU.
+
+use flagsim::app::controls::{Button, Controls, Input, ViewKey};
+use flagsim::render::OrbitCamera;
+use flagsim::render::view::{ViewSettings, framing_camera};
+use flagsim::sim::Scene;
+use flagsim::sim::thread::{Command, Snapshot};
+use glam::{Vec2, Vec3};
+
+const SIZE: Vec2 = Vec2::new(1280.0, 800.0);
+
+/// A flat flag facing +Z (no wind, no gravity, so it stays flat), seen from straight ahead.
+fn facing_flag() -> (Snapshot, Controls) {
+    let mut scene = Scene::load("flag").unwrap();
+    scene.params.gravity = [0.0; 3];
+    scene.params.wind.velocity = [0.0; 3];
+    let sim = scene.simulation().unwrap();
+    let snap = Snapshot::of(&sim);
+    let centre = Vec3::new(0.6, 2.0, 0.0); // the middle of the 1.2 m × 0.8 m flag
+    let camera = OrbitCamera {
+        target: centre,
+        yaw: 0.0,
+        pitch: 0.0,
+        distance: 3.0,
+        ..OrbitCamera::default()
+    };
+    (snap, Controls::new(camera, SIZE))
+}
+
+#[test]
+fn a_ray_through_the_centre_of_the_view_hits_the_centre_of_a_facing_flag() {
+    let (snap, controls) = facing_flag();
+    let (origin, dir) = controls
+        .camera
+        .ray_through_pixel(640.0, 400.0, SIZE.x, SIZE.y);
+    // The ray runs along the view direction to the target.
+    assert!((dir - controls.camera.forward()).length() < 1e-5);
+    let (node, point) = controls
+        .pick(SIZE / 2.0, &snap, &ViewSettings::default())
+        .expect("the flag is under the centre of the view");
+    assert!(
+        (point - Vec3::new(0.6, 2.0, 0.0)).length() < 1e-3,
+        "hit at {point}"
+    );
+    assert!((origin + dir * (point - origin).length() - point).length() < 1e-3);
+    // The nearest key node to the flag's centre: i = 4 or 5 (of 0..9), j = 4 or 5.
+    let (i, j) = (node % 10, node / 10);
+    assert!(
+        (4..=5).contains(&i) && (4..=5).contains(&j),
+        "picked node ({i}, {j})"
+    );
+}
+
+#[test]
+fn a_ray_beside_the_flag_picks_nothing() {
+    let (snap, controls) = facing_flag();
+    assert!(
+        controls
+            .pick(Vec2::new(20.0, 20.0), &snap, &ViewSettings::default())
+            .is_none()
+    );
+}
+
+#[test]
+fn egui_consumed_events_never_reach_the_camera() {
+    let (snap, mut controls) = facing_flag();
+    let view = ViewSettings::default();
+    let before = controls.camera;
+    let events = [
+        Input::CursorMoved(Vec2::new(100.0, 100.0)),
+        Input::Button {
+            button: Button::Left,
+            pressed: true,
+        },
+        Input::CursorMoved(Vec2::new(300.0, 200.0)),
+        Input::Wheel(3.0),
+        Input::Button {
+            button: Button::Right,
+            pressed: true,
+        },
+        Input::CursorMoved(Vec2::new(500.0, 400.0)),
+        Input::Button {
+            button: Button::Right,
+            pressed: false,
+        },
+        Input::Button {
+            button: Button::Left,
+            pressed: false,
+        },
+    ];
+    for e in events {
+        let cmds = controls.handle(e, true, &snap, &view);
+        assert!(cmds.is_empty(), "{e:?} sent {cmds:?}");
+    }
+    assert_eq!(controls.camera.eye(), before.eye());
+    assert_eq!(controls.camera.target, before.target);
+    assert!(!controls.dragging());
+    // The same events, not consumed, do move it.
+    for e in events {
+        controls.handle(e, false, &snap, &view);
+    }
+    assert_ne!(controls.camera.eye(), before.eye());
+}
+
+#[test]
+fn a_drag_on_the_cloth_grabs_moves_and_releases_the_node_under_the_cursor() {
+    let (snap, mut controls) = facing_flag();
+    let view = ViewSettings::default();
+    controls.handle(Input::CursorMoved(SIZE / 2.0), false, &snap, &view);
+    let grab = controls.handle(
+        Input::Button {
+            button: Button::Left,
+            pressed: true,
+        },
+        false,
+        &snap,
+        &view,
+    );
+    let Some(Command::Grab { node, target }) = grab.first() else {
+        panic!("no grab: {grab:?}");
+    };
+    assert_eq!(
+        *target, snap.x[*node],
+        "the node must not jump when grabbed"
+    );
+    assert_eq!(controls.grabbed(), Some(*node));
+    let camera_before = controls.camera.eye();
+    // 100 px to the right moves the target right, in the view plane (z stays 0).
+    let moved = controls.handle(
+        Input::CursorMoved(SIZE / 2.0 + Vec2::new(100.0, 0.0)),
+        false,
+        &snap,
+        &view,
+    );
+    let Some(Command::MoveGrab(t)) = moved.first() else {
+        panic!("no move: {moved:?}");
+    };
+    assert!(
+        t.x > target.x + 0.05 && (t.z - target.z).abs() < 1e-4 && (t.y - target.y).abs() < 1e-3
+    );
+    assert_eq!(
+        controls.camera.eye(),
+        camera_before,
+        "grabbing must not orbit"
+    );
+    // Releasing over a panel (consumed) still ends the drag.
+    let released = controls.handle(
+        Input::Button {
+            button: Button::Left,
+            pressed: false,
+        },
+        true,
+        &snap,
+        &view,
+    );
+    assert!(matches!(released.first(), Some(Command::Release)));
+    assert!(!controls.dragging());
+}
+
+#[test]
+fn a_drag_beside_the_cloth_orbits_and_home_resets_the_view() {
+    let (snap, mut controls) = facing_flag();
+    let view = ViewSettings::default();
+    let home = controls.camera.eye();
+    controls.handle(
+        Input::CursorMoved(Vec2::new(30.0, 30.0)),
+        false,
+        &snap,
+        &view,
+    );
+    let cmds = controls.handle(
+        Input::Button {
+            button: Button::Left,
+            pressed: true,
+        },
+        false,
+        &snap,
+        &view,
+    );
+    assert!(cmds.is_empty());
+    controls.handle(
+        Input::CursorMoved(Vec2::new(130.0, 30.0)),
+        false,
+        &snap,
+        &view,
+    );
+    controls.handle(
+        Input::Button {
+            button: Button::Left,
+            pressed: false,
+        },
+        false,
+        &snap,
+        &view,
+    );
+    let orbited = controls.camera.eye();
+    assert!((orbited - home).length() > 0.1);
+    // Orbiting keeps the distance to the target.
+    assert!(((orbited - controls.camera.target).length() - 3.0).abs() < 1e-4);
+    controls.handle(Input::Key(ViewKey::Home), false, &snap, &view);
+    assert!((controls.camera.eye() - home).length() < 1e-6);
+}
+
+#[test]
+fn shift_drag_moves_the_pole() {
+    let (snap, mut controls) = facing_flag();
+    let view = ViewSettings::default();
+    controls.handle(Input::Shift(true), false, &snap, &view);
+    controls.handle(
+        Input::CursorMoved(Vec2::new(600.0, 300.0)),
+        false,
+        &snap,
+        &view,
+    );
+    controls.handle(
+        Input::Button {
+            button: Button::Left,
+            pressed: true,
+        },
+        false,
+        &snap,
+        &view,
+    );
+    let cmds = controls.handle(
+        Input::CursorMoved(Vec2::new(600.0, 200.0)),
+        false,
+        &snap,
+        &view,
+    );
+    let Some(Command::SetPoleOffset(offset)) = cmds.first() else {
+        panic!("no pole move: {cmds:?}");
+    };
+    assert!(offset.y > 0.05, "dragging up must lift the pole: {offset}");
+}
+
+#[test]
+fn the_framing_camera_sees_every_preset_in_front_of_it() {
+    for (name, _) in flagsim::sim::scene::PRESETS {
+        let sim = Scene::load(name).unwrap().simulation().unwrap();
+        let snap = Snapshot::of(&sim);
+        let cam = framing_camera(&[&snap]);
+        for x in &snap.x {
+            let p = cam
+                .project_to_pixel(x.as_vec3(), SIZE.x, SIZE.y)
+                .unwrap_or_else(|| panic!("{name}: a node is behind the camera"));
+            assert!(
+                (0.0..=SIZE.x).contains(&p.0) && (0.0..=SIZE.y).contains(&p.1),
+                "{name}: node at pixel {p:?} is off screen"
+            );
+        }
+    }
+}
