@@ -316,7 +316,9 @@ fn drag_opposes_relative_velocity_and_never_reverses_it() {
         let (f, c) = air_force(&wind, normal, v_rel);
         assert_eq!(f, DVec3::ZERO);
         let ext = External {
-            force: vec![DVec3::ZERO],
+            gravity: DVec3::ZERO,
+            air: vec![DVec3::ZERO],
+            air_c: vec![0.0],
             drag_c: vec![c],
             v_rel: vec![v_rel],
         };
@@ -718,4 +720,81 @@ fn the_flag_preset_flies_without_jitter_or_visible_overstretch() {
         }
     }
     assert!(velocity_zigzag(&history) > 2.0 * zigzag);
+}
+
+#[test]
+fn semi_implicit_air_never_changes_the_relative_velocity_by_more_than_its_size() {
+    let mut rng = Lcg(17);
+    for model in [LiftModel::Paper, LiftModel::Smooth] {
+        let wind = Wind {
+            drag: 0.5,
+            lift: 0.5,
+            linear: 0.5,
+            lift_model: model,
+            ..Wind::default()
+        };
+        for _ in 0..500 {
+            let normal = rng.unit();
+            let v_rel = rng.unit() * rng.range(0.1, 100.0);
+            let (air, drag_c) = air_force(&wind, normal, v_rel);
+            let ext = External {
+                gravity: DVec3::ZERO,
+                air: vec![air],
+                air_c: vec![air.length() / v_rel.length()],
+                drag_c: vec![drag_c],
+                v_rel: vec![v_rel],
+            };
+            let (m, h) = (1e-4, 0.5); // a light node and a huge step
+            let dv = ext.delta_v(0, m, h);
+            assert!(dv.length() <= 2.0 * v_rel.length() * (1.0 + 1e-12));
+            // For a small step it is the explicit force.
+            let small = ext.delta_v(0, 1.0, 1e-7);
+            let explicit = 1e-7 * (air - drag_c * v_rel);
+            // (they differ by the factor 1 / (1 + h c / m), here c ≤ 200 kg/s: under 2e-5)
+            assert!((small - explicit).length() <= 1e-4 * explicit.length() + 1e-18);
+        }
+    }
+}
+
+#[test]
+fn kang_runs_the_flag_at_large_steps_where_symplectic_euler_diverges() {
+    for dt in [0.1, 0.3] {
+        let mut scene = Scene::load("flag").unwrap();
+        scene.params.dt = dt;
+        let steps = (10.0 / dt) as usize;
+        let mut kang = scene.simulation().unwrap();
+        for _ in 0..steps {
+            assert!(
+                kang.step(),
+                "kang at dt = {dt}: {}",
+                kang.divergence.clone().unwrap()
+            );
+        }
+        scene.params.integrator = IntegratorKind::SymplecticEuler;
+        let mut symplectic = scene.simulation().unwrap();
+        let diverged = (0..steps).any(|_| !symplectic.step());
+        assert!(diverged, "symplectic Euler survived dt = {dt}");
+    }
+}
+
+#[test]
+fn the_guard_catches_explicit_euler_thrashing_under_strain_limiting() {
+    // Provot keeps the positions bounded, so only the speed gives the instability away.
+    let mut scene = Scene::load("flag").unwrap();
+    scene.params.integrator = IntegratorKind::ExplicitEuler;
+    let mut sim = scene.simulation().unwrap();
+    let fired = (0..600).any(|_| !sim.step());
+    assert!(fired, "explicit Euler at h²k/m ≈ 9 went unnoticed");
+    assert!(sim.divergence.unwrap().reason.contains("m/s"));
+    // The stable integrators never trip it on the same scene.
+    for kind in [
+        IntegratorKind::Kang,
+        IntegratorKind::ImplicitCg,
+        IntegratorKind::Desbrun,
+    ] {
+        let mut scene = Scene::load("flag").unwrap();
+        scene.params.integrator = kind;
+        let mut sim = scene.simulation().unwrap();
+        assert!((0..600).all(|_| sim.step()), "{}", kind.name());
+    }
 }

@@ -84,8 +84,15 @@ pub fn add_viscosity(cloth: &Cloth, h: f64, parallel: bool, ftilde: &mut [DVec3]
 /// External forces of one step, per node.
 #[derive(Debug, Clone, Default)]
 pub struct External {
-    /// Gravity, lift, linear wind and (with the explicit drag model) drag, N.
-    pub force: Vec<DVec3>,
+    /// Gravity, m/s² (the same for every node).
+    pub gravity: DVec3,
+    /// Air forces other than the semi-implicit drag: lift, linear wind, and the drag itself with
+    /// the explicit model, N.
+    pub air: Vec<DVec3>,
+    /// `|air| / |v_rel|`, kg/s, with the semi-implicit model (0 with the explicit one): `air` is
+    /// then applied as `h F / (m + h c)`, like the drag, so in one step it can never change the
+    /// relative velocity by more than its size, however large `h` is.
+    pub air_c: Vec<f64>,
     /// Semi-implicit drag coefficient `c = K_D |N̂·v̂| |v_rel|`, kg/s (0 with explicit drag).
     pub drag_c: Vec<f64>,
     /// Velocity relative to the air, `v - v_wind`, m/s.
@@ -94,24 +101,27 @@ pub struct External {
 
 impl External {
     pub fn resize(&mut self, n: usize) {
-        self.force.resize(n, DVec3::ZERO);
+        self.air.resize(n, DVec3::ZERO);
+        self.air_c.resize(n, 0.0);
         self.drag_c.resize(n, 0.0);
         self.v_rel.resize(n, DVec3::ZERO);
     }
 
-    /// The unfiltered velocity change of the external forces over `h` for node `i`:
-    /// `h F_ext / m` plus the semi-implicit drag `-(c h / (m + c h)) v_rel`.
+    /// The unfiltered velocity change of the external forces over `h` for node `i` of mass `m`:
+    /// `h g`, the air force `h F / (m + h c_air)`, and the semi-implicit drag
+    /// `-(c h / (m + c h)) v_rel`.
     #[inline]
     pub fn delta_v(&self, i: usize, m: f64, h: f64) -> DVec3 {
         let c = self.drag_c[i];
-        h * self.force[i] / m - (c * h / (m + c * h)) * self.v_rel[i]
+        h * self.gravity + h * self.air[i] / (m + h * self.air_c[i])
+            - (c * h / (m + c * h)) * self.v_rel[i]
     }
 
-    /// The external force on node `i` as one force (drag written explicitly), for the
-    /// "filter all forces" option.
+    /// The external force on node `i` of mass `m` as one force (drag written explicitly), for
+    /// the "filter all forces" option and the implicit solve's right-hand side.
     #[inline]
-    pub fn as_force(&self, i: usize) -> DVec3 {
-        self.force[i] - self.drag_c[i] * self.v_rel[i]
+    pub fn as_force(&self, i: usize, m: f64) -> DVec3 {
+        m * self.gravity + self.air[i] - self.drag_c[i] * self.v_rel[i]
     }
 }
 
@@ -155,19 +165,31 @@ pub fn external_forces(
     parallel: bool,
     ext: &mut External,
 ) {
-    let g = DVec3::from_array(params.gravity);
     let field = WindField::with_base(&params.wind, base_wind);
+    let semi_implicit = params.wind.drag_model == DragModel::SemiImplicit;
+    ext.gravity = DVec3::from_array(params.gravity);
     let External {
-        force,
+        air,
+        air_c,
         drag_c,
         v_rel,
+        ..
     } = ext;
     for_each_node(parallel, v_rel, |i, vr| {
         *vr = cloth.v[i] - field.velocity(cloth.x[i], t);
     });
     let v_rel = &*v_rel;
-    for_each_node(parallel, force, |i, f| {
-        *f = cloth.m[i] * g + air_force(&params.wind, normals[i], v_rel[i]).0;
+    for_each_node(parallel, air, |i, f| {
+        *f = air_force(&params.wind, normals[i], v_rel[i]).0;
+    });
+    let air = &*air;
+    for_each_node(parallel, air_c, |i, c| {
+        let speed = v_rel[i].length();
+        *c = if semi_implicit && speed > 0.0 {
+            air[i].length() / speed
+        } else {
+            0.0
+        };
     });
     for_each_node(parallel, drag_c, |i, c| {
         *c = air_force(&params.wind, normals[i], v_rel[i]).1;

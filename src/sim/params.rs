@@ -102,10 +102,11 @@ pub enum LiftModel {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum DragModel {
-    /// Per-node implicit drag: `Δv_D = -(c h / (m + c h)) v_rel`, never overshoots.
+    /// Per-node implicit drag: `Δv_D = -(c h / (m + c h)) v_rel`, never overshoots; lift and
+    /// linear wind `F` likewise as `h F / (m + h |F| / |v_rel|)`.
     #[default]
     SemiImplicit,
-    /// Eq. 17 applied as an explicit force.
+    /// Eqs. 17–19 applied as explicit forces.
     Explicit,
 }
 

@@ -7,7 +7,7 @@
 //!
 //! with the full spring Jacobian `∂f_a/∂x_b = k [P + (1 - L/|x|)(I - P)]`, `P = x̂ x̂ᵀ`, whose second
 //! term is dropped while the spring is compressed so the matrix stays symmetric positive definite.
-//! Spring damping contributes `c P` to `-∂f/∂v`, the semi-implicit drag `c_i I`. Kinematic nodes
+//! Spring damping contributes `c P` to `-∂f/∂v`, the semi-implicit drag and air `c_i I`. Kinematic nodes
 //! are removed from the unknowns; their known `Δv` moves to the right-hand side. The system is
 //! applied matrix-free as a gather over each node's springs and solved with Jacobi-preconditioned
 //! CG to a relative residual.
@@ -117,7 +117,7 @@ pub fn solve(
             *b = DVec3::ZERO;
             return;
         }
-        let mut rhs = h * (force[i] + ext.as_force(i));
+        let mut rhs = h * (force[i] + ext.as_force(i, cloth.m[i]));
         for l in cloth.links(i) {
             let j = l.node as usize;
             let si = l.spring as usize;
@@ -129,7 +129,7 @@ pub fn solve(
         *b = rhs;
     });
     for_each_node(parallel, &mut s.diag, |i, d| {
-        let mut diag = DVec3::splat(cloth.m[i] + h * ext.drag_c[i]);
+        let mut diag = DVec3::splat(cloth.m[i] + h * (ext.drag_c[i] + ext.air_c[i]));
         for l in cloth.links(i) {
             let m = &block[l.spring as usize];
             diag += DVec3::new(m.x_axis.x, m.y_axis.y, m.z_axis.z);
@@ -143,7 +143,7 @@ pub fn solve(
                 *o = DVec3::ZERO;
                 return;
             }
-            let mut y = (cloth.m[i] + h * ext.drag_c[i]) * x[i];
+            let mut y = (cloth.m[i] + h * (ext.drag_c[i] + ext.air_c[i])) * x[i];
             for l in cloth.links(i) {
                 let j = l.node as usize;
                 let xj = if kinematic[j] { DVec3::ZERO } else { x[j] };
