@@ -26,7 +26,7 @@ use super::screenshot;
 use super::surface::{self, WindowSurface};
 use crate::render::frame::ClothScene;
 use crate::render::view;
-use crate::render::{MsaaAttachments, Renderer};
+use crate::render::{MsaaAttachments, RenderQuality, Renderer};
 use crate::sim::IntegratorKind;
 use crate::sim::scene::Scene;
 use crate::sim::thread::{Command, SimThread, Snapshot};
@@ -79,6 +79,7 @@ pub fn run(options: ViewerOptions) -> anyhow::Result<()> {
 }
 
 struct Gpu {
+    quality: RenderQuality,
     window: Arc<Window>,
     device: wgpu::Device,
     queue: wgpu::Queue,
@@ -148,11 +149,13 @@ impl App {
         .context("opening the GPU device")?;
         let surface = WindowSurface::new(&self.instance, &adapter, &device, window.clone())?;
         let egui = EguiLayer::new(&device, &window, surface.format());
-        let renderer = Renderer::new(&device, &queue, surface.format())?;
+        let quality = RenderQuality::for_device_type(info.device_type);
+        let renderer = Renderer::with_quality(&device, &queue, surface.format(), quality)?;
         let cloth = ClothScene::new(&device)?;
         let [sw, sh] = surface.size_px();
         let msaa = MsaaAttachments::new(&device, &renderer.targets(), sw, sh, "window");
         Ok(Gpu {
+            quality,
             adapter: format!("{} ({:?})", info.name, info.backend),
             window,
             device,
@@ -195,6 +198,20 @@ impl App {
                 });
             }
             UiAction::ToggleRecording => self.toggle_recording(),
+            UiAction::SetQuality(q) => {
+                if let Some(gpu) = self.gpu.as_mut() {
+                    match Renderer::with_quality(&gpu.device, &gpu.queue, gpu.surface.format(), q) {
+                        Ok(r) => {
+                            let [w, h] = gpu.surface.size_px();
+                            gpu.msaa =
+                                MsaaAttachments::new(&gpu.device, &r.targets(), w, h, "window");
+                            gpu.renderer = r;
+                            gpu.quality = q;
+                        }
+                        Err(e) => self.ui.message = Some((format!("quality: {e}"), true)),
+                    }
+                }
+            }
             UiAction::ResetCamera => {
                 let cam = view::framing_camera(&[&self.curr]);
                 self.controls.home = cam;
@@ -501,12 +518,19 @@ fn draw_scene(
     let frame = gpu
         .cloth
         .frame_data(snap, &ui.view, &controls.camera, aspect);
+    // With multisampling the scene is drawn into the MSAA attachment and resolved into
+    // `target`; without, straight into `target`.
+    let (color, resolve) = if gpu.renderer.targets().sample_count > 1 {
+        (&gpu.msaa.color_view, Some(target))
+    } else {
+        (target, None)
+    };
     gpu.renderer.render(
         &gpu.device,
         &gpu.queue,
         encoder,
-        &gpu.msaa.color_view,
-        Some(target),
+        color,
+        resolve,
         &gpu.msaa.depth_view,
         &frame,
     )?;
@@ -565,6 +589,7 @@ impl ApplicationHandler for App {
             Ok(gpu) => {
                 let [w, h] = gpu.surface.size_px();
                 self.controls.size = Vec2::new(w as f32, h as f32);
+                self.ui.quality = gpu.quality;
                 self.gpu = Some(gpu);
             }
             Err(e) => {

@@ -247,6 +247,7 @@ impl ClothPass {
         queue: &wgpu::Queue,
         globals_layout: &wgpu::BindGroupLayout,
         targets: &TargetFormats,
+        anisotropy: u16,
     ) -> Result<Self, RenderError> {
         let storage = |binding| wgpu::BindGroupLayoutEntry {
             binding,
@@ -372,7 +373,7 @@ impl ClothPass {
             mag_filter: wgpu::FilterMode::Linear,
             min_filter: wgpu::FilterMode::Linear,
             mipmap_filter: wgpu::MipmapFilterMode::Linear,
-            anisotropy_clamp: 8,
+            anisotropy_clamp: anisotropy,
             ..Default::default()
         });
         let no_strain = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {

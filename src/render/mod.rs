@@ -34,6 +34,6 @@ pub use globals::{CameraMatrices, Light};
 pub use gpu::{GpuContext, GpuError};
 pub use lines_pass::LineVertex;
 pub use offscreen::OffscreenTarget;
-pub use renderer::{FrameData, MsaaAttachments, Renderer, TargetFormats};
+pub use renderer::{FrameData, MsaaAttachments, RenderQuality, Renderer, TargetFormats};
 pub use scene_pass::{Pole, SceneFrame, SceneStyle, Sphere};
 pub use upsample_pass::{OutputBuffers, UpsamplePass, UpsampleUniforms};

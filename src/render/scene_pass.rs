@@ -352,8 +352,10 @@ impl ScenePass {
                 cache: None,
             })
         };
+        // The sky is drawn after everything opaque, at the far plane, only where nothing else
+        // was drawn (depth still at its clear value): no pixel is shaded twice.
         let sky_depth = wgpu::DepthStencilState {
-            depth_compare: Some(wgpu::CompareFunction::Always),
+            depth_compare: Some(wgpu::CompareFunction::LessEqual),
             ..targets.depth_state(false)
         };
         let sky_pipeline = pipeline("sky pipeline", "vs_sky", "fs_sky", &[], sky_depth);
@@ -475,6 +477,7 @@ impl ScenePass {
     }
 
     /// Records the sky. Call first in the pass: it ignores and does not write depth.
+    /// The sky, where nothing has been drawn yet; call after the opaque geometry.
     pub fn draw_background(&self, pass: &mut wgpu::RenderPass<'_>, globals: &wgpu::BindGroup) {
         pass.set_bind_group(0, globals, &[]);
         pass.set_bind_group(1, &self.bind_group, &[]);

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use egui::{Color32, RichText, Ui};
 use glam::DVec3;
 
-use crate::render::ColorMode;
 use crate::render::view::ViewSettings;
+use crate::render::{ColorMode, RenderQuality};
 use crate::sim::params::{DragModel, HandlePath, LiftModel};
 use crate::sim::scene::{PRESETS, Scene};
 use crate::sim::thread::{Command, Snapshot};
@@ -26,6 +26,8 @@ pub enum UiAction {
     ToggleRecording,
     /// Put the camera back to its framing.
     ResetCamera,
+    /// Rebuild the renderer at another anti-aliasing / filtering quality.
+    SetQuality(RenderQuality),
 }
 
 /// Frame timing the application measures, shown in the Stats panel.
@@ -57,6 +59,8 @@ pub struct UiState {
     pub scene: Scene,
     /// What to draw.
     pub view: ViewSettings,
+    /// Anti-aliasing and texture filtering (set by the app from the adapter at start).
+    pub quality: RenderQuality,
     /// Snapshot generation the parameters were taken from (reset and load change it).
     generation: u64,
     pub total_mass: f64,
@@ -88,6 +92,7 @@ impl UiState {
                 ..ViewSettings::default()
             },
             scene,
+            quality: RenderQuality::HIGH,
             generation: 0,
             total_mass,
             time_scale: 1.0,
@@ -202,7 +207,7 @@ pub fn controls(
             .show(ui, |ui| wind_ui(ui, state, &mut actions));
         egui::CollapsingHeader::new("Detail")
             .default_open(false)
-            .show(ui, |ui| detail_ui(ui, state));
+            .show(ui, |ui| detail_ui(ui, state, &mut actions));
         egui::CollapsingHeader::new("Overlays")
             .default_open(true)
             .show(ui, |ui| overlays_ui(ui, state, snap, &mut actions));
@@ -611,7 +616,22 @@ fn wind_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
     }
 }
 
-fn detail_ui(ui: &mut Ui, state: &mut UiState) {
+fn detail_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
+    let mut msaa = state.quality.msaa_samples > 1;
+    let mut aniso = state.quality.anisotropy > 1;
+    let a = ui
+        .checkbox(&mut msaa, "anti-aliasing (4× MSAA)")
+        .on_hover_text("Smooth edges. Costs about 15 ms a frame on a software rasteriser.");
+    let b = ui
+        .checkbox(&mut aniso, "anisotropic filtering (8×)")
+        .on_hover_text("Sharper texture at grazing angles. Costly on a software rasteriser.");
+    if a.changed() || b.changed() {
+        state.quality = RenderQuality {
+            msaa_samples: if msaa { 4 } else { 1 },
+            anisotropy: if aniso { 8 } else { 1 },
+        };
+        actions.push(UiAction::SetQuality(state.quality));
+    }
     let r = &mut state.view.render;
     egui::ComboBox::from_label("display")
         .selected_text(r.mode.name())
