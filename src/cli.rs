@@ -49,8 +49,24 @@ pub enum Command {
     Simulate(SimulateArgs),
     /// Run N steps and render one frame offscreen to a PNG (no window needed).
     Render(RenderArgs),
+    /// The benchmark suite: cost per step, scaling, parallel speed-up, stability, accuracy
+    /// against the filter, upsampling and the viewer's frame, as a table or JSON.
+    Bench(BenchArgs),
     /// List the built-in presets, one line each.
     Presets,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Print JSON instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// A reduced run (small grids, few repeats) that finishes in well under a minute.
+    #[arg(long)]
+    pub quick: bool,
+    /// Also write a log-log plot of time per step against node count (SVG).
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
 }
 
 #[derive(Debug, Args, Default)]
@@ -148,6 +164,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Simulate(args)) => simulate(args),
         Some(Command::Render(args)) => render(args),
         Some(Command::Presets) => presets(),
+        Some(Command::Bench(args)) => bench(args),
         Some(Command::View(args)) => view(args),
         None => view(ViewArgs {
             size: (1280, 800),
@@ -171,6 +188,26 @@ fn view(args: ViewArgs) -> Result<()> {
         exit_after_frames: args.exit_after_frames,
         screenshot: args.screenshot,
     })
+}
+
+fn bench(args: BenchArgs) -> Result<()> {
+    if let Some(p) = &args.plot
+        && !p.extension().is_some_and(|e| e.eq_ignore_ascii_case("svg"))
+    {
+        return Err(BadInput(format!("--plot: {} must end in .svg", p.display())).into());
+    }
+    let cfg = crate::bench::BenchConfig { quick: args.quick };
+    let report = crate::bench::run(&cfg, |section| eprintln!("flagsim bench: {section} …"));
+    if let Some(p) = &args.plot {
+        std::fs::write(p, crate::bench::plot_svg(&report))
+            .map_err(|e| BadInput(format!("{}: cannot write the plot: {e}", p.display())))?;
+        eprintln!("flagsim bench: wrote {}", p.display());
+    }
+    if args.json {
+        write_json(&report, None)
+    } else {
+        print_stdout(&crate::bench::table(&report))
+    }
 }
 
 fn presets() -> Result<()> {

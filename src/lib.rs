@@ -18,6 +18,7 @@
 //! the simulation; [`app`] is the winit application wiring it together; [`cli`] the command line.
 
 pub mod app;
+pub mod bench;
 pub mod cli;
 pub mod render;
 pub mod sim;

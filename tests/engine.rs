@@ -414,7 +414,7 @@ fn provot_limits_every_structural_spring_and_leaves_pinned_ends_alone() {
         max_stretch: 0.1,
         iterations: 100, // the documented maximum; a simple case converges well within it
     };
-    let mut scratch = Vec::new();
+    let mut scratch = flagsim::sim::constraints::ProvotScratch::default();
     let mut cloth = sim.cloth.clone();
     // Sweep until a whole pass makes no correction (converged), at most 100 × 100 sweeps.
     let mut converged = false;
@@ -426,6 +426,7 @@ fn provot_limits_every_structural_spring_and_leaves_pinned_ends_alone() {
             &mut scratch,
             0.01,
             &provot,
+            false,
         ) == 0
         {
             converged = true;

@@ -78,6 +78,9 @@ pub struct Cloth {
     pub dv: Vec<DVec3>,
     /// Stiffness of each spring resolved from its family and the parameters, N/m.
     pub k: Vec<f64>,
+    /// The springs Provot limits, grouped so that no two springs of a group share a node (a
+    /// greedy edge colouring in spring order; a grid needs about eight colours).
+    pub strain_colors: Vec<Vec<u32>>,
 }
 
 impl Cloth {
@@ -117,6 +120,7 @@ impl Cloth {
         }
         let anchor = x.clone();
         let k = springs.iter().map(|s| s.k_custom).collect();
+        let strain_colors = color_springs(n, &springs);
         Self {
             springs,
             link_start,
@@ -130,6 +134,7 @@ impl Cloth {
             pinned,
             anchor,
             k,
+            strain_colors,
         }
     }
 
@@ -173,8 +178,9 @@ impl Cloth {
         self.springs
             .iter()
             .filter(|s| s.rest > 0.0 && limits_strain(s.family))
-            .map(|s| (self.x[s.b] - self.x[s.a]).length() / s.rest)
+            .map(|s| (self.x[s.b] - self.x[s.a]).length_squared() / (s.rest * s.rest))
             .fold(0.0, f64::max)
+            .sqrt()
     }
 
     /// Per-node area-weighted normals of the key mesh (unnormalised sum of triangle normals,
@@ -196,4 +202,31 @@ impl Cloth {
 /// Provot limits structural and shear springs of a grid, and every spring of an explicit cloth.
 pub fn limits_strain(family: SpringFamily) -> bool {
     !matches!(family, SpringFamily::Bend)
+}
+
+/// Greedy edge colouring of the strain-limited springs (`L > 0`): each spring, in order, takes
+/// the smallest colour neither of its nodes has yet. Deterministic.
+fn color_springs(nodes: usize, springs: &[Spring]) -> Vec<Vec<u32>> {
+    let mut used: Vec<Vec<bool>> = vec![Vec::new(); nodes];
+    let mut colors: Vec<Vec<u32>> = Vec::new();
+    for (si, s) in springs.iter().enumerate() {
+        if s.rest <= 0.0 || !limits_strain(s.family) {
+            continue;
+        }
+        let free = |u: &Vec<bool>, c: usize| !u.get(c).copied().unwrap_or(false);
+        let c = (0..)
+            .find(|&c| free(&used[s.a], c) && free(&used[s.b], c))
+            .unwrap_or(0);
+        for node in [s.a, s.b] {
+            if used[node].len() <= c {
+                used[node].resize(c + 1, false);
+            }
+            used[node][c] = true;
+        }
+        if colors.len() <= c {
+            colors.resize(c + 1, Vec::new());
+        }
+        colors[c].push(si as u32);
+    }
+    colors
 }

@@ -3,72 +3,111 @@
 
 use glam::DVec3;
 
-use super::cloth::{Cloth, limits_strain};
+use super::cloth::Cloth;
+use super::forces::for_each_node;
 use super::params::{Collider, Provot};
 
 /// Relative excess below which a spring counts as satisfied, so that the sweeps can finish
 /// instead of chasing round-off.
 pub const PROVOT_TOLERANCE: f64 = 1e-9;
 
+/// Work arrays of [`strain_limit`], reused between steps.
+#[derive(Debug, Clone, Default)]
+pub struct ProvotScratch {
+    x_uncorrected: Vec<DVec3>,
+    /// Per spring of the current colour: the moves of its two ends, if it was too long.
+    moves: Vec<Option<[DVec3; 2]>>,
+}
+
+/// The moves that shorten spring `(a, b, rest)` to `limit · rest` if it is longer (by more than
+/// [`PROVOT_TOLERANCE`]): half each, all on the free end when the other is kinematic.
+#[inline]
+fn provot_moves(
+    xa: DVec3,
+    xb: DVec3,
+    rest: f64,
+    limit: f64,
+    ka: bool,
+    kb: bool,
+) -> Option<[DVec3; 2]> {
+    let d = xb - xa;
+    let len2 = d.length_squared();
+    // Squared lengths first: most springs are within the limit and need no square root.
+    let tol = limit * (1.0 + PROVOT_TOLERANCE);
+    if len2 <= tol * tol * rest * rest || (ka && kb) {
+        return None;
+    }
+    let len = len2.sqrt();
+    let excess = (len - limit * rest) * d / len;
+    Some(match (ka, kb) {
+        (false, false) => [0.5 * excess, -0.5 * excess],
+        (true, false) => [DVec3::ZERO, -excess],
+        (false, true) => [excess, DVec3::ZERO],
+        (true, true) => [DVec3::ZERO, DVec3::ZERO],
+    })
+}
+
 /// Provot 1995: `iterations` Gauss–Seidel sweeps over the structural and shear springs (every
 /// spring of an explicit cloth). A spring longer than `(1 + τ) L` is shortened to `(1 + τ) L`:
 /// each end moves half the excess, the free end all of it when the other end is kinematic,
 /// neither when both are. Springs with `L = 0` are left alone. Afterwards every moved node gets
 /// `v = (x_corrected - x_before) / h`. Returns the number of corrections made.
+///
+/// A sweep visits the springs colour by colour ([`Cloth::strain_colors`]): springs of one colour
+/// share no node, so their corrections are independent and are computed in parallel when
+/// `parallel`, with results bit-identical to the serial order.
 pub fn strain_limit(
     cloth: &mut Cloth,
     kinematic: &[bool],
     x_before: &[DVec3],
-    x_uncorrected: &mut Vec<DVec3>,
+    scratch: &mut ProvotScratch,
     h: f64,
     provot: &Provot,
+    parallel: bool,
 ) -> usize {
     if !provot.enabled || provot.iterations == 0 {
         return 0;
     }
-    x_uncorrected.clear();
-    x_uncorrected.extend_from_slice(&cloth.x);
+    scratch.x_uncorrected.clear();
+    scratch.x_uncorrected.extend_from_slice(&cloth.x);
     let limit = 1.0 + provot.max_stretch;
     let mut corrections = 0;
     for _ in 0..provot.iterations {
-        let mut any = false;
-        for s in &cloth.springs {
-            if s.rest <= 0.0 || !limits_strain(s.family) {
-                continue;
-            }
-            let (ka, kb) = (kinematic[s.a], kinematic[s.b]);
-            if ka && kb {
-                continue;
-            }
-            let d = cloth.x[s.b] - cloth.x[s.a];
-            let len = d.length();
-            let max_len = limit * s.rest;
-            if len <= max_len * (1.0 + PROVOT_TOLERANCE) || len == 0.0 {
-                continue;
-            }
-            let excess = (len - max_len) * d / len;
-            match (ka, kb) {
-                (false, false) => {
-                    cloth.x[s.a] += 0.5 * excess;
-                    cloth.x[s.b] -= 0.5 * excess;
+        let before = corrections;
+        for color in &cloth.strain_colors {
+            scratch.moves.resize(color.len(), None);
+            let (x, springs) = (&cloth.x, &cloth.springs);
+            for_each_node(parallel, &mut scratch.moves[..color.len()], |k, m| {
+                let s = &springs[color[k] as usize];
+                *m = provot_moves(
+                    x[s.a],
+                    x[s.b],
+                    s.rest,
+                    limit,
+                    kinematic[s.a],
+                    kinematic[s.b],
+                );
+            });
+            for (k, m) in scratch.moves[..color.len()].iter().enumerate() {
+                if let Some([da, db]) = m {
+                    let s = &cloth.springs[color[k] as usize];
+                    cloth.x[s.a] += *da;
+                    cloth.x[s.b] += *db;
+                    corrections += 1;
                 }
-                (true, false) => cloth.x[s.b] -= excess,
-                (false, true) => cloth.x[s.a] += excess,
-                (true, true) => {}
             }
-            corrections += 1;
-            any = true;
         }
-        if !any {
+        if corrections == before {
             break;
         }
     }
     if corrections > 0 {
-        for i in 0..cloth.node_count() {
-            if cloth.x[i] != x_uncorrected[i] {
-                cloth.v[i] = (cloth.x[i] - x_before[i]) / h;
+        let (x, v, x_uncorrected) = (&cloth.x, &mut cloth.v, &scratch.x_uncorrected);
+        for_each_node(parallel, v, |i, vi| {
+            if x[i] != x_uncorrected[i] {
+                *vi = (x[i] - x_before[i]) / h;
             }
-        }
+        });
     }
     corrections
 }

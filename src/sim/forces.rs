@@ -21,6 +21,26 @@ pub fn for_each_node<T: Send>(parallel: bool, out: &mut [T], f: impl Fn(usize, &
     }
 }
 
+/// Like [`for_each_node`] for two per-node arrays written together.
+pub fn for_each_node2<A: Send, B: Send>(
+    parallel: bool,
+    a: &mut [A],
+    b: &mut [B],
+    f: impl Fn(usize, &mut A, &mut B) + Sync,
+) {
+    if parallel {
+        a.par_iter_mut()
+            .zip(b.par_iter_mut())
+            .enumerate()
+            .for_each(|(i, (x, y))| f(i, x, y));
+    } else {
+        a.iter_mut()
+            .zip(b.iter_mut())
+            .enumerate()
+            .for_each(|(i, (x, y))| f(i, x, y));
+    }
+}
+
 /// Hooke force of spring `s` on its end `a` (the force on `b` is the negative):
 /// `k (|x_ab| - L) x_ab / |x_ab|` written as `k (x_ab - L x̂_ab)` so a zero-rest-length spring is
 /// exactly `k x_ab`; plus damping `c ((v_b - v_a)·x̂) x̂`.
@@ -179,8 +199,8 @@ pub fn external_forces(
         *vr = cloth.v[i] - field.velocity(cloth.x[i], t);
     });
     let v_rel = &*v_rel;
-    for_each_node(parallel, air, |i, f| {
-        *f = air_force(&params.wind, normals[i], v_rel[i]).0;
+    for_each_node2(parallel, air, drag_c, |i, f, c| {
+        (*f, *c) = air_force(&params.wind, normals[i], v_rel[i]);
     });
     let air = &*air;
     for_each_node(parallel, air_c, |i, c| {
@@ -191,9 +211,6 @@ pub fn external_forces(
             0.0
         };
     });
-    for_each_node(parallel, drag_c, |i, c| {
-        *c = air_force(&params.wind, normals[i], v_rel[i]).1;
-    });
 }
 
 /// The wind velocity field: a base velocity with smooth, seeded gusts that travel downwind.
@@ -201,7 +218,8 @@ pub fn external_forces(
 /// Gust noise is evaluated at `τ = (t - x·d̂ / |V|) / period` (a gust reaches the fly end after
 /// the hoist) plus a small cross-wind phase, so it varies smoothly in time and along the cloth.
 /// The speed is scaled by `1 + strength · g₁(τ)` and the direction swings across the wind by
-/// `0.3 · strength · g₂(4τ)` and vertically by half that (a quicker swirl). Same seed, same wind.
+/// `0.3 · strength · g₂(4τ)` and vertically by half that (a quicker swirl, one octave). Same
+/// seed, same wind.
 #[derive(Debug, Clone, Copy)]
 pub struct WindField {
     base: DVec3,
@@ -248,8 +266,8 @@ impl WindField {
         let g1 = smooth_noise(self.seed, tau);
         // The cross-wind swirl is four times quicker than the gusts: at flag speeds its
         // wavelength along the wind is about a flag's length, so ripples travel down the cloth.
-        let g2 = smooth_noise(self.seed.wrapping_add(0x9E37), 4.0 * tau + 13.1);
-        let g3 = smooth_noise(self.seed.wrapping_add(0x7F4A), 3.3 * tau + 41.7);
+        let g2 = value_noise(self.seed.wrapping_add(0x9E37), 4.0 * tau + 13.1);
+        let g3 = value_noise(self.seed.wrapping_add(0x7F4A), 3.3 * tau + 41.7);
         let s = self.strength;
         self.speed
             * ((1.0 + s * g1) * self.dir + 0.3 * s * g2 * self.side + 0.15 * s * g3 * self.up)

@@ -1,0 +1,76 @@
+//! `flagsim bench --quick --json` runs and reports every section (the numbers themselves are
+//! machine-dependent; the README's come from a full run).
+
+use std::process::Command;
+
+#[test]
+fn bench_quick_json_has_every_section() {
+    let out = Command::new(env!("CARGO_BIN_EXE_flagsim"))
+        .args(["bench", "--quick", "--json"])
+        .output()
+        .expect("run flagsim bench");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    for key in [
+        "machine",
+        "step_cost",
+        "kang_10x10_seconds",
+        "ratios",
+        "scaling",
+        "parallel",
+        "stability",
+        "accuracy_vs_h2k_over_m",
+        "accuracy_vs_resolution",
+        "upsampling",
+    ] {
+        assert!(v.get(key).is_some(), "missing section {key}");
+    }
+    // Every integrator has a cost row and a stability row per preset.
+    for name in [
+        "kang",
+        "explicit-euler",
+        "symplectic-euler",
+        "verlet",
+        "implicit-cg",
+        "desbrun",
+        "hybrid",
+    ] {
+        let costs = v["step_cost"].as_array().unwrap();
+        assert!(
+            costs.iter().any(|c| c["integrator"] == name),
+            "no cost for {name}"
+        );
+        let stab = v["stability"].as_array().unwrap();
+        assert_eq!(
+            stab.iter().filter(|s| s["integrator"] == name).count(),
+            2,
+            "{name}"
+        );
+    }
+    assert_eq!(v["parallel"]["bit_identical"], true);
+    // The Fig. 8 accuracy degrades as h²k/m grows.
+    let acc = v["accuracy_vs_h2k_over_m"].as_array().unwrap();
+    let errs: Vec<f64> = acc
+        .iter()
+        .map(|a| a["relative_error"].as_f64().unwrap())
+        .collect();
+    assert!(errs.windows(2).all(|w| w[1] > w[0]), "{errs:?}");
+    // With a GPU (always in CI) the GPU sections are there.
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        assert!(v.get("frame").is_some(), "no viewer-frame section");
+        assert!(v["upsampling"][0]["gpu_seconds"].is_object());
+    }
+}
+
+#[test]
+fn bench_rejects_a_plot_that_is_not_svg() {
+    let out = Command::new(env!("CARGO_BIN_EXE_flagsim"))
+        .args(["bench", "--quick", "--plot", "x.png"])
+        .output()
+        .expect("run flagsim bench");
+    assert_eq!(out.status.code(), Some(2));
+}
