@@ -49,11 +49,11 @@ pub struct BenchConfig {
 
 impl BenchConfig {
     fn repeats(&self) -> usize {
-        if self.quick { 3 } else { 7 }
+        if self.quick { 2 } else { 7 }
     }
     fn grid_sizes(&self) -> Vec<usize> {
         if self.quick {
-            vec![10, 16, 32]
+            vec![10, 16]
         } else {
             vec![10, 16, 32, 64, 128, 256, 512]
         }
@@ -73,6 +73,8 @@ pub struct StepCost {
     /// Mean CG iterations per step (implicit-cg).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cg_iterations: Option<f64>,
+    /// Whether the state was still finite after the timed steps (the guard is off here).
+    pub finite: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -192,13 +194,13 @@ fn warmed(n: usize, kind: IntegratorKind) -> Simulation {
     let mut sim = square_flag(n, IntegratorKind::Kang)
         .simulation()
         .expect("benchmark scene is valid");
+    sim.guard = false;
     for _ in 0..10 {
         sim.step();
     }
     let mut p = sim.params().clone();
     p.integrator = kind;
     let _ = sim.set_params(p);
-    sim.guard = false;
     sim
 }
 
@@ -250,6 +252,13 @@ pub fn step_costs(cfg: &BenchConfig) -> Vec<StepCost> {
             }
             let block = block_for(&sim, budget);
             let seconds_per_step = time_steps(&sim, block, cfg.repeats());
+            let finite = {
+                let mut s = sim.clone();
+                (0..block).for_each(|_| {
+                    s.step();
+                });
+                s.cloth.x.iter().chain(&s.cloth.v).all(|x| x.is_finite())
+            };
             let cg_iterations = (kind == IntegratorKind::ImplicitCg).then(|| {
                 let mut s = sim.clone();
                 let steps = 5;
@@ -268,6 +277,7 @@ pub fn step_costs(cfg: &BenchConfig) -> Vec<StepCost> {
                 seconds_per_step,
                 precompute_seconds: precompute,
                 cg_iterations,
+                finite,
             });
         }
     }
@@ -282,7 +292,7 @@ fn cost(costs: &[StepCost], kind: IntegratorKind, n: usize) -> Option<f64> {
 }
 
 pub fn ratios(costs: &[StepCost], quick: bool) -> Vec<Ratio> {
-    let (n_large, n_dense) = if quick { (32, 16) } else { (64, 32) };
+    let (n_large, n_dense) = if quick { (16, 16) } else { (64, 32) };
     let mut out = Vec::new();
     let mut push = |name: &str,
                     n: usize,
@@ -357,7 +367,7 @@ pub fn scaling(costs: &[StepCost], quick: bool) -> Scaling {
 }
 
 pub fn parallel(cfg: &BenchConfig) -> Parallel {
-    let n = if cfg.quick { 64 } else { 512 };
+    let n = if cfg.quick { 32 } else { 512 };
     let base = warmed(n, IntegratorKind::Kang);
     let mut serial = base.clone();
     serial.parallel = Some(false);
@@ -408,8 +418,8 @@ fn runs_stably(scene: &Scene, kind: IntegratorKind, dt: f64, seconds: f64) -> bo
 }
 
 pub fn stability(cfg: &BenchConfig) -> Vec<Stability> {
-    let seconds = if cfg.quick { 0.5 } else { 3.0 };
-    let iterations = if cfg.quick { 4 } else { 10 };
+    let seconds = if cfg.quick { 0.2 } else { 3.0 };
+    let iterations = if cfg.quick { 2 } else { 10 };
     let mut out = Vec::new();
     for (preset, strain_limiting) in [
         ("flag", true),
@@ -525,7 +535,7 @@ pub fn upsampling(cfg: &BenchConfig, gpu: Option<&GpuContext>) -> Vec<Upsampling
     let (grid, keys) = flag_keys_after(1.0);
     let key_grid = view::key_grid(&grid, &keys);
     let mut out = Vec::new();
-    let resolutions: &[u32] = if cfg.quick { &[50, 256] } else { &[50, 1024] };
+    let resolutions: &[u32] = if cfg.quick { &[50, 128] } else { &[50, 1024] };
     let mut pass = gpu.and_then(|g| crate::render::UpsamplePass::new(&g.device).ok());
     for &r in resolutions {
         let settings = RenderSettings {
@@ -605,7 +615,7 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
         },
     );
     let mut ui_state = crate::ui::UiState::new(scene.clone(), 0.12);
-    let frames = if cfg.quick { 5 } else { 30 };
+    let frames = if cfg.quick { 3 } else { 30 };
     let (mut t_sim, mut t_up, mut t_ups, mut t_draw, mut t_ui) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let wait = || {
@@ -674,11 +684,14 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
                 });
         });
         let prims = egui_ctx.tessellate(output.shapes, output.pixels_per_point);
-        for (id, deltas) in &output.textures_delta.set {
-            for delta in deltas {
-                egui_renderer.update_texture(&gpu.device, &gpu.queue, *id, delta);
+        // Every delta must be applied (egui checks), uploads before painting, frees after.
+        let mut textures = output.textures_delta;
+        for (id, deltas) in textures.set.drain() {
+            for delta in &deltas {
+                egui_renderer.update_texture(&gpu.device, &gpu.queue, id, delta);
             }
         }
+        let to_free: Vec<egui::TextureId> = textures.free.drain().collect();
         let screen = egui_wgpu::ScreenDescriptor {
             size_in_pixels: [w, h],
             pixels_per_point: output.pixels_per_point,
@@ -712,7 +725,7 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
         }
         gpu.queue.submit(extra.into_iter().chain([enc.finish()]));
         wait();
-        for id in &output.textures_delta.free {
+        for id in &to_free {
             egui_renderer.free_texture(id);
         }
         let ui_s = t.elapsed().as_secs_f64();
@@ -839,6 +852,9 @@ pub fn table(r: &Report) -> String {
         if let Some(i) = c.cg_iterations {
             extra += &format!("  [{i:.1} CG iterations]");
         }
+        if !c.finite {
+            extra += "  [state went non-finite]";
+        }
         line(format!(
             "{:<18} {:>4}×{:<4}  {}{extra}",
             c.integrator,
@@ -885,16 +901,49 @@ pub fn table(r: &Report) -> String {
     ));
     line(String::new());
     line(format!(
-        "Largest stable dt (guard never fires, strain below {RUNAWAY_STRAIN})"
+        "Largest stable dt, s (guard never fires, strain below {RUNAWAY_STRAIN}, {} simulated s)",
+        r.stability.first().map_or(0.0, |s| s.simulated_seconds)
     ));
-    for preset in ["flag", "hanging"] {
-        let row: Vec<String> = r
-            .stability
+    let header: Vec<String> = IntegratorKind::ALL
+        .iter()
+        .map(|k| format!("{:>17}", k.name()))
+        .collect();
+    line(format!("  {:<20}{}", "", header.join("")));
+    let configs = [
+        ("flag", true),
+        ("hanging", true),
+        ("flag", false),
+        ("hanging", false),
+    ];
+    let find = |preset: &str, limiting: bool, kind: &str| {
+        r.stability
             .iter()
-            .filter(|s| s.preset == preset)
-            .map(|s| format!("{} {:.4} s", s.integrator, s.largest_stable_dt))
+            .find(|s| s.preset == preset && s.strain_limiting == limiting && s.integrator == kind)
+            .map(|s| s.largest_stable_dt)
+    };
+    for (preset, limiting) in configs {
+        let row: Vec<String> = IntegratorKind::ALL
+            .iter()
+            .map(|k| match find(preset, limiting, k.name()) {
+                Some(dt) => format!("{dt:>17.4}"),
+                None => format!("{:>17}", "—"),
+            })
             .collect();
-        line(format!("  {preset:<8} {}", row.join(", ")));
+        let label = format!("{preset}, Provot {}", if limiting { "on" } else { "off" });
+        line(format!("  {label:<20}{}", row.join("")));
+    }
+    for limiting in [true, false] {
+        if let (Some(k), Some(s)) = (
+            find("flag", limiting, "kang"),
+            find("flag", limiting, "symplectic-euler"),
+        ) {
+            let ratio = k / s;
+            line(format!(
+                "  kang / symplectic-euler on flag, Provot {}: {ratio:.1}× (target ≥ 10) {}",
+                if limiting { "on" } else { "off" },
+                if ratio >= 10.0 { "met" } else { "MISSED" }
+            ));
+        }
     }
     line(String::new());
     line("kang's Δv against the precomputed filter (Fig. 8)".into());
@@ -939,7 +988,8 @@ pub fn table(r: &Report) -> String {
 
 /// A log-log plot of time per step against node count, one line per integrator, as SVG.
 pub fn plot_svg(r: &Report) -> String {
-    let (w, h, m) = (760.0, 480.0, 70.0);
+    // Plot area from `m` to `w - right` (the legend sits in the right margin).
+    let (w, h, m, right) = (900.0, 480.0, 70.0, 170.0);
     let pts: Vec<(f64, f64)> = r
         .step_cost
         .iter()
@@ -952,7 +1002,7 @@ pub fn plot_svg(r: &Report) -> String {
         .iter()
         .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
     let (x0, x1, y0, y1) = (x0.floor(), x1.ceil(), y0.floor(), y1.ceil());
-    let sx = |x: f64| m + (x - x0) / (x1 - x0).max(1e-9) * (w - 2.0 * m);
+    let sx = |x: f64| m + (x - x0) / (x1 - x0).max(1e-9) * (w - m - right);
     let sy = |y: f64| h - m - (y - y0) / (y1 - y0).max(1e-9) * (h - 2.0 * m);
     let colors = [
         "#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
@@ -1018,7 +1068,7 @@ pub fn plot_svg(r: &Report) -> String {
         }
         s += &format!(
             r#"<text x="{}" y="{}" fill="{c}">{}</text>"#,
-            w - m + 6.0,
+            w - right + 12.0,
             m + 16.0 * k as f64,
             kind.name()
         );

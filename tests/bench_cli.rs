@@ -29,7 +29,8 @@ fn bench_quick_json_has_every_section() {
     ] {
         assert!(v.get(key).is_some(), "missing section {key}");
     }
-    // Every integrator has a cost row and a stability row per preset.
+    // Every integrator has a cost row, and a stability row per preset with strain limiting on
+    // and off (2 × 2).
     for name in [
         "kang",
         "explicit-euler",
@@ -47,7 +48,7 @@ fn bench_quick_json_has_every_section() {
         let stab = v["stability"].as_array().unwrap();
         assert_eq!(
             stab.iter().filter(|s| s["integrator"] == name).count(),
-            2,
+            4,
             "{name}"
         );
     }

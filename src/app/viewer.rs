@@ -66,6 +66,7 @@ pub fn run(options: ViewerOptions) -> anyhow::Result<()> {
         shot: None,
         recorder: None,
         cpu_ms: 0.0,
+        gpu_error: Arc::default(),
     };
     event_loop
         .run_app(&mut app)
@@ -126,6 +127,8 @@ struct App {
     shot: Option<ShotRequest>,
     recorder: Option<Recorder>,
     cpu_ms: f64,
+    /// The last GPU error reported by the device, shown in the panel.
+    gpu_error: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl App {
@@ -147,6 +150,15 @@ impl App {
             ..Default::default()
         }))
         .context("opening the GPU device")?;
+        // A GPU validation error must not take the viewer down: report it in the panel instead
+        // (wgpu's default handler panics).
+        let gpu_error = self.gpu_error.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            eprintln!("flagsim: GPU error: {e}");
+            if let Ok(mut slot) = gpu_error.lock() {
+                *slot = Some(e.to_string());
+            }
+        }));
         let surface = WindowSurface::new(&self.instance, &adapter, &device, window.clone())?;
         let egui = EguiLayer::new(&device, &window, surface.format());
         let quality = RenderQuality::for_device_type(info.device_type);
@@ -321,6 +333,9 @@ impl App {
             self.prev = (old.generation == self.curr.generation).then_some(old);
         }
         self.ui.sync(&self.curr);
+        if let Some(e) = self.gpu_error.lock().ok().and_then(|mut slot| slot.take()) {
+            self.ui.message = Some((format!("GPU error: {e}"), true));
+        }
         let snap = self.display_snapshot();
         let Some(gpu) = self.gpu.as_mut() else {
             return;

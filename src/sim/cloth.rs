@@ -81,6 +81,12 @@ pub struct Cloth {
     /// The springs Provot limits, grouped so that no two springs of a group share a node (a
     /// greedy edge colouring in spring order; a grid needs about eight colours).
     pub strain_colors: Vec<Vec<u32>>,
+    /// Per colour, per node: the position in that colour's list of the one spring of the colour
+    /// touching the node, or `u32::MAX`. Lets a colour's corrections be applied per node.
+    pub strain_color_slot: Vec<Vec<u32>>,
+    /// `tri_start[i]..tri_start[i + 1]` index `tri_of_node`: the triangles around node `i`.
+    pub tri_start: Vec<usize>,
+    pub tri_of_node: Vec<u32>,
 }
 
 impl Cloth {
@@ -121,6 +127,35 @@ impl Cloth {
         let anchor = x.clone();
         let k = springs.iter().map(|s| s.k_custom).collect();
         let strain_colors = color_springs(n, &springs);
+        let strain_color_slot = strain_colors
+            .iter()
+            .map(|color| {
+                let mut slot = vec![u32::MAX; n];
+                for (k, &si) in color.iter().enumerate() {
+                    let s = &springs[si as usize];
+                    slot[s.a] = k as u32;
+                    slot[s.b] = k as u32;
+                }
+                slot
+            })
+            .collect();
+        let mut tri_start = vec![0usize; n + 1];
+        for t in &triangles {
+            for &i in t {
+                tri_start[i + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            tri_start[i + 1] += tri_start[i];
+        }
+        let mut fill = tri_start.clone();
+        let mut tri_of_node = vec![0u32; tri_start[n]];
+        for (ti, t) in triangles.iter().enumerate() {
+            for &i in t {
+                tri_of_node[fill[i]] = ti as u32;
+                fill[i] += 1;
+            }
+        }
         Self {
             springs,
             link_start,
@@ -135,6 +170,9 @@ impl Cloth {
             anchor,
             k,
             strain_colors,
+            strain_color_slot,
+            tri_start,
+            tri_of_node,
         }
     }
 
@@ -173,29 +211,40 @@ impl Cloth {
     }
 
     /// Largest `|x_ab| / L` over the springs Provot limits (structural and shear on a grid, every
-    /// spring otherwise) with `L > 0`. 1 means at rest length.
+    /// spring otherwise) with `L > 0`. 1 means at rest length. (A maximum does not depend on the
+    /// order, so the parallel reduction gives the serial answer.)
     pub fn max_strain(&self) -> f64 {
-        self.springs
-            .iter()
-            .filter(|s| s.rest > 0.0 && limits_strain(s.family))
-            .map(|s| (self.x[s.b] - self.x[s.a]).length_squared() / (s.rest * s.rest))
-            .fold(0.0, f64::max)
-            .sqrt()
+        let strain2 = |s: &Spring| {
+            if s.rest > 0.0 && limits_strain(s.family) {
+                (self.x[s.b] - self.x[s.a]).length_squared() / (s.rest * s.rest)
+            } else {
+                0.0
+            }
+        };
+        let max2 = if self.springs.len() >= 65_536 {
+            use rayon::prelude::*;
+            self.springs
+                .par_iter()
+                .map(strain2)
+                .reduce(|| 0.0, f64::max)
+        } else {
+            self.springs.iter().map(strain2).fold(0.0, f64::max)
+        };
+        max2.sqrt()
     }
 
-    /// Per-node area-weighted normals of the key mesh (unnormalised sum of triangle normals,
-    /// then normalised; zero where a node has no triangle or a degenerate neighbourhood).
-    pub fn node_normals(&self, out: &mut [DVec3]) {
-        out.fill(DVec3::ZERO);
-        for t in &self.triangles {
-            let n = (self.x[t[1]] - self.x[t[0]]).cross(self.x[t[2]] - self.x[t[0]]);
-            for &i in t {
-                out[i] += n;
+    /// Per-node area-weighted normals of the key mesh (the sum of the normals of the triangles
+    /// around the node, in triangle order, normalised; zero where a node has no triangle or a
+    /// degenerate neighbourhood). A gather per node, so it runs in parallel when asked.
+    pub fn node_normals(&self, parallel: bool, out: &mut [DVec3]) {
+        super::forces::for_each_node(parallel, out, |i, n| {
+            let mut sum = DVec3::ZERO;
+            for &ti in &self.tri_of_node[self.tri_start[i]..self.tri_start[i + 1]] {
+                let t = &self.triangles[ti as usize];
+                sum += (self.x[t[1]] - self.x[t[0]]).cross(self.x[t[2]] - self.x[t[0]]);
             }
-        }
-        for n in out.iter_mut() {
-            *n = n.normalize_or_zero();
-        }
+            *n = sum.normalize_or_zero();
+        });
     }
 }
 

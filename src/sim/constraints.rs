@@ -74,10 +74,11 @@ pub fn strain_limit(
     let mut corrections = 0;
     for _ in 0..provot.iterations {
         let before = corrections;
-        for color in &cloth.strain_colors {
+        for (color, slot) in cloth.strain_colors.iter().zip(&cloth.strain_color_slot) {
             scratch.moves.resize(color.len(), None);
+            let moves = &mut scratch.moves[..color.len()];
             let (x, springs) = (&cloth.x, &cloth.springs);
-            for_each_node(parallel, &mut scratch.moves[..color.len()], |k, m| {
+            for_each_node(parallel, moves, |k, m| {
                 let s = &springs[color[k] as usize];
                 *m = provot_moves(
                     x[s.a],
@@ -88,14 +89,22 @@ pub fn strain_limit(
                     kinematic[s.b],
                 );
             });
-            for (k, m) in scratch.moves[..color.len()].iter().enumerate() {
-                if let Some([da, db]) = m {
-                    let s = &cloth.springs[color[k] as usize];
-                    cloth.x[s.a] += *da;
-                    cloth.x[s.b] += *db;
-                    corrections += 1;
+            corrections += moves.iter().filter(|m| m.is_some()).count();
+            // No two springs of a colour share a node: each node takes at most one move.
+            let moves = &*moves;
+            for_each_node(parallel, &mut cloth.x, |i, xi| {
+                let k = slot[i];
+                if k == u32::MAX {
+                    return;
                 }
-            }
+                if let Some([da, db]) = moves[k as usize] {
+                    *xi += if springs[color[k as usize] as usize].a == i {
+                        da
+                    } else {
+                        db
+                    };
+                }
+            });
         }
         if corrections == before {
             break;

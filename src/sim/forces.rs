@@ -174,6 +174,9 @@ pub fn air_force(wind: &Wind, normal: DVec3, v_rel: DVec3) -> (DVec3, f64) {
     }
 }
 
+/// The node count the air constants are given for (the paper's 10 × 10 key nodes).
+pub const AIR_REFERENCE_NODES: f64 = 100.0;
+
 /// Gravity and air on every node at time `t`, given the key-mesh normals and the base wind
 /// the air currently has (m/s; it lags `params.wind.velocity` by `params.wind.response`).
 pub fn external_forces(
@@ -186,6 +189,16 @@ pub fn external_forces(
     ext: &mut External,
 ) {
     let field = WindField::with_base(&params.wind, base_wind);
+    // The air constants are the paper's, per key node of a 10 × 10 cloth; a cloth of N nodes
+    // gives each node 100 / N of them, so the same cloth feels the same total air force at any
+    // resolution (a 512 × 512 flag would otherwise take the wind 2600 times over).
+    let scale = AIR_REFERENCE_NODES / cloth.node_count().max(1) as f64;
+    let wind = Wind {
+        drag: params.wind.drag * scale,
+        lift: params.wind.lift * scale,
+        linear: params.wind.linear * scale,
+        ..params.wind
+    };
     let semi_implicit = params.wind.drag_model == DragModel::SemiImplicit;
     ext.gravity = DVec3::from_array(params.gravity);
     let External {
@@ -200,7 +213,7 @@ pub fn external_forces(
     });
     let v_rel = &*v_rel;
     for_each_node2(parallel, air, drag_c, |i, f, c| {
-        (*f, *c) = air_force(&params.wind, normals[i], v_rel[i]);
+        (*f, *c) = air_force(&wind, normals[i], v_rel[i]);
     });
     let air = &*air;
     for_each_node(parallel, air_c, |i, c| {

@@ -132,7 +132,9 @@ impl Default for Gust {
     }
 }
 
-/// Air interaction (paper §4).
+/// Air interaction (paper §4). `drag`, `lift` and `linear` are per key node of a 10 × 10 cloth
+/// (the paper's model); a cloth of N nodes gives each node 100 / N of them, so refining the same
+/// cloth does not multiply the wind.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Wind {

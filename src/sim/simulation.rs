@@ -261,7 +261,6 @@ impl Simulation {
             return true;
         }
         let start = Instant::now();
-        let n = self.cloth.node_count();
         {
             let s = &mut self.scratch;
             s.backup_x.clone_from(&self.cloth.x);
@@ -299,9 +298,10 @@ impl Simulation {
             });
             return false;
         }
-        for i in 0..n {
-            self.cloth.dv[i] = self.cloth.v[i] - self.scratch.v_step_start[i];
-        }
+        let (v, v0) = (&self.cloth.v, &self.scratch.v_step_start);
+        forces::for_each_node(self.use_parallel(), &mut self.cloth.dv, |i, dv| {
+            *dv = v[i] - v0[i];
+        });
         self.step_index += 1;
         self.stats.max_strain = self.cloth.max_strain();
         self.stats.h2k_over_m = self.h2k_over_m();
@@ -396,7 +396,7 @@ impl Simulation {
         let params = &self.params;
         let s = &mut self.scratch;
         // 2. Key-mesh normals.
-        cloth.node_normals(&mut s.normals);
+        cloth.node_normals(parallel, &mut s.normals);
         // 3. Spring forces.
         forces::spring_forces(
             cloth,
