@@ -99,7 +99,7 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "K")]
     pub every: Option<u64>,
     /// Override the scene's integrator: kang, explicit-euler, symplectic-euler, verlet,
-    /// implicit-cg, desbrun, hybrid.
+    /// implicit-cg, desbrun, hybrid, xpbd.
     #[arg(long, value_name = "NAME")]
     pub integrator: Option<String>,
     /// Also write the upsampled render mesh, R × R render nodes (2..=1024), in `render`.

@@ -39,6 +39,7 @@ fn bench_quick_json_has_every_section() {
         "implicit-cg",
         "desbrun",
         "hybrid",
+        "xpbd",
     ] {
         let costs = v["step_cost"].as_array().unwrap();
         assert!(

@@ -799,3 +799,58 @@ fn the_guard_catches_explicit_euler_thrashing_under_strain_limiting() {
         assert!((0..600).all(|_| sim.step()), "{}", kind.name());
     }
 }
+
+#[test]
+fn xpbd_with_zero_compliance_satisfies_a_constraint_in_one_projection() {
+    use flagsim::sim::integrators::xpbd::project;
+    let mut rng = Lcg(23);
+    for _ in 0..200 {
+        let xa = rng.unit() * rng.range(0.1, 2.0);
+        let xb = rng.unit() * rng.range(0.1, 2.0);
+        let (wa, wb) = (rng.range(0.0, 10.0), rng.range(0.1, 10.0));
+        let rest = rng.range(0.0, 1.0);
+        let (_, [da, db]) = project(xa, xb, wa, wb, rest, 0.0, 0.0).unwrap();
+        let len = ((xa + da) - (xb + db)).length();
+        assert!((len - rest).abs() < 1e-12, "{len} vs {rest}");
+        // The heavier end moves less: displacement ∝ inverse mass.
+        assert!((da.length() * wb - db.length() * wa).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn xpbd_static_stretch_under_a_load_is_compliance_times_force() {
+    // A 0.1 kg mass hangs from a pinned node on a spring k = 50 N/m (compliance α = 1/k): at
+    // rest the constraint C = |x_ab| − L must equal α m g.
+    let (m, k, g) = (0.1, 50.0, 9.81);
+    let json = format!(
+        r#"{{ "cloth": {{ "nodes": [ {{ "x": [0, 1, 0], "m": 1, "pinned": true }},
+                                      {{ "x": [0, 0.5, 0], "m": {m} }} ],
+                         "springs": [ {{ "a": 0, "b": 1, "k": {k} }} ] }},
+             "params": {{ "integrator": "xpbd", "gravity": [0, -{g}, 0],
+                         "wind": {{ "velocity": [0, 0, 0] }}, "provot": {{ "enabled": false }} }} }}"#
+    );
+    let mut sim = Scene::from_json(&json, "t").unwrap().simulation().unwrap();
+    for _ in 0..1200 {
+        assert!(sim.step());
+    }
+    let stretch = (sim.cloth.x[1] - sim.cloth.x[0]).length() - 0.5;
+    let expected = m * g / k;
+    assert!(
+        (stretch - expected).abs() < 1e-3 * expected,
+        "stretch {stretch} m, expected α F = {expected} m"
+    );
+}
+
+#[test]
+fn xpbd_runs_every_preset_for_ten_seconds() {
+    for (name, _) in PRESETS {
+        let mut scene = Scene::load(name).unwrap();
+        scene.params.integrator = IntegratorKind::Xpbd;
+        let steps = (10.0 / scene.params.dt).round() as usize;
+        let mut sim = scene.simulation().unwrap();
+        for _ in 0..steps {
+            assert!(sim.step(), "{name}: {}", sim.divergence.clone().unwrap());
+        }
+        assert!(sim.cloth.max_strain() < 1.5, "{name}");
+    }
+}

@@ -84,6 +84,9 @@ pub struct Cloth {
     /// Per colour, per node: the position in that colour's list of the one spring of the colour
     /// touching the node, or `u32::MAX`. Lets a colour's corrections be applied per node.
     pub strain_color_slot: Vec<Vec<u32>>,
+    /// Every spring with `k > 0` coloured the same way, for `xpbd`'s constraint sweeps.
+    pub all_colors: Vec<Vec<u32>>,
+    pub all_color_slot: Vec<Vec<u32>>,
     /// `tri_start[i]..tri_start[i + 1]` index `tri_of_node`: the triangles around node `i`.
     pub tri_start: Vec<usize>,
     pub tri_of_node: Vec<u32>,
@@ -126,19 +129,10 @@ impl Cloth {
         }
         let anchor = x.clone();
         let k = springs.iter().map(|s| s.k_custom).collect();
-        let strain_colors = color_springs(n, &springs);
-        let strain_color_slot = strain_colors
-            .iter()
-            .map(|color| {
-                let mut slot = vec![u32::MAX; n];
-                for (k, &si) in color.iter().enumerate() {
-                    let s = &springs[si as usize];
-                    slot[s.a] = k as u32;
-                    slot[s.b] = k as u32;
-                }
-                slot
-            })
-            .collect();
+        let strain_colors = color_springs(n, &springs, |s| s.rest > 0.0 && limits_strain(s.family));
+        let strain_color_slot = color_slots(n, &springs, &strain_colors);
+        let all_colors = color_springs(n, &springs, |_| true);
+        let all_color_slot = color_slots(n, &springs, &all_colors);
         let mut tri_start = vec![0usize; n + 1];
         for t in &triangles {
             for &i in t {
@@ -171,6 +165,8 @@ impl Cloth {
             k,
             strain_colors,
             strain_color_slot,
+            all_colors,
+            all_color_slot,
             tri_start,
             tri_of_node,
         }
@@ -253,13 +249,34 @@ pub fn limits_strain(family: SpringFamily) -> bool {
     !matches!(family, SpringFamily::Bend)
 }
 
-/// Greedy edge colouring of the strain-limited springs (`L > 0`): each spring, in order, takes
-/// the smallest colour neither of its nodes has yet. Deterministic.
-fn color_springs(nodes: usize, springs: &[Spring]) -> Vec<Vec<u32>> {
+/// Per colour, per node: the position in the colour's list of its spring touching the node, or
+/// `u32::MAX`.
+fn color_slots(nodes: usize, springs: &[Spring], colors: &[Vec<u32>]) -> Vec<Vec<u32>> {
+    colors
+        .iter()
+        .map(|color| {
+            let mut slot = vec![u32::MAX; nodes];
+            for (k, &si) in color.iter().enumerate() {
+                let s = &springs[si as usize];
+                slot[s.a] = k as u32;
+                slot[s.b] = k as u32;
+            }
+            slot
+        })
+        .collect()
+}
+
+/// Greedy edge colouring of the springs `keep` accepts: each spring, in order, takes the
+/// smallest colour neither of its nodes has yet. Deterministic.
+fn color_springs(
+    nodes: usize,
+    springs: &[Spring],
+    keep: impl Fn(&Spring) -> bool,
+) -> Vec<Vec<u32>> {
     let mut used: Vec<Vec<bool>> = vec![Vec::new(); nodes];
     let mut colors: Vec<Vec<u32>> = Vec::new();
     for (si, s) in springs.iter().enumerate() {
-        if s.rest <= 0.0 || !limits_strain(s.family) {
+        if !keep(s) {
             continue;
         }
         let free = |u: &Vec<bool>, c: usize| !u.get(c).copied().unwrap_or(false);

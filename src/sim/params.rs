@@ -26,10 +26,12 @@ pub enum IntegratorKind {
     Desbrun,
     /// Chi 2007 §4.3: `Δv` from `kang`, position advanced with the old velocity.
     Hybrid,
+    /// Extended position-based dynamics: substeps of distance constraints with compliance `1/k`.
+    Xpbd,
 }
 
 impl IntegratorKind {
-    pub const ALL: [IntegratorKind; 7] = [
+    pub const ALL: [IntegratorKind; 8] = [
         IntegratorKind::Kang,
         IntegratorKind::ExplicitEuler,
         IntegratorKind::SymplecticEuler,
@@ -37,6 +39,7 @@ impl IntegratorKind {
         IntegratorKind::ImplicitCg,
         IntegratorKind::Desbrun,
         IntegratorKind::Hybrid,
+        IntegratorKind::Xpbd,
     ];
 
     /// The name used on the command line and in scene files.
@@ -49,6 +52,7 @@ impl IntegratorKind {
             IntegratorKind::ImplicitCg => "implicit-cg",
             IntegratorKind::Desbrun => "desbrun",
             IntegratorKind::Hybrid => "hybrid",
+            IntegratorKind::Xpbd => "xpbd",
         }
     }
 
@@ -305,6 +309,8 @@ pub struct Params {
     pub substeps: u32,
     /// Jacobi iterations of `kang` (1 = eq. 9, 2 = eq. 10). Range 1..=50. Default 2.
     pub jacobi_iterations: u32,
+    /// Substeps of `xpbd` per physics step (one constraint pass each). Range 1..=100. Default 10.
+    pub xpbd_substeps: u32,
     pub stiffness: Stiffness,
     /// Spring damping along each spring, N·s/m. Range 0..=1e3. Default 0.
     pub damping: f64,
@@ -329,6 +335,7 @@ impl Default for Params {
             dt: 1.0 / 60.0,
             substeps: 1,
             jacobi_iterations: 2,
+            xpbd_substeps: 10,
             stiffness: Stiffness::default(),
             damping: 0.0,
             viscosity: true,

@@ -15,7 +15,7 @@ use super::constraints;
 use super::forces::{self, External};
 use super::integrators::desbrun::{DesbrunFilter, TooLarge};
 use super::integrators::implicit_cg::{self, CgReport, CgScratch};
-use super::integrators::{StepInput, explicit, kang};
+use super::integrators::{StepInput, explicit, kang, xpbd};
 use super::params::{HandlePath, IntegratorKind, Params};
 
 /// Above this many nodes the per-node loops run on the rayon pool (same results bit for bit).
@@ -104,6 +104,7 @@ struct Scratch {
     backup_v: Vec<DVec3>,
     backup_dv: Vec<DVec3>,
     cg: CgScratch,
+    xpbd: xpbd::XpbdScratch,
 }
 
 /// A running simulation. Everything the step needs is in here or passed in; no globals.
@@ -472,6 +473,8 @@ impl Simulation {
                     });
                 }
             }
+            // XPBD turns the external forces into velocities itself, substep by substep.
+            IntegratorKind::Xpbd => {}
             IntegratorKind::ExplicitEuler
             | IntegratorKind::SymplecticEuler
             | IntegratorKind::Verlet => {
@@ -506,33 +509,44 @@ impl Simulation {
         // 6. Positions (eq. 1 and the schemes' variants). Kinematic nodes go to their targets.
         s.x_before.copy_from_slice(&self.cloth.x);
         let cloth = &mut self.cloth;
-        let (kin, target, dv) = (&s.kinematic, &s.target_x, &s.dv);
-        forces::for_each_node2(parallel, &mut cloth.x, &mut cloth.v, |i, x, v| {
-            if kin[i] {
-                *v = (target[i] - *x) / h;
-                *x = target[i];
-                return;
-            }
-            let (x0, v0, dv) = (*x, *v, dv[i]);
-            match kind {
-                IntegratorKind::ExplicitEuler | IntegratorKind::Hybrid => {
-                    *x = x0 + h * v0;
-                    *v = v0 + dv;
+        if kind == IntegratorKind::Xpbd {
+            let input = xpbd::XpbdInput {
+                kinematic: &s.kinematic,
+                target: &s.target_x,
+                h,
+                substeps: self.params.xpbd_substeps,
+                parallel,
+            };
+            xpbd::advance(&input, cloth, &s.ext, &mut s.xpbd);
+        } else {
+            let (kin, target, dv) = (&s.kinematic, &s.target_x, &s.dv);
+            forces::for_each_node2(parallel, &mut cloth.x, &mut cloth.v, |i, x, v| {
+                if kin[i] {
+                    *v = (target[i] - *x) / h;
+                    *x = target[i];
+                    return;
                 }
-                IntegratorKind::Verlet => {
-                    // x' = 2x - x_prev + h² F/m with x_prev = x - h v (v is (x - x_prev)/h after
-                    // every step), so a switch to Verlet mid-run needs no history.
-                    let x_prev = x0 - h * v0;
-                    let x_new = 2.0 * x0 - x_prev + h * dv;
-                    *v = (x_new - x0) / h;
-                    *x = x_new;
+                let (x0, v0, dv) = (*x, *v, dv[i]);
+                match kind {
+                    IntegratorKind::ExplicitEuler | IntegratorKind::Hybrid => {
+                        *x = x0 + h * v0;
+                        *v = v0 + dv;
+                    }
+                    IntegratorKind::Verlet => {
+                        // x' = 2x - x_prev + h² F/m with x_prev = x - h v (v is (x - x_prev)/h after
+                        // every step), so a switch to Verlet mid-run needs no history.
+                        let x_prev = x0 - h * v0;
+                        let x_new = 2.0 * x0 - x_prev + h * dv;
+                        *v = (x_new - x0) / h;
+                        *x = x_new;
+                    }
+                    _ => {
+                        *v = v0 + dv;
+                        *x = x0 + h * *v;
+                    }
                 }
-                _ => {
-                    *v = v0 + dv;
-                    *x = x0 + h * *v;
-                }
-            }
-        });
+            });
+        }
         // 7. Strain limiting, 8. colliders.
         self.stats.provot_corrections += constraints::strain_limit(
             cloth,

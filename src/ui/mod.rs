@@ -278,6 +278,15 @@ fn simulation_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mu
             );
         },
     );
+    if p.integrator == IntegratorKind::Xpbd {
+        changed |= slider_u32(
+            ui,
+            &mut p.xpbd_substeps,
+            1..=100,
+            "XPBD substeps",
+            "xpbd's substeps per physics step, one constraint pass each (compliance = 1/k).",
+        );
+    }
     if slider(
         ui,
         &mut state.total_mass,
@@ -866,7 +875,7 @@ Space      pause / run
 r          reset the scene
 w          key-mesh wireframe
 v          velocity-change overlay
-1 … 7      integrator (kang, explicit, symplectic, verlet, implicit-cg, desbrun, hybrid)
+1 … 8      integrator (kang, explicit, symplectic, verlet, implicit-cg, desbrun, hybrid, xpbd)
 F12        screenshot
 Tab        hide / show the panels
 h          this help

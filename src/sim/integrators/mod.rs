@@ -6,6 +6,7 @@ pub mod desbrun;
 pub mod explicit;
 pub mod implicit_cg;
 pub mod kang;
+pub mod xpbd;
 
 use glam::DVec3;
 
