@@ -398,14 +398,16 @@ impl Simulation {
         let s = &mut self.scratch;
         // 2. Key-mesh normals.
         cloth.node_normals(parallel, &mut s.normals);
-        // 3. Spring forces.
-        forces::spring_forces(
-            cloth,
-            params.damping,
-            parallel,
-            &mut s.spring_f,
-            &mut s.force,
-        );
+        // 3. Spring forces (XPBD replaces them with constraints, so it needs none).
+        if kind != IntegratorKind::Xpbd {
+            forces::spring_forces(
+                cloth,
+                params.damping,
+                parallel,
+                &mut s.spring_f,
+                &mut s.force,
+            );
+        }
         // 4. External forces, in the air as it is now.
         let target = DVec3::from_array(params.wind.velocity);
         let follow = if params.wind.response > 0.0 {
