@@ -57,15 +57,22 @@ pub fn spring_force_on_a(x_ab: DVec3, v_ab: DVec3, k: f64, rest: f64, damping: f
 }
 
 /// Spring forces `F_i` (Hooke + damping): per spring into `spring_f`, then gathered into `out`.
+/// Nodes with `skip[i]` (an empty `skip` skips none) get no force, and springs between two
+/// skipped nodes are not evaluated: the wavelet interpolation does not need them.
 pub fn spring_forces(
     cloth: &Cloth,
     damping: f64,
     parallel: bool,
+    skip: &[bool],
     spring_f: &mut [DVec3],
     out: &mut [DVec3],
 ) {
+    let skipped = |i: usize| !skip.is_empty() && skip[i];
     for_each_node(parallel, spring_f, |s, f| {
         let sp = &cloth.springs[s];
+        if skipped(sp.a) && skipped(sp.b) {
+            return;
+        }
         *f = spring_force_on_a(
             cloth.x[sp.b] - cloth.x[sp.a],
             cloth.v[sp.b] - cloth.v[sp.a],
@@ -76,6 +83,10 @@ pub fn spring_forces(
     });
     let spring_f = &*spring_f;
     for_each_node(parallel, out, |i, f| {
+        if skipped(i) {
+            *f = DVec3::ZERO;
+            return;
+        }
         let mut sum = DVec3::ZERO;
         for l in cloth.links(i) {
             let s = l.spring as usize;
@@ -89,9 +100,13 @@ pub fn spring_forces(
     });
 }
 
-/// Adds the viscosity term of eq. 4, `h Σ_j k_ij (v_j - v_i)`, to `ftilde`.
-pub fn add_viscosity(cloth: &Cloth, h: f64, parallel: bool, ftilde: &mut [DVec3]) {
+/// Adds the viscosity term of eq. 4, `h Σ_j k_ij (v_j - v_i)`, to `ftilde` (not for `skip`ped
+/// nodes; an empty `skip` skips none).
+pub fn add_viscosity(cloth: &Cloth, h: f64, parallel: bool, skip: &[bool], ftilde: &mut [DVec3]) {
     for_each_node(parallel, ftilde, |i, f| {
+        if !skip.is_empty() && skip[i] {
+            return;
+        }
         let vi = cloth.v[i];
         let mut sum = DVec3::ZERO;
         for l in cloth.links(i) {
@@ -179,6 +194,8 @@ pub const AIR_REFERENCE_NODES: f64 = 100.0;
 
 /// Gravity and air on every node at time `t`, given the key-mesh normals and the base wind
 /// the air currently has (m/s; it lags `params.wind.velocity` by `params.wind.response`).
+/// Air is not evaluated on `skip`ped nodes (an empty `skip` skips none).
+#[allow(clippy::too_many_arguments)]
 pub fn external_forces(
     cloth: &Cloth,
     params: &Params,
@@ -186,8 +203,10 @@ pub fn external_forces(
     base_wind: DVec3,
     normals: &[DVec3],
     parallel: bool,
+    skip: &[bool],
     ext: &mut External,
 ) {
+    let skipped = |i: usize| !skip.is_empty() && skip[i];
     let field = WindField::with_base(&params.wind, base_wind);
     // The air constants are the paper's, per key node of a 10 × 10 cloth; a cloth of N nodes
     // gives each node 100 / N of them, so the same cloth feels the same total air force at any
@@ -213,7 +232,11 @@ pub fn external_forces(
     });
     let v_rel = &*v_rel;
     for_each_node2(parallel, air, drag_c, |i, f, c| {
-        (*f, *c) = air_force(&wind, normals[i], v_rel[i]);
+        (*f, *c) = if skipped(i) {
+            (DVec3::ZERO, 0.0)
+        } else {
+            air_force(&wind, normals[i], v_rel[i])
+        };
     });
     let air = &*air;
     for_each_node(parallel, air_c, |i, c| {

@@ -1,6 +1,7 @@
 //! The CPU simulation: cloth model, forces, integrators, constraints, scenes, the fixed-step
 //! loop and the simulation thread. Nothing in here knows about wgpu, winit or egui.
 
+pub mod buckling;
 pub mod cloth;
 pub mod compare;
 pub mod constraints;
@@ -11,6 +12,7 @@ pub mod scene;
 pub mod simulation;
 pub mod stepper;
 pub mod thread;
+pub mod wavelet;
 
 pub use cloth::{Cloth, GridInfo};
 pub use params::{IntegratorKind, Params};

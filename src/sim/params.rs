@@ -28,10 +28,12 @@ pub enum IntegratorKind {
     Hybrid,
     /// Extended position-based dynamics: substeps of distance constraints with compliance `1/k`.
     Xpbd,
+    /// Choi & Ko 2002: the immediate buckling model, BDF2 solved by block-preconditioned CG.
+    ChoiKo,
 }
 
 impl IntegratorKind {
-    pub const ALL: [IntegratorKind; 8] = [
+    pub const ALL: [IntegratorKind; 9] = [
         IntegratorKind::Kang,
         IntegratorKind::ExplicitEuler,
         IntegratorKind::SymplecticEuler,
@@ -40,6 +42,7 @@ impl IntegratorKind {
         IntegratorKind::Desbrun,
         IntegratorKind::Hybrid,
         IntegratorKind::Xpbd,
+        IntegratorKind::ChoiKo,
     ];
 
     /// The name used on the command line and in scene files.
@@ -53,6 +56,7 @@ impl IntegratorKind {
             IntegratorKind::Desbrun => "desbrun",
             IntegratorKind::Hybrid => "hybrid",
             IntegratorKind::Xpbd => "xpbd",
+            IntegratorKind::ChoiKo => "choi-ko",
         }
     }
 
@@ -277,7 +281,7 @@ impl Default for Handle {
     }
 }
 
-/// Conjugate-gradient settings of `implicit-cg`.
+/// Conjugate-gradient settings of `implicit-cg` and `choi-ko`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CgSettings {
@@ -292,6 +296,49 @@ impl Default for CgSettings {
         Self {
             tolerance: 1e-6,
             max_iterations: 200,
+        }
+    }
+}
+
+/// The immediate buckling model of `choi-ko` (Choi & Ko 2002, §3). Type-1 links take the
+/// structural and shear stiffness from `stiffness`; these two shape the type-2 links.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ChoiKo {
+    /// Flexural rigidity `k_b` of a type-2 link, N·m²: a slightly compressed link pushes back
+    /// with `12 k_b / L²`, a fully folded one with `4π² k_b / L²`. Range 0..=10. Default 2e-5.
+    pub flexural_rigidity: f64,
+    /// Slope `c_b` of eq. 11's clamp, N/m: the force of a type-2 link is
+    /// `max(f_b, c_b (|x| − L))`, so compression starts linearly. Range 0..=1e6. Default 40.
+    pub buckling_clamp: f64,
+}
+
+impl Default for ChoiKo {
+    fn default() -> Self {
+        Self {
+            flexural_rigidity: 2e-5,
+            buckling_clamp: 40.0,
+        }
+    }
+}
+
+/// The thesis's wavelet-guided interpolation (Chi 2007, ch. 5), for `kang` and `hybrid`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Wavelet {
+    /// Default `false`.
+    pub enabled: bool,
+    /// Largest Haar detail coefficient of the key-node normals (dimensionless; unit normals,
+    /// coefficients are quarter-sums of differences) for which a block counts as flat and its
+    /// interior is interpolated. 0 interpolates nothing. Range 0..=1. Default 0.025 (the thesis).
+    pub threshold: f64,
+}
+
+impl Default for Wavelet {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            threshold: 0.025,
         }
     }
 }
@@ -326,6 +373,8 @@ pub struct Params {
     pub colliders: Vec<Collider>,
     pub handle: Handle,
     pub cg: CgSettings,
+    pub choi_ko: ChoiKo,
+    pub wavelet: Wavelet,
 }
 
 impl Default for Params {
@@ -346,6 +395,8 @@ impl Default for Params {
             colliders: Vec::new(),
             handle: Handle::default(),
             cg: CgSettings::default(),
+            choi_ko: ChoiKo::default(),
+            wavelet: Wavelet::default(),
         }
     }
 }
@@ -454,6 +505,19 @@ impl Params {
             "must be in 1..=10000",
             self.cg.max_iterations,
         )?;
+        in_range(
+            "params.choi_ko.flexural_rigidity",
+            self.choi_ko.flexural_rigidity,
+            0.0,
+            10.0,
+        )?;
+        in_range(
+            "params.choi_ko.buckling_clamp",
+            self.choi_ko.buckling_clamp,
+            0.0,
+            1e6,
+        )?;
+        in_range("params.wavelet.threshold", self.wavelet.threshold, 0.0, 1.0)?;
         Ok(())
     }
 }

@@ -10,13 +10,16 @@ use std::time::Instant;
 
 use glam::DVec3;
 
+use super::buckling;
 use super::cloth::Cloth;
 use super::constraints;
 use super::forces::{self, External};
+use super::integrators::choi_ko::{self, ChoiKoScratch};
 use super::integrators::desbrun::{DesbrunFilter, TooLarge};
 use super::integrators::implicit_cg::{self, CgReport, CgScratch};
 use super::integrators::{StepInput, explicit, kang, xpbd};
 use super::params::{HandlePath, IntegratorKind, Params};
+use super::wavelet::Segmentation;
 
 /// Above this many nodes the per-node loops run on the rayon pool (same results bit for bit).
 pub const PARALLEL_THRESHOLD: usize = 16_384;
@@ -66,8 +69,15 @@ pub struct StepStats {
     pub max_strain: f64,
     /// `h² k_structural / m̄`: how far `kang` is from the exact filter (small is close).
     pub h2k_over_m: f64,
-    /// Last `implicit-cg` solve.
+    /// Last `implicit-cg` or `choi-ko` solve.
     pub cg: CgReport,
+    /// Whether the last `choi-ko` step was BDF2 (false: a BDF1 start).
+    pub bdf2: bool,
+    /// Fraction of the nodes the wavelet interpolation filled in the last physics step (0 when
+    /// it is off).
+    pub interpolated_fraction: f64,
+    /// Flat regions it found in the last physics step.
+    pub interpolated_regions: usize,
     /// Last time the dense `desbrun` inverse was computed, s.
     pub desbrun_precompute_seconds: f64,
     pub desbrun_builds: u64,
@@ -105,6 +115,15 @@ struct Scratch {
     backup_dv: Vec<DVec3>,
     cg: CgScratch,
     xpbd: xpbd::XpbdScratch,
+    choi_ko: ChoiKoScratch,
+    dx: Vec<DVec3>,
+    segmentation: Segmentation,
+    /// Kinematic or interpolated: the nodes the Jacobi sweeps hold fixed (wavelet on only).
+    held: Vec<bool>,
+    held_dv: Vec<DVec3>,
+    /// `Δv` of the last physics step (wavelet on only): interpolated nodes enter the next step's
+    /// Jacobi sweeps with it.
+    prev_dv: Vec<DVec3>,
 }
 
 /// A running simulation. Everything the step needs is in here or passed in; no globals.
@@ -224,6 +243,27 @@ impl Simulation {
         };
         let h = self.params.h();
         h * h * k / m_mean
+    }
+
+    /// Whether the wavelet interpolation runs with the current parameters: enabled, a member of
+    /// the local implicit family (`kang`, `hybrid`) and a grid cloth.
+    pub fn wavelet_active(&self) -> bool {
+        self.params.wavelet.enabled
+            && matches!(
+                self.params.integrator,
+                IntegratorKind::Kang | IntegratorKind::Hybrid
+            )
+            && self.cloth.grid.is_some()
+    }
+
+    /// Per node, whether the last physics step interpolated it (empty when the wavelet
+    /// interpolation is off).
+    pub fn interpolated(&self) -> &[bool] {
+        if self.wavelet_active() {
+            &self.scratch.segmentation.interpolated
+        } else {
+            &[]
+        }
     }
 
     /// Clears the guard so stepping resumes (the state is the last good one).
@@ -393,20 +433,71 @@ impl Simulation {
             self.scratch.target_x[i] = target;
             self.scratch.known_dv[i] = v_next - self.cloth.v[i];
         }
+        let wavelet = self.wavelet_active();
         let cloth = &self.cloth;
         let params = &self.params;
         let s = &mut self.scratch;
         // 2. Key-mesh normals.
         cloth.node_normals(parallel, &mut s.normals);
-        // 3. Spring forces (XPBD replaces them with constraints, so it needs none).
-        if kind != IntegratorKind::Xpbd {
-            forces::spring_forces(
+        // 2b. Wavelet segmentation: which nodes this step interpolates instead of integrating.
+        if wavelet && let Some(grid) = cloth.grid {
+            s.segmentation
+                .classify(&grid, &s.normals, &s.kinematic, params.wavelet.threshold);
+            self.stats.interpolated_fraction = s.segmentation.count as f64 / n.max(1) as f64;
+            self.stats.interpolated_regions = s.segmentation.regions.len();
+            s.prev_dv.resize(n, DVec3::ZERO);
+            s.held.clear();
+            s.held.extend(
+                s.kinematic
+                    .iter()
+                    .zip(&s.segmentation.interpolated)
+                    .map(|(k, i)| *k || *i),
+            );
+            s.held_dv.clear();
+            s.held_dv.extend((0..n).map(|i| {
+                if s.segmentation.interpolated[i] {
+                    s.prev_dv[i]
+                } else {
+                    s.known_dv[i]
+                }
+            }));
+        } else {
+            self.stats.interpolated_fraction = 0.0;
+            self.stats.interpolated_regions = 0;
+        }
+        let skip: &[bool] = if wavelet {
+            &s.segmentation.interpolated
+        } else {
+            &[]
+        };
+        // 3. Internal forces: Hooke springs, or Choi–Ko's buckling model (XPBD replaces them
+        //    with constraints, so it needs none).
+        match kind {
+            IntegratorKind::Xpbd => {}
+            IntegratorKind::ChoiKo => {
+                s.choi_ko.topology.ensure(cloth);
+                let material = buckling::Material {
+                    k_b: params.choi_ko.flexural_rigidity,
+                    c_b: params.choi_ko.buckling_clamp,
+                    k_d: params.damping,
+                };
+                buckling::evaluate(
+                    cloth,
+                    &s.choi_ko.topology,
+                    &material,
+                    parallel,
+                    &mut s.choi_ko.links,
+                    &mut s.force,
+                );
+            }
+            _ => forces::spring_forces(
                 cloth,
                 params.damping,
                 parallel,
+                skip,
                 &mut s.spring_f,
                 &mut s.force,
-            );
+            ),
         }
         // 4. External forces, in the air as it is now.
         let target = DVec3::from_array(params.wind.velocity);
@@ -423,6 +514,7 @@ impl Simulation {
             self.base_wind,
             &s.normals,
             parallel,
+            skip,
             &mut s.ext,
         );
         // 5. The integrator's Δv.
@@ -430,7 +522,7 @@ impl Simulation {
             IntegratorKind::Kang | IntegratorKind::Hybrid | IntegratorKind::Desbrun => {
                 s.ftilde.copy_from_slice(&s.force);
                 if params.viscosity {
-                    forces::add_viscosity(cloth, h, parallel, &mut s.ftilde);
+                    forces::add_viscosity(cloth, h, parallel, skip, &mut s.ftilde);
                 }
                 if params.filter_external {
                     let ext = &s.ext;
@@ -450,10 +542,17 @@ impl Simulation {
                     self.desbrun
                         .apply(cloth, &s.kinematic, h, &s.ftilde, &s.known_dv, &mut s.dv);
                 } else {
+                    // With the wavelet on, interpolated nodes are held at their last Δv like
+                    // kinematic nodes are held at their known one.
+                    let (held, held_dv) = if wavelet {
+                        (&s.held[..], &s.held_dv[..])
+                    } else {
+                        (&s.kinematic[..], &s.known_dv[..])
+                    };
                     let input = StepInput {
                         cloth,
-                        kinematic: &s.kinematic,
-                        known_dv: &s.known_dv,
+                        kinematic: held,
+                        known_dv: held_dv,
                         h,
                         parallel,
                     };
@@ -469,7 +568,7 @@ impl Simulation {
                     let ext = &s.ext;
                     let kin = &s.kinematic;
                     forces::for_each_node(parallel, &mut s.dv, |i, d| {
-                        if !kin[i] {
+                        if !kin[i] && (skip.is_empty() || !skip[i]) {
                             *d += ext.delta_v(i, cloth.m[i], h);
                         }
                     });
@@ -507,6 +606,27 @@ impl Simulation {
                     &mut s.dv,
                 );
             }
+            IntegratorKind::ChoiKo => {
+                let input = StepInput {
+                    cloth,
+                    kinematic: &s.kinematic,
+                    known_dv: &s.known_dv,
+                    h,
+                    parallel,
+                };
+                s.dx.resize(n, DVec3::ZERO);
+                self.stats.cg = choi_ko::solve(
+                    &input,
+                    &s.force,
+                    &s.ext,
+                    &s.target_x,
+                    &params.cg,
+                    &mut s.choi_ko,
+                    &mut s.dx,
+                    &mut s.dv,
+                );
+                self.stats.bdf2 = s.choi_ko.last_was_bdf2;
+            }
         }
         // 6. Positions (eq. 1 and the schemes' variants). Kinematic nodes go to their targets.
         s.x_before.copy_from_slice(&self.cloth.x);
@@ -521,12 +641,20 @@ impl Simulation {
             };
             xpbd::advance(&input, cloth, &s.ext, &mut s.xpbd);
         } else {
-            let (kin, target, dv) = (&s.kinematic, &s.target_x, &s.dv);
+            let (kin, target, dv, dx) = (&s.kinematic, &s.target_x, &s.dv, &s.dx);
+            let skip: &[bool] = if wavelet {
+                &s.segmentation.interpolated
+            } else {
+                &[]
+            };
             forces::for_each_node2(parallel, &mut cloth.x, &mut cloth.v, |i, x, v| {
                 if kin[i] {
                     *v = (target[i] - *x) / h;
                     *x = target[i];
                     return;
+                }
+                if !skip.is_empty() && skip[i] {
+                    return; // filled in from the region's edges below
                 }
                 let (x0, v0, dv) = (*x, *v, dv[i]);
                 match kind {
@@ -542,12 +670,24 @@ impl Simulation {
                         *v = (x_new - x0) / h;
                         *x = x_new;
                     }
+                    IntegratorKind::ChoiKo => {
+                        *x = x0 + dx[i];
+                        *v = v0 + dv;
+                    }
                     _ => {
                         *v = v0 + dv;
                         *x = x0 + h * *v;
                     }
                 }
             });
+            if wavelet && let Some(grid) = cloth.grid {
+                // 6b. Interior nodes of flat regions: interpolated from the integrated edges.
+                let seg = &s.segmentation;
+                seg.interpolate(grid.nx, &mut cloth.x);
+                seg.interpolate(grid.nx, &mut cloth.v);
+                seg.interpolate(grid.nx, &mut s.dv);
+                s.prev_dv.copy_from_slice(&s.dv);
+            }
         }
         // 7. Strain limiting, 8. colliders.
         self.stats.provot_corrections += constraints::strain_limit(
@@ -560,6 +700,9 @@ impl Simulation {
             parallel,
         );
         self.stats.contacts += constraints::collide(cloth, &s.kinematic, &self.params.colliders);
+        if kind == IntegratorKind::ChoiKo {
+            s.choi_ko.finish(&cloth.x, &cloth.v, h);
+        }
         self.time += h;
         Ok(())
     }
@@ -583,7 +726,9 @@ impl Simulation {
         let v0 = self.cloth.v.clone();
         let h = self.params.h();
         let base_wind = self.base_wind;
+        let history = self.scratch.choi_ko.save_history();
         let result = self.substep(h);
+        self.scratch.choi_ko.restore_history(history);
         self.base_wind = base_wind;
         let dv: Vec<DVec3> = self.cloth.v.iter().zip(&v0).map(|(a, b)| *a - *b).collect();
         self.cloth.x = saved.0;

@@ -2,6 +2,7 @@
 //! and differs only in how it turns them into `Δv` (here) and `Δx` (in the stepper, which owns
 //! the order of a step).
 
+pub mod choi_ko;
 pub mod desbrun;
 pub mod explicit;
 pub mod implicit_cg;
