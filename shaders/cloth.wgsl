@@ -28,6 +28,7 @@ struct ClothUniforms {
 const COLOR_MODE_TEXTURE: u32 = 0u;
 const COLOR_MODE_NODE_TYPE: u32 = 1u;
 const COLOR_MODE_STRAIN: u32 = 2u;
+const COLOR_MODE_INTEGRATION: u32 = 3u;
 
 const NODE_KEY: u32 = 0u;
 const NODE_FRAME: u32 = 1u;
@@ -144,6 +145,10 @@ fn fs_cloth(in: ClothVertex, @builtin(front_facing) front: bool) -> @location(0)
     switch cloth.color_mode {
         case COLOR_MODE_NODE_TYPE: { albedo = node_type_albedo(in.uv); }
         case COLOR_MODE_STRAIN: { albedo = strain_albedo(in.strain); }
+        // The node buffer holds 1 where the nearest key node was interpolated (Chi 2007 Fig. 6.5).
+        case COLOR_MODE_INTEGRATION: {
+            albedo = select(vec3<f32>(0.80, 0.06, 0.04), vec3<f32>(0.95, 0.80, 0.10), in.strain > 0.5);
+        }
         default: { albedo = texture_albedo(in.uv); }
     }
     var n: vec3<f32>;

@@ -145,6 +145,23 @@ pub struct FrameSplit {
     pub adapter: String,
 }
 
+/// The thesis's wavelet interpolation against the same integrator without it.
+#[derive(Debug, Clone, Serialize)]
+pub struct WaveletSaving {
+    pub integrator: &'static str,
+    pub n: usize,
+    pub threshold: f64,
+    pub plain: Stat,
+    pub wavelet: Stat,
+    /// `1 − wavelet / plain` of the medians.
+    pub time_saved: f64,
+    /// Mean fraction of nodes interpolated per physics step over the timed steps.
+    pub interpolated_fraction: f64,
+    /// Largest strain at the end of the timed run, without and with.
+    pub plain_max_strain: f64,
+    pub wavelet_max_strain: f64,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
     pub machine: String,
@@ -158,6 +175,7 @@ pub struct Report {
     pub accuracy_vs_h2k_over_m: Vec<Accuracy>,
     pub accuracy_vs_resolution: Vec<Accuracy>,
     pub upsampling: Vec<Upsampling>,
+    pub wavelet: Vec<WaveletSaving>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frame: Option<FrameSplit>,
     /// Why a GPU section is missing, if it is.
@@ -230,7 +248,7 @@ fn block_for(sim: &Simulation, budget: f64) -> usize {
 fn dense_fits(kind: IntegratorKind, n: usize, quick: bool) -> bool {
     match kind {
         IntegratorKind::Desbrun => n <= if quick { 16 } else { 32 },
-        IntegratorKind::ImplicitCg => n <= if quick { 32 } else { 128 },
+        IntegratorKind::ImplicitCg | IntegratorKind::ChoiKo => n <= if quick { 32 } else { 128 },
         _ => true,
     }
 }
@@ -259,17 +277,18 @@ pub fn step_costs(cfg: &BenchConfig) -> Vec<StepCost> {
                 });
                 s.cloth.x.iter().chain(&s.cloth.v).all(|x| x.is_finite())
             };
-            let cg_iterations = (kind == IntegratorKind::ImplicitCg).then(|| {
-                let mut s = sim.clone();
-                let steps = 5;
-                let total: u32 = (0..steps)
-                    .map(|_| {
-                        s.step();
-                        s.stats.cg.iterations
-                    })
-                    .sum();
-                total as f64 / steps as f64
-            });
+            let cg_iterations = matches!(kind, IntegratorKind::ImplicitCg | IntegratorKind::ChoiKo)
+                .then(|| {
+                    let mut s = sim.clone();
+                    let steps = 5;
+                    let total: u32 = (0..steps)
+                        .map(|_| {
+                            s.step();
+                            s.stats.cg.iterations
+                        })
+                        .sum();
+                    total as f64 / steps as f64
+                });
             out.push(StepCost {
                 integrator: kind.name(),
                 n,
@@ -787,6 +806,8 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Report {
     let stability = stability(cfg);
     progress("accuracy against the filter");
     let (accuracy_vs_h2k_over_m, accuracy_vs_resolution) = accuracy(cfg);
+    progress("wavelet interpolation");
+    let wavelet = wavelet(cfg);
     progress("GPU");
     let gpu = GpuContext::new_headless();
     let gpu_note = gpu.as_ref().err().map(|e| e.to_string());
@@ -807,9 +828,71 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Report {
         accuracy_vs_h2k_over_m,
         accuracy_vs_resolution,
         upsampling,
+        wavelet,
         frame,
         gpu_note,
     }
+}
+
+/// The thesis's test (Chi 2007 §6): an `n × n` cloth hung by its two top corners, k = 2000 N/m,
+/// 1 kg, a light breeze, dt = 0.01 s in four substeps (h²k/m ≈ 50 at 64 × 64).
+pub fn thesis_scene(n: usize, kind: IntegratorKind, wavelet: bool, threshold: f64) -> Scene {
+    let json = format!(
+        r#"{{
+        "cloth": {{ "grid": {{ "nx": {n}, "ny": {n}, "width": 1.0, "height": 1.0,
+                     "origin": [0, 2, 0], "plane": "xy", "mass": 1.0, "pins": "top-corners" }} }},
+        "params": {{ "integrator": "{}", "dt": 0.01, "substeps": 4,
+                     "stiffness": {{ "structural": 2000, "shear": 500, "bend": 20 }},
+                     "wind": {{ "velocity": [1.5, 0, 0.5] }},
+                     "wavelet": {{ "enabled": {wavelet}, "threshold": {threshold} }} }}
+    }}"#,
+        kind.name()
+    );
+    Scene::from_json(&json, "thesis").expect("benchmark scene is valid")
+}
+
+/// Time per step with and without the wavelet interpolation, from the same state after the
+/// cloth has fallen for 0.5 s.
+pub fn wavelet(cfg: &BenchConfig) -> Vec<WaveletSaving> {
+    let sizes: &[usize] = if cfg.quick { &[16] } else { &[32, 64, 128] };
+    let threshold = 0.025;
+    let mut out = Vec::new();
+    for &n in sizes {
+        for kind in [IntegratorKind::Hybrid, IntegratorKind::Kang] {
+            let mut base = thesis_scene(n, kind, false, threshold)
+                .simulation()
+                .expect("valid");
+            for _ in 0..if cfg.quick { 10 } else { 50 } {
+                base.step();
+            }
+            let mut on = base.clone();
+            let mut p = on.params().clone();
+            p.wavelet.enabled = true;
+            on.set_params(p).expect("valid");
+            let steps = if cfg.quick { 10 } else { 100 };
+            let plain = time_steps(&base, steps, cfg.repeats());
+            let wavelet = time_steps(&on, steps, cfg.repeats());
+            let (mut a, mut b) = (base.clone(), on.clone());
+            let mut fraction = 0.0;
+            for _ in 0..steps {
+                a.step();
+                b.step();
+                fraction += b.stats.interpolated_fraction;
+            }
+            out.push(WaveletSaving {
+                integrator: kind.name(),
+                n,
+                threshold,
+                time_saved: 1.0 - wavelet.median / plain.median,
+                plain,
+                wavelet,
+                interpolated_fraction: fraction / steps as f64,
+                plain_max_strain: a.cloth.max_strain(),
+                wavelet_max_strain: b.cloth.max_strain(),
+            });
+        }
+    }
+    out
 }
 
 fn us(s: f64) -> String {
@@ -966,6 +1049,26 @@ pub fn table(r: &Report) -> String {
             u.resolution,
             stat(&u.cpu_seconds),
             u.gpu_seconds.as_ref().map_or("—".into(), stat)
+        ));
+    }
+    line(String::new());
+    line(
+        "Wavelet interpolation (Chi 2007 §6: hung by two corners, k = 2000 N/m, dt = 0.01 s / 4)"
+            .into(),
+    );
+    for w in &r.wavelet {
+        line(format!(
+            "  {:<7}{:>4}×{:<4} threshold {}: plain {}, wavelet {}: {:+.0} % time saved, {:.0} % of nodes interpolated, strain {:.3} / {:.3}",
+            w.integrator,
+            w.n,
+            w.n,
+            w.threshold,
+            us(w.plain.median),
+            us(w.wavelet.median),
+            w.time_saved * 100.0,
+            w.interpolated_fraction * 100.0,
+            w.plain_max_strain,
+            w.wavelet_max_strain
         ));
     }
     if let Some(f) = &r.frame {

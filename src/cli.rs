@@ -99,7 +99,7 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "K")]
     pub every: Option<u64>,
     /// Override the scene's integrator: kang, explicit-euler, symplectic-euler, verlet,
-    /// implicit-cg, desbrun, hybrid, xpbd.
+    /// implicit-cg, desbrun, hybrid, xpbd, choi-ko.
     #[arg(long, value_name = "NAME")]
     pub integrator: Option<String>,
     /// Also write the upsampled render mesh, R × R render nodes (2..=1024), in `render`.
@@ -129,7 +129,8 @@ pub struct RenderArgs {
     /// Display mode: key-only (Fig. 9a), smooth (9b) or wrinkled (9c); default the scene's.
     #[arg(long, value_name = "MODE")]
     pub mode: Option<String>,
-    /// Surface colouring: texture, node-type (Fig. 2) or strain.
+    /// Surface colouring: texture, node-type (Fig. 2), strain, or integration (wavelet
+    /// interpolation: yellow interpolated, red integrated key nodes).
     #[arg(long, value_name = "COLORS", default_value = "texture")]
     pub color: String,
     /// Draw the key mesh as lines.
@@ -272,6 +273,9 @@ struct StatsOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     divergence: Option<String>,
     h2k_over_m: f64,
+    /// Mean fraction of nodes the wavelet interpolation filled per step (when it ran).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    interpolated_fraction: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -334,10 +338,12 @@ fn simulate(args: SimulateArgs) -> Result<()> {
         .map_err(|e| BadInput(format!("{}: {e}", args.scene)))?;
     let start = Instant::now();
     let mut frames = args.every.map(|_| Vec::new());
+    let mut interpolated_sum = 0.0;
     for _ in 0..args.steps {
         if !sim.step() {
             break;
         }
+        interpolated_sum += sim.stats.interpolated_fraction;
         if let (Some(k), Some(frames)) = (args.every, frames.as_mut())
             && sim.step_index % k == 0
         {
@@ -369,6 +375,9 @@ fn simulate(args: SimulateArgs) -> Result<()> {
             diverged: sim.divergence.is_some(),
             divergence: sim.divergence.as_ref().map(|d| d.to_string()),
             h2k_over_m: sim.h2k_over_m(),
+            interpolated_fraction: sim
+                .wavelet_active()
+                .then(|| interpolated_sum / sim.step_index.max(1) as f64),
         },
     };
     write_json(&out, args.out.as_ref())
@@ -417,12 +426,12 @@ fn render(args: RenderArgs) -> Result<()> {
             scene.render.wrinkles = true;
         }
     }
-    let color_mode = [ColorMode::Texture, ColorMode::NodeType, ColorMode::Strain]
+    let color_mode = ColorMode::ALL
         .into_iter()
         .find(|c| c.name() == args.color)
         .ok_or_else(|| {
             BadInput(format!(
-                "--color: unknown colouring '{}'; choose texture, node-type or strain",
+                "--color: unknown colouring '{}'; choose texture, node-type, strain or integration",
                 args.color
             ))
         })?;

@@ -26,8 +26,17 @@ fn bench_quick_json_has_every_section() {
         "accuracy_vs_h2k_over_m",
         "accuracy_vs_resolution",
         "upsampling",
+        "wavelet",
     ] {
         assert!(v.get(key).is_some(), "missing section {key}");
+    }
+    // The wavelet section reports time saved and the fraction interpolated per integrator.
+    let wavelet = v["wavelet"].as_array().unwrap();
+    for name in ["hybrid", "kang"] {
+        let row = wavelet.iter().find(|w| w["integrator"] == name).unwrap();
+        assert!(row["time_saved"].as_f64().unwrap().is_finite());
+        let f = row["interpolated_fraction"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&f), "{name}: {f}");
     }
     // Every integrator has a cost row, and a stability row per preset with strain limiting on
     // and off (2 × 2).
@@ -40,6 +49,7 @@ fn bench_quick_json_has_every_section() {
         "desbrun",
         "hybrid",
         "xpbd",
+        "choi-ko",
     ] {
         let costs = v["step_cost"].as_array().unwrap();
         assert!(

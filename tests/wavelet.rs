@@ -5,7 +5,7 @@ use flagsim::sim::cloth::GridInfo;
 use flagsim::sim::wavelet::{
     Region, Segmentation, haar_forward, haar_inverse, interpolate_regions,
 };
-use flagsim::sim::{IntegratorKind, Scene, Simulation};
+use flagsim::sim::{IntegratorKind, Simulation};
 use glam::DVec3;
 
 fn lcg(state: &mut u64) -> f64 {
@@ -127,19 +127,11 @@ fn interpolation_reproduces_an_affine_sheet_exactly() {
     }
 }
 
+/// The thesis's scene (Chi 2007 §6) as the benchmark builds it: hung by two top corners,
+/// k = 2000 N/m, dt = 0.01 s in four substeps.
 fn hanging(n: usize, integrator: &str, wavelet: bool, threshold: f64) -> Simulation {
-    let json = format!(
-        r#"{{
-        "cloth": {{ "grid": {{ "nx": {n}, "ny": {n}, "width": 1.0, "height": 1.0,
-                     "origin": [0, 2, 0], "plane": "xy", "mass": 1.0, "pins": "top-corners" }} }},
-        "params": {{ "integrator": "{integrator}", "dt": 0.01, "substeps": 4,
-                     "stiffness": {{ "structural": 2000, "shear": 500, "bend": 20 }},
-                     "wind": {{ "velocity": [1.5, 0, 0.5] }},
-                     "wavelet": {{ "enabled": {wavelet}, "threshold": {threshold} }} }}
-    }}"#
-    );
-    Scene::from_json(&json, "test")
-        .unwrap()
+    let kind = IntegratorKind::from_name(integrator).unwrap();
+    flagsim::bench::thesis_scene(n, kind, wavelet, threshold)
         .simulation()
         .unwrap()
 }

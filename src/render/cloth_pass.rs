@@ -38,16 +38,25 @@ pub enum ColorMode {
     NodeType,
     /// Per-render-node strain, blue (compressed) → white → red (stretched).
     Strain,
+    /// The wavelet interpolation's split (Chi 2007 Fig. 6.5): around each key node, yellow where
+    /// the last step interpolated it, red where it was integrated.
+    Integration,
 }
 
 impl ColorMode {
-    pub const ALL: [ColorMode; 3] = [ColorMode::Texture, ColorMode::NodeType, ColorMode::Strain];
+    pub const ALL: [ColorMode; 4] = [
+        ColorMode::Texture,
+        ColorMode::NodeType,
+        ColorMode::Strain,
+        ColorMode::Integration,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             ColorMode::Texture => "texture",
             ColorMode::NodeType => "node-type",
             ColorMode::Strain => "strain",
+            ColorMode::Integration => "integration",
         }
     }
 
@@ -56,6 +65,7 @@ impl ColorMode {
             ColorMode::Texture => 0,
             ColorMode::NodeType => 1,
             ColorMode::Strain => 2,
+            ColorMode::Integration => 3,
         }
     }
 }

@@ -75,9 +75,16 @@ impl ClothScene {
         self.upsample.encode(encoder);
         self.key_grid = [grid.nx as u32, grid.ny as u32];
         self.has_surface = true;
-        if view_settings.color_mode == ColorMode::Strain {
+        if matches!(
+            view_settings.color_mode,
+            ColorMode::Strain | ColorMode::Integration
+        ) {
             let res = view_settings.render.effective_resolution(grid.nx, grid.ny);
-            view::render_strain(snap, res, &mut self.strain_values);
+            if view_settings.color_mode == ColorMode::Strain {
+                view::render_strain(snap, res, &mut self.strain_values);
+            } else {
+                view::render_interpolated(snap, res, &mut self.strain_values);
+            }
             let n = self.strain_values.len();
             if self.strain.is_none() || self.strain_nodes != n {
                 self.strain = Some(device.create_buffer(&wgpu::BufferDescriptor {
@@ -114,7 +121,10 @@ impl ClothScene {
                 key_grid: self.key_grid,
                 positions,
                 normals,
-                strain: if view_settings.color_mode == ColorMode::Strain {
+                strain: if matches!(
+                    view_settings.color_mode,
+                    ColorMode::Strain | ColorMode::Integration
+                ) {
                     self.strain.as_ref()
                 } else {
                     None

@@ -208,6 +208,32 @@ pub fn comparison_lines(keys: &[Vec3], c: &Comparison, scale: f32, out: &mut Vec
     }
 }
 
+/// 1 where the key node nearest to the render node was interpolated by the last step, else 0,
+/// for every render node of an `R_u × R_v` mesh (row-major). All 0 when the wavelet
+/// interpolation is off: every node was integrated.
+pub fn render_interpolated(snap: &Snapshot, resolution: [u32; 2], out: &mut Vec<f32>) {
+    out.clear();
+    let Some(g) = snap.grid else {
+        return;
+    };
+    let [ru, rv] = resolution.map(|r| r.max(2) as usize);
+    let nearest = |r: usize, count: usize, n: usize| -> usize {
+        ((n - 1) as f64 * r as f64 / (count - 1) as f64).round() as usize
+    };
+    for s in 0..rv {
+        let j = nearest(s, rv, g.ny);
+        for r in 0..ru {
+            let i = nearest(r, ru, g.nx);
+            let k = j * g.nx + i;
+            out.push(if snap.interpolated.get(k).copied().unwrap_or(false) {
+                1.0
+            } else {
+                0.0
+            });
+        }
+    }
+}
+
 /// Strain `|x_ab| / L - 1` per key node (mean over its structural grid neighbours), bilinearly
 /// interpolated to every render node of an `R_u × R_v` mesh (row-major, `s * R_u + r`).
 pub fn render_strain(snap: &Snapshot, resolution: [u32; 2], out: &mut Vec<f32>) {

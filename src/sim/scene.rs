@@ -532,7 +532,7 @@ fn build_explicit(c: &ClothSpec) -> Cloth {
 }
 
 /// The built-in presets: name and JSON text (the files in `assets/presets/`).
-pub const PRESETS: [(&str, &str); 7] = [
+pub const PRESETS: [(&str, &str); 8] = [
     ("flag", include_str!("../../assets/presets/flag.json")),
     (
         "paper-fig7",
@@ -552,6 +552,7 @@ pub const PRESETS: [(&str, &str); 7] = [
         "two-masses",
         include_str!("../../assets/presets/two-masses.json"),
     ),
+    ("wavelet", include_str!("../../assets/presets/wavelet.json")),
 ];
 
 /// The JSON text of a built-in preset.

@@ -72,6 +72,8 @@ pub struct Snapshot {
     pub v: Vec<DVec3>,
     pub dv: Vec<DVec3>,
     pub pinned: Vec<bool>,
+    /// Nodes the last step's wavelet interpolation filled in (empty when it is off).
+    pub interpolated: Vec<bool>,
     pub grid: Option<GridInfo>,
     /// Spring end pairs (for drawing an explicit cloth's key mesh).
     pub springs: Vec<[usize; 2]>,
@@ -109,6 +111,7 @@ impl Snapshot {
             v: c.v.clone(),
             dv: c.dv.clone(),
             pinned: c.pinned.clone(),
+            interpolated: sim.interpolated().to_vec(),
             grid: c.grid,
             springs: c.springs.iter().map(|s| [s.a, s.b]).collect(),
             triangles: c.triangles.clone(),

@@ -248,15 +248,18 @@ fn simulation_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mu
         .on_hover_text(
             "The time integrator. kang: the paper's O(n) approximate implicit update (eq. 10). \
              desbrun: the precomputed filter it approximates. implicit-cg: full backward Euler. \
+             hybrid: the thesis's combined integrator. xpbd: position-based constraints. \
+             choi-ko: buckling model with BDF2, stable at very large dt. \
              The explicit schemes blow up at large dt; the guard catches it.",
         );
     changed |= slider(
         ui,
         &mut p.dt,
-        0.0005..=0.1,
+        0.0005..=0.5,
         "dt",
         " s",
-        "Published step dt, seconds of simulated time per step (default 1/60).",
+        "Published step dt, seconds of simulated time per step (default 1/60). Above 0.1 s only \
+         choi-ko (and xpbd with enough substeps) stays stable.",
         true,
     );
     changed |= slider_u32(
@@ -287,6 +290,54 @@ fn simulation_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mu
             "xpbd's substeps per physics step, one constraint pass each (compliance = 1/k).",
         );
     }
+    if p.integrator == IntegratorKind::ChoiKo {
+        changed |= slider(
+            ui,
+            &mut p.choi_ko.flexural_rigidity,
+            1e-7..=1e-2,
+            "k_b",
+            " N·m²",
+            "Flexural rigidity of the type-2 (interlaced) links: a slightly compressed link \
+             pushes back with 12 k_b / L² (Choi & Ko eq. 9). Default 2e-5.",
+            true,
+        );
+        changed |= slider(
+            ui,
+            &mut p.choi_ko.buckling_clamp,
+            0.1..=1e4,
+            "c_b",
+            " N/m",
+            "Clamp of eq. 11: a type-2 link's force is max(f_b, c_b (|x| − L)), so compression \
+             starts linearly. Default 40.",
+            true,
+        );
+    }
+    let local_implicit = matches!(p.integrator, IntegratorKind::Kang | IntegratorKind::Hybrid);
+    let on_grid = snap.grid.is_some();
+    ui.add_enabled_ui(local_implicit && on_grid, |ui| {
+        changed |= ui
+            .checkbox(&mut p.wavelet.enabled, "wavelet interpolation")
+            .on_hover_text(
+                "Chi 2007: each step a Haar transform of the key normals finds flat blocks; \
+                 their interior nodes are interpolated from the integrated edges instead of \
+                 integrated. For kang and hybrid on grid cloths. Colour 'integration' shows \
+                 the split.",
+            )
+            .on_disabled_hover_text("Only for kang and hybrid on a grid cloth.")
+            .changed();
+        if p.wavelet.enabled {
+            changed |= slider(
+                ui,
+                &mut p.wavelet.threshold,
+                0.001..=0.5,
+                "threshold",
+                "",
+                "Largest Haar detail of the normals for which a block counts as flat \
+                 (the thesis uses 0.022–0.03). Higher interpolates more.",
+                true,
+            );
+        }
+    });
     if slider(
         ui,
         &mut state.total_mass,
@@ -730,6 +781,11 @@ fn overlays_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mut 
                 .on_hover_text("Key nodes red, frame nodes blue, internal nodes yellow (Fig. 2).");
             ui.selectable_value(&mut v.color_mode, ColorMode::Strain, "strain")
                 .on_hover_text("Blue compressed, white at rest, red stretched (±10 %).");
+            ui.selectable_value(&mut v.color_mode, ColorMode::Integration, "integration")
+                .on_hover_text(
+                    "Wavelet interpolation (Chi 2007): yellow around key nodes the last step \
+                     interpolated, red around integrated ones.",
+                );
         });
 }
 
@@ -777,6 +833,26 @@ fn stats_ui(ui: &mut Ui, snap: &Snapshot, frame: &FrameInfo<'_>) {
             );
             if snap.params.integrator == IntegratorKind::ImplicitCg {
                 row("CG iterations", format!("{}", st.cg.iterations));
+            }
+            if snap.params.integrator == IntegratorKind::ChoiKo {
+                row(
+                    "PCG iterations",
+                    format!(
+                        "{} ({})",
+                        st.cg.iterations,
+                        if st.bdf2 { "BDF2" } else { "BDF1 start" }
+                    ),
+                );
+            }
+            if !snap.interpolated.is_empty() {
+                row(
+                    "interpolated",
+                    format!(
+                        "{:.0} % of nodes, {} regions",
+                        st.interpolated_fraction * 100.0,
+                        st.interpolated_regions
+                    ),
+                );
             }
             if snap.params.integrator == IntegratorKind::Desbrun {
                 row(
@@ -875,7 +951,8 @@ Space      pause / run
 r          reset the scene
 w          key-mesh wireframe
 v          velocity-change overlay
-1 … 8      integrator (kang, explicit, symplectic, verlet, implicit-cg, desbrun, hybrid, xpbd)
+1 … 9      integrator (kang, explicit, symplectic, verlet, implicit-cg, desbrun, hybrid, xpbd,
+           choi-ko)
 F12        screenshot
 Tab        hide / show the panels
 h          this help

@@ -83,8 +83,8 @@ impl ChoiKoScratch {
     }
 }
 
-/// Preconditioned conjugate gradients on `A y = b` for `y`, started from `y = 0`, to a relative
-/// residual `settings.tolerance` or `settings.max_iterations`. `apply` computes `A y`, `precond`
+/// Preconditioned conjugate gradients on `A y = b` for `y`, started from the `y` given, to a
+/// relative residual `|b − A y| / |b| ≤ settings.tolerance` or `settings.max_iterations`. `apply` computes `A y`, `precond`
 /// applies the preconditioner's inverse. Rows with `fixed[i]` are left at their given value and
 /// must be zero in `b` and in `A`'s output.
 #[allow(clippy::too_many_arguments)]
@@ -104,18 +104,25 @@ pub fn pcg(
         v.resize(n, DVec3::ZERO);
     }
     let dot = |a: &[DVec3], b: &[DVec3]| a.iter().zip(b).map(|(x, y)| x.dot(*y)).sum::<f64>();
-    r.copy_from_slice(b);
     let b_norm = dot(b, b).sqrt();
     if b_norm == 0.0 {
+        y.iter_mut().for_each(|v| *v = DVec3::ZERO);
         return CgReport::default();
+    }
+    apply(y, ap);
+    for i in 0..n {
+        r[i] = b[i] - ap[i];
+    }
+    let mut report = CgReport {
+        iterations: 0,
+        relative_residual: dot(r, r).sqrt() / b_norm,
+    };
+    if report.relative_residual <= settings.tolerance {
+        return report;
     }
     precond(r, z);
     p.copy_from_slice(z);
     let mut rz = dot(r, z);
-    let mut report = CgReport {
-        iterations: 0,
-        relative_residual: 1.0,
-    };
     for it in 1..=settings.max_iterations {
         apply(p, ap);
         let pap = dot(p, ap);
@@ -282,8 +289,16 @@ pub fn solve(
             };
         });
     };
-    for d in dx.iter_mut() {
-        *d = DVec3::ZERO;
+    // Warm start: the step continuing at the current velocity (BDF2: the last step's Δx).
+    for (i, d) in dx.iter_mut().enumerate() {
+        *d = if kinematic[i] {
+            DVec3::ZERO
+        } else {
+            match (bdf2, hist) {
+                (true, Some(hist)) => cloth.x[i] - hist.x_prev[i],
+                _ => h * cloth.v[i],
+            }
+        };
     }
     let report = pcg(
         apply,
