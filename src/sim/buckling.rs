@@ -124,6 +124,11 @@ pub fn type1_force(d: f64, rest: f64, k: f64) -> f64 {
     if d > rest { k * (d - rest) } else { 0.0 }
 }
 
+/// Relative tolerance within which a type-1 link counts as at its rest length, for eq. 3's
+/// `|x| ≥ L` (rest lengths and initial positions are computed separately and may differ in the
+/// last bits).
+pub const AT_REST: f64 = 1e-9;
+
 /// One interaction of the model.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BuckleLink {
@@ -270,7 +275,10 @@ pub fn evaluate(
             }
             LinkState {
                 force,
-                jacobian: if d > l.rest {
+                // Eq. 3 holds for |x| ≥ L: a link at its rest length (to round-off) is linearised
+                // on its tension side, or a cloth starting at rest would have no stretch
+                // stiffness in its first solve and fall freely for a whole step.
+                jacobian: if d >= l.rest * (1.0 - AT_REST) {
                     spring_jacobian(x_ab, k, l.rest)
                 } else {
                     DMat3::ZERO

@@ -1,8 +1,10 @@
 //! One simulation: a cloth, its parameters, and the order of a step (method.md §8).
 //!
 //! A published step advances `dt` in `substeps` physics steps of `h = dt / substeps`. Each physics
-//! step: move kinematic nodes; key-mesh normals; spring forces and the viscosity term; external
-//! forces; the integrator's `Δv`; positions; Provot; colliders. After the published step the
+//! step: move kinematic nodes; key-mesh normals; with the wavelet option, the flat regions whose
+//! interior nodes are interpolated instead of integrated; spring forces (or `choi-ko`'s buckling
+//! model) and the viscosity term; external forces; the integrator's `Δv`; positions (then the
+//! interpolated nodes); Provot; colliders. After the published step the
 //! stability guard checks the state; if anything is non-finite or has blown up it restores the
 //! state from before the step, pauses, and records which integrator diverged and why.
 
@@ -726,9 +728,13 @@ impl Simulation {
         let v0 = self.cloth.v.clone();
         let h = self.params.h();
         let base_wind = self.base_wind;
+        // Step state that is not in the cloth: choi-ko's BDF2 history and the Δv the wavelet
+        // interpolation holds interpolated nodes at.
         let history = self.scratch.choi_ko.save_history();
+        let prev_dv = self.scratch.prev_dv.clone();
         let result = self.substep(h);
         self.scratch.choi_ko.restore_history(history);
+        self.scratch.prev_dv = prev_dv;
         self.base_wind = base_wind;
         let dv: Vec<DVec3> = self.cloth.v.iter().zip(&v0).map(|(a, b)| *a - *b).collect();
         self.cloth.x = saved.0;
