@@ -50,7 +50,6 @@ pub struct ChoiKoScratch {
     z: Vec<DVec3>,
     p: Vec<DVec3>,
     ap: Vec<DVec3>,
-    tmp: Vec<DVec3>,
     start_x: Vec<DVec3>,
     start_v: Vec<DVec3>,
     history: Option<History>,
@@ -85,8 +84,8 @@ impl ChoiKoScratch {
 
 /// Preconditioned conjugate gradients on `A y = b` for `y`, started from the `y` given, to a
 /// relative residual `|b − A y| / |b| ≤ settings.tolerance` or `settings.max_iterations`. `apply` computes `A y`, `precond`
-/// applies the preconditioner's inverse. Rows with `fixed[i]` are left at their given value and
-/// must be zero in `b` and in `A`'s output.
+/// applies the preconditioner's inverse. Rows the caller holds fixed (kinematic nodes) must be
+/// zero in `b`, in `A y` and in the preconditioned residual, so they never move from `y`.
 #[allow(clippy::too_many_arguments)]
 pub fn pcg(
     apply: impl Fn(&[DVec3], &mut [DVec3]),
@@ -174,9 +173,7 @@ pub fn solve(
     let nl = s.topology.links.len();
     s.block.resize(nl, DMat3::ZERO);
     s.precond.resize(n, DMat3::ZERO);
-    for v in [&mut s.b, &mut s.tmp] {
-        v.resize(n, DVec3::ZERO);
-    }
+    s.b.resize(n, DVec3::ZERO);
     s.start_x.clone_from(&cloth.x);
     s.start_v.clone_from(&cloth.v);
 
