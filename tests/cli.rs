@@ -212,6 +212,21 @@ fn bad_scene_files_are_rejected_with_exit_code_2_and_a_named_problem() {
         r#"{ "cloth": { "grid": {} }, "params": { "integrator": "rk4" } }"#,
         "params.integrator",
     );
+    rejects(
+        "threshold.json",
+        r#"{ "cloth": { "grid": {} }, "params": { "wavelet": { "threshold": 2 } } }"#,
+        "params.wavelet.threshold: must be a finite number in 0..=1, got 2",
+    );
+    rejects(
+        "kb.json",
+        r#"{ "cloth": { "grid": {} }, "params": { "choi_ko": { "flexural_rigidity": -1 } } }"#,
+        "params.choi_ko.flexural_rigidity",
+    );
+    rejects(
+        "kb-name.json",
+        r#"{ "cloth": { "grid": {} }, "params": { "choi_ko": { "k_b": 1 } } }"#,
+        "unknown field `k_b`",
+    );
 }
 
 #[test]

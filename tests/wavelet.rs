@@ -196,3 +196,31 @@ fn the_option_is_ignored_by_integrators_outside_the_local_implicit_family() {
     sim.set_params(params).unwrap();
     assert!(sim.wavelet_active());
 }
+
+#[test]
+fn the_wavelet_option_runs_every_preset_for_ten_seconds_on_kang_and_hybrid() {
+    for kind in [IntegratorKind::Kang, IntegratorKind::Hybrid] {
+        for (name, _) in flagsim::sim::scene::PRESETS {
+            let mut scene = flagsim::sim::Scene::load(name).unwrap();
+            scene.params.integrator = kind;
+            scene.params.wavelet.enabled = true;
+            let steps = (10.0 / scene.params.dt).round() as usize;
+            let mut sim = scene.simulation().unwrap();
+            let mut worst: f64 = 0.0;
+            for _ in 0..steps {
+                assert!(
+                    sim.step(),
+                    "{name}, {}: {}",
+                    kind.name(),
+                    sim.divergence.clone().unwrap()
+                );
+                worst = worst.max(sim.stats.max_strain);
+            }
+            assert!(
+                worst < 1.5,
+                "{name}, {}: strain reached {worst}",
+                kind.name()
+            );
+        }
+    }
+}
