@@ -2,7 +2,7 @@
 //! "Stable but Responsive Cloth" (§3–4), not against the code.
 
 use flagsim::sim::buckling::{buckled_arc_force, type1_force, type2_force};
-use flagsim::sim::integrators::choi_ko::pcg;
+use flagsim::sim::integrators::implicit_cg::pcg;
 use flagsim::sim::params::CgSettings;
 use flagsim::sim::{IntegratorKind, Scene, Simulation};
 use glam::DVec3;
@@ -282,7 +282,16 @@ fn pcg_with_the_block_preconditioner_converges_to_the_direct_solve() {
         max_iterations: 200,
     };
     let report = pcg(
-        apply, precond, &b, &settings, &mut y, &mut r, &mut z, &mut p, &mut ap,
+        apply,
+        precond,
+        &b,
+        &[],
+        &settings,
+        &mut y,
+        &mut r,
+        &mut z,
+        &mut p,
+        &mut ap,
     );
     assert!(report.relative_residual <= 1e-13, "{report:?}");
     let expected = to_vec3(&direct);

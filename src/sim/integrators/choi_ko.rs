@@ -22,7 +22,7 @@
 use glam::{DMat3, DVec3};
 
 use super::StepInput;
-use super::implicit_cg::CgReport;
+use super::implicit_cg::{CgReport, pcg};
 use crate::sim::buckling::BuckleTopology;
 use crate::sim::buckling::LinkState;
 use crate::sim::forces::{External, for_each_node};
@@ -80,73 +80,6 @@ impl ChoiKoScratch {
     pub fn restore_history(&mut self, history: Option<History>) {
         self.history = history;
     }
-}
-
-/// Preconditioned conjugate gradients on `A y = b` for `y`, started from the `y` given, to a
-/// relative residual `|b − A y| / |b| ≤ settings.tolerance` or `settings.max_iterations`. `apply` computes `A y`, `precond`
-/// applies the preconditioner's inverse. Rows the caller holds fixed (kinematic nodes) must be
-/// zero in `b`, in `A y` and in the preconditioned residual, so they never move from `y`.
-#[allow(clippy::too_many_arguments)]
-pub fn pcg(
-    apply: impl Fn(&[DVec3], &mut [DVec3]),
-    precond: impl Fn(&[DVec3], &mut [DVec3]),
-    b: &[DVec3],
-    settings: &CgSettings,
-    y: &mut [DVec3],
-    r: &mut Vec<DVec3>,
-    z: &mut Vec<DVec3>,
-    p: &mut Vec<DVec3>,
-    ap: &mut Vec<DVec3>,
-) -> CgReport {
-    let n = b.len();
-    for v in [&mut *r, &mut *z, &mut *p, &mut *ap] {
-        v.resize(n, DVec3::ZERO);
-    }
-    let dot = |a: &[DVec3], b: &[DVec3]| a.iter().zip(b).map(|(x, y)| x.dot(*y)).sum::<f64>();
-    let b_norm = dot(b, b).sqrt();
-    if b_norm == 0.0 {
-        y.iter_mut().for_each(|v| *v = DVec3::ZERO);
-        return CgReport::default();
-    }
-    apply(y, ap);
-    for i in 0..n {
-        r[i] = b[i] - ap[i];
-    }
-    let mut report = CgReport {
-        iterations: 0,
-        relative_residual: dot(r, r).sqrt() / b_norm,
-    };
-    if report.relative_residual <= settings.tolerance {
-        return report;
-    }
-    precond(r, z);
-    p.copy_from_slice(z);
-    let mut rz = dot(r, z);
-    for it in 1..=settings.max_iterations {
-        apply(p, ap);
-        let pap = dot(p, ap);
-        if pap.is_nan() || pap <= 0.0 {
-            break;
-        }
-        let alpha = rz / pap;
-        for i in 0..n {
-            y[i] += alpha * p[i];
-            r[i] -= alpha * ap[i];
-        }
-        report.iterations = it;
-        report.relative_residual = dot(r, r).sqrt() / b_norm;
-        if report.relative_residual <= settings.tolerance {
-            break;
-        }
-        precond(r, z);
-        let rz_new = dot(r, z);
-        let beta = rz_new / rz;
-        rz = rz_new;
-        for i in 0..n {
-            p[i] = z[i] + beta * p[i];
-        }
-    }
-    report
 }
 
 /// One step: `dx` receives `Δx`, `dv` receives `vⁿ⁺¹ − vⁿ` (kinematic nodes: their known values).
@@ -301,6 +234,7 @@ pub fn solve(
         apply,
         apply_precond,
         &s.b,
+        kinematic,
         settings,
         dx,
         &mut s.r,

@@ -10,7 +10,7 @@
 //! Spring damping contributes `c P` to `-∂f/∂v`, the semi-implicit drag and air `c_i I`. Kinematic nodes
 //! are removed from the unknowns; their known `Δv` moves to the right-hand side. The system is
 //! applied matrix-free as a gather over each node's springs and solved with Jacobi-preconditioned
-//! CG to a relative residual.
+//! CG ([`pcg`], shared with `choi-ko`) to a relative residual.
 
 use glam::{DMat3, DVec3};
 
@@ -152,9 +152,13 @@ pub fn solve(
             *o = y;
         });
     };
-    let dot = |a: &[DVec3], b: &[DVec3]| a.iter().zip(b).map(|(x, y)| x.dot(*y)).sum::<f64>();
-
-    // Preconditioned CG from Δv = 0.
+    let diag = &s.diag;
+    let precond = |r: &[DVec3], z: &mut [DVec3]| {
+        for (i, zi) in z.iter_mut().enumerate() {
+            *zi = r[i] / diag[i];
+        }
+    };
+    // Preconditioned CG from Δv = 0 (kinematic nodes hold their known Δv).
     for (i, d) in dv.iter_mut().enumerate() {
         *d = if kinematic[i] {
             known_dv[i]
@@ -162,46 +166,82 @@ pub fn solve(
             DVec3::ZERO
         };
     }
-    s.r.copy_from_slice(&s.b);
-    let b_norm = dot(&s.b, &s.b).sqrt();
+    pcg(
+        apply, precond, &s.b, kinematic, settings, dv, &mut s.r, &mut s.z, &mut s.p, &mut s.ap,
+    )
+}
+
+/// Preconditioned conjugate gradients on `A y = b` for `y`, shared by `implicit-cg` (Jacobi
+/// preconditioner) and `choi-ko` (3 × 3 block-diagonal). Starts from the `y` given and stops at
+/// a relative residual `|b − A y| / |b| ≤ settings.tolerance` or after
+/// `settings.max_iterations`. `apply` computes `A y`, `precond` applies the preconditioner's
+/// inverse. Rows with `fixed[i]` (kinematic nodes; an empty slice fixes none) keep their value
+/// in `y`: they must be zero in `b`, in `A`'s output and in the preconditioner's, and `A` must
+/// treat them as zero in its input. Dot products are summed serially in node order, so the
+/// result does not depend on the thread count.
+#[allow(clippy::too_many_arguments)]
+pub fn pcg(
+    apply: impl Fn(&[DVec3], &mut [DVec3]),
+    precond: impl Fn(&[DVec3], &mut [DVec3]),
+    b: &[DVec3],
+    fixed: &[bool],
+    settings: &CgSettings,
+    y: &mut [DVec3],
+    r: &mut Vec<DVec3>,
+    z: &mut Vec<DVec3>,
+    p: &mut Vec<DVec3>,
+    ap: &mut Vec<DVec3>,
+) -> CgReport {
+    let n = b.len();
+    for v in [&mut *r, &mut *z, &mut *p, &mut *ap] {
+        v.resize(n, DVec3::ZERO);
+    }
+    let dot = |a: &[DVec3], b: &[DVec3]| a.iter().zip(b).map(|(x, y)| x.dot(*y)).sum::<f64>();
+    let b_norm = dot(b, b).sqrt();
     if b_norm == 0.0 {
+        for (i, v) in y.iter_mut().enumerate() {
+            if fixed.is_empty() || !fixed[i] {
+                *v = DVec3::ZERO;
+            }
+        }
         return CgReport::default();
     }
+    apply(y, ap);
     for i in 0..n {
-        s.z[i] = s.r[i] / s.diag[i];
+        r[i] = b[i] - ap[i];
     }
-    s.p.copy_from_slice(&s.z);
-    let mut rz = dot(&s.r, &s.z);
     let mut report = CgReport {
         iterations: 0,
-        relative_residual: 1.0,
+        relative_residual: dot(r, r).sqrt() / b_norm,
     };
+    if report.relative_residual <= settings.tolerance {
+        return report;
+    }
+    precond(r, z);
+    p.copy_from_slice(z);
+    let mut rz = dot(r, z);
     for it in 1..=settings.max_iterations {
-        apply(&s.p, &mut s.ap);
-        let pap = dot(&s.p, &s.ap);
+        apply(p, ap);
+        let pap = dot(p, ap);
         if pap.is_nan() || pap <= 0.0 {
             break;
         }
         let alpha = rz / pap;
         for i in 0..n {
-            if !kinematic[i] {
-                dv[i] += alpha * s.p[i];
-            }
-            s.r[i] -= alpha * s.ap[i];
+            y[i] += alpha * p[i];
+            r[i] -= alpha * ap[i];
         }
         report.iterations = it;
-        report.relative_residual = dot(&s.r, &s.r).sqrt() / b_norm;
+        report.relative_residual = dot(r, r).sqrt() / b_norm;
         if report.relative_residual <= settings.tolerance {
             break;
         }
-        for i in 0..n {
-            s.z[i] = s.r[i] / s.diag[i];
-        }
-        let rz_new = dot(&s.r, &s.z);
+        precond(r, z);
+        let rz_new = dot(r, z);
         let beta = rz_new / rz;
         rz = rz_new;
         for i in 0..n {
-            s.p[i] = s.z[i] + beta * s.p[i];
+            p[i] = z[i] + beta * p[i];
         }
     }
     report
