@@ -100,39 +100,41 @@ impl GlobalUniforms {
     }
 }
 
-/// The globals uniform buffer, its layout and bind group (`@group(0)` of every pass).
+/// One uniform buffer of `T` at binding 0 with its layout and bind group: the globals
+/// (`@group(0)` of every pass) and the scene pass's own uniforms.
 #[derive(Debug)]
-pub struct GlobalsBinding {
+pub struct UniformBinding<T> {
     pub layout: wgpu::BindGroupLayout,
     pub buffer: wgpu::Buffer,
     pub bind_group: wgpu::BindGroup,
+    _uniforms: std::marker::PhantomData<T>,
 }
 
-impl GlobalsBinding {
-    pub fn new(device: &wgpu::Device) -> Self {
+impl<T: bytemuck::Pod> UniformBinding<T> {
+    /// `label` names the layout, buffer and bind group ("globals" → "globals uniform buffer").
+    pub fn new(device: &wgpu::Device, label: &str) -> Self {
+        let size = std::mem::size_of::<T>() as u64;
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("globals bind group layout"),
+            label: Some(&format!("{label} bind group layout")),
             entries: &[wgpu::BindGroupLayoutEntry {
                 binding: 0,
                 visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
                 ty: wgpu::BindingType::Buffer {
                     ty: wgpu::BufferBindingType::Uniform,
                     has_dynamic_offset: false,
-                    min_binding_size: wgpu::BufferSize::new(
-                        std::mem::size_of::<GlobalUniforms>() as u64
-                    ),
+                    min_binding_size: wgpu::BufferSize::new(size),
                 },
                 count: None,
             }],
         });
         let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("globals uniform buffer"),
-            size: std::mem::size_of::<GlobalUniforms>() as u64,
+            label: Some(&format!("{label} uniform buffer")),
+            size,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("globals bind group"),
+            label: Some(&format!("{label} bind group")),
             layout: &layout,
             entries: &[wgpu::BindGroupEntry {
                 binding: 0,
@@ -143,13 +145,17 @@ impl GlobalsBinding {
             layout,
             buffer,
             bind_group,
+            _uniforms: std::marker::PhantomData,
         }
     }
 
-    pub fn upload(&self, queue: &wgpu::Queue, uniforms: &GlobalUniforms) {
+    pub fn upload(&self, queue: &wgpu::Queue, uniforms: &T) {
         queue.write_buffer(&self.buffer, 0, bytemuck::bytes_of(uniforms));
     }
 }
+
+/// The globals uniform buffer, its layout and bind group (`@group(0)` of every pass).
+pub type GlobalsBinding = UniformBinding<GlobalUniforms>;
 
 /// One sRGB-encoded channel (0..1, as a colour picker shows it) → linear light.
 pub fn srgb_to_linear(c: f32) -> f32 {

@@ -218,7 +218,7 @@ impl Renderer {
             sample_count: if quality.msaa_samples > 1 { 4 } else { 1 },
             ..TargetFormats::new(color_format)
         };
-        let globals = GlobalsBinding::new(device);
+        let globals = GlobalsBinding::new(device, "globals");
         Ok(Self {
             targets,
             scene: ScenePass::new(device, &globals.layout, &targets),

@@ -16,7 +16,7 @@ use glam::{Mat3, Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 use wgpu::util::DeviceExt;
 
-use super::globals::{srgb_to_linear, with_globals};
+use super::globals::{UniformBinding, srgb_to_linear, with_globals};
 use super::renderer::TargetFormats;
 
 pub use super::shaders::SCENE_WGSL;
@@ -248,8 +248,7 @@ pub struct ScenePass {
     sky_pipeline: wgpu::RenderPipeline,
     ground_pipeline: wgpu::RenderPipeline,
     mesh_pipeline: wgpu::RenderPipeline,
-    uniforms: wgpu::Buffer,
-    bind_group: wgpu::BindGroup,
+    uniforms: UniformBinding<SceneUniforms>,
     mesh_vertices: wgpu::Buffer,
     mesh_indices: wgpu::Buffer,
     cylinder: MeshRange,
@@ -270,38 +269,10 @@ impl ScenePass {
         globals_layout: &wgpu::BindGroupLayout,
         targets: &TargetFormats,
     ) -> Self {
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("scene bind group layout"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: wgpu::BufferSize::new(
-                        std::mem::size_of::<SceneUniforms>() as u64
-                    ),
-                },
-                count: None,
-            }],
-        });
-        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("scene uniform buffer"),
-            size: std::mem::size_of::<SceneUniforms>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("scene bind group"),
-            layout: &layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: uniforms.as_entire_binding(),
-            }],
-        });
+        let uniforms = UniformBinding::<SceneUniforms>::new(device, "scene");
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("scene pipeline layout"),
-            bind_group_layouts: &[Some(globals_layout), Some(&layout)],
+            bind_group_layouts: &[Some(globals_layout), Some(&uniforms.layout)],
             immediate_size: 0,
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -403,7 +374,6 @@ impl ScenePass {
             ground_pipeline,
             mesh_pipeline,
             uniforms,
-            bind_group,
             mesh_vertices,
             mesh_indices,
             cylinder,
@@ -427,11 +397,7 @@ impl ScenePass {
 
     /// Uploads the uniforms and the pole/sphere instances of `frame`.
     pub fn prepare(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, frame: &SceneFrame<'_>) {
-        queue.write_buffer(
-            &self.uniforms,
-            0,
-            bytemuck::bytes_of(&SceneUniforms::new(frame)),
-        );
+        self.uniforms.upload(queue, &SceneUniforms::new(frame));
         self.draw_ground = frame.ground_height.is_some();
 
         let style = &frame.style;
@@ -480,7 +446,7 @@ impl ScenePass {
     /// The sky, where nothing has been drawn yet; call after the opaque geometry.
     pub fn draw_background(&self, pass: &mut wgpu::RenderPass<'_>, globals: &wgpu::BindGroup) {
         pass.set_bind_group(0, globals, &[]);
-        pass.set_bind_group(1, &self.bind_group, &[]);
+        pass.set_bind_group(1, &self.uniforms.bind_group, &[]);
         pass.set_pipeline(&self.sky_pipeline);
         pass.draw(0..3, 0..1);
     }
@@ -488,7 +454,7 @@ impl ScenePass {
     /// Records the ground, the pole and the spheres (depth tested and written).
     pub fn draw_objects(&self, pass: &mut wgpu::RenderPass<'_>, globals: &wgpu::BindGroup) {
         pass.set_bind_group(0, globals, &[]);
-        pass.set_bind_group(1, &self.bind_group, &[]);
+        pass.set_bind_group(1, &self.uniforms.bind_group, &[]);
         if self.draw_ground {
             pass.set_pipeline(&self.ground_pipeline);
             pass.draw(0..6, 0..1);
