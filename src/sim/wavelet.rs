@@ -167,17 +167,23 @@ impl Segmentation {
             }
         }
         // Forward transform level by level, recording each level's details as block data.
-        self.levels.clear();
+        // The level arrays are kept between steps: no allocation once the grid is known.
         let mut s = size;
+        let mut li = 0;
         while s >= 2 {
             forward_level(&mut self.coeffs, size, s, &mut self.tmp);
             let half = s / 2;
-            let mut level = Level {
-                blocks: half,
-                rough: vec![0.0; half * half],
-                sum_u: vec![0.0; half * half],
-                sum_v: vec![0.0; half * half],
-            };
+            if self.levels.len() <= li {
+                self.levels.push(Level::default());
+            }
+            let (finer, rest) = self.levels.split_at_mut(li);
+            let child = finer.last();
+            let level = &mut rest[0];
+            level.blocks = half;
+            for v in [&mut level.rough, &mut level.sum_u, &mut level.sum_v] {
+                v.clear();
+                v.resize(half * half, 0.0);
+            }
             for bj in 0..half {
                 for bi in 0..half {
                     let du = self.coeffs[bj * size + half + bi].length();
@@ -185,7 +191,7 @@ impl Segmentation {
                     let dd = self.coeffs[(half + bj) * size + half + bi].length();
                     let mut rough = du.max(dv).max(dd);
                     let (mut su, mut sv) = (du, dv);
-                    if let Some(child) = self.levels.last() {
+                    if let Some(child) = child {
                         for (ci, cj) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
                             let c = (2 * bj + cj) * child.blocks + 2 * bi + ci;
                             rough = rough.max(child.rough[c]);
@@ -199,9 +205,10 @@ impl Segmentation {
                     level.sum_v[b] = sv;
                 }
             }
-            self.levels.push(level);
+            li += 1;
             s = half;
         }
+        self.levels.truncate(li);
         // Depth-first from the root (the last level, one block).
         let top = self.levels.len() - 1;
         self.visit(top, 0, 0, size, grid, kinematic, threshold);
