@@ -5,7 +5,9 @@ mod common;
 
 use std::f64::consts::PI;
 
-use common::{L0, OwnedGrid, compressed_grid, crumpled_grid, flat_grid, max_distance};
+use common::{
+    L0, OwnedGrid, compressed_grid, crumpled_grid, every_mode_and_option, flat_grid, max_distance,
+};
 use flagsim::upsample::wrinkle::{wrinkle_amplitude, wrinkle_frequency, wrinkle_offset};
 use flagsim::upsample::{DisplayMode, RenderMesh, RenderSettings, try_upsample_cpu, upsample_cpu};
 use glam::{DVec3, Vec3};
@@ -15,24 +17,6 @@ fn settings(mode: DisplayMode) -> RenderSettings {
         mode,
         ..RenderSettings::default()
     }
-}
-
-/// Every mode with every combination of the three options, at `resolution`.
-fn every_mode_and_option(resolution: [u32; 2]) -> Vec<RenderSettings> {
-    let mut all = Vec::new();
-    for mode in DisplayMode::ALL {
-        for bits in 0..8u32 {
-            all.push(RenderSettings {
-                resolution,
-                mode,
-                key_aligned: bits & 1 != 0,
-                symmetric: bits & 2 != 0,
-                c1_seam: bits & 4 != 0,
-                ..RenderSettings::default()
-            });
-        }
-    }
-    all
 }
 
 /// Eq. 14's scalar offset `w(t) A sin(f t)` in f64, straight from the paper.

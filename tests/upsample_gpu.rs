@@ -9,7 +9,9 @@ mod common;
 use std::io::Write;
 use std::sync::OnceLock;
 
-use common::{OwnedGrid, compressed_grid, crumpled_grid, flat_grid, max_distance};
+use common::{
+    OwnedGrid, compressed_grid, crumpled_grid, every_mode_and_option, flat_grid, max_distance,
+};
 use flagsim::render::{GpuContext, GpuError, OutputBuffers, UpsamplePass};
 use flagsim::upsample::{DisplayMode, KeyGrid, RenderSettings, upsample_cpu};
 
@@ -122,23 +124,6 @@ fn cloth_size(grid: &KeyGrid) -> f32 {
         l0_v: grid.l0_v,
     }
     .size()
-}
-
-fn every_mode_and_option(resolution: [u32; 2]) -> Vec<RenderSettings> {
-    let mut all = Vec::new();
-    for mode in DisplayMode::ALL {
-        for bits in 0..8u32 {
-            all.push(RenderSettings {
-                resolution,
-                mode,
-                key_aligned: bits & 1 != 0,
-                symmetric: bits & 2 != 0,
-                c1_seam: bits & 4 != 0,
-                ..RenderSettings::default()
-            });
-        }
-    }
-    all
 }
 
 fn test_grids() -> Vec<(&'static str, OwnedGrid)> {

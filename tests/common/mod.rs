@@ -6,6 +6,7 @@
     reason = "each test binary uses a different subset of the helpers"
 )]
 
+use flagsim::upsample::{DisplayMode, RenderSettings};
 use glam::Vec3;
 
 /// Rest spacing of the test grids, metres (a 10 × 10 flag of 0.9 m).
@@ -126,4 +127,22 @@ pub fn max_distance(a: &[Vec3], b: &[Vec3]) -> (f32, usize) {
             (0.0, 0),
             |(m, k), (i, d)| if d > m { (d, i) } else { (m, k) },
         )
+}
+
+/// Every display mode with every combination of the three options, at `resolution`.
+pub fn every_mode_and_option(resolution: [u32; 2]) -> Vec<RenderSettings> {
+    let mut all = Vec::new();
+    for mode in DisplayMode::ALL {
+        for bits in 0..8u32 {
+            all.push(RenderSettings {
+                resolution,
+                mode,
+                key_aligned: bits & 1 != 0,
+                symmetric: bits & 2 != 0,
+                c1_seam: bits & 4 != 0,
+                ..RenderSettings::default()
+            });
+        }
+    }
+    all
 }
