@@ -199,3 +199,67 @@ fn upsample_needs_a_grid_and_a_sane_resolution() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+/// The `integration` colouring's yellow (interpolated key nodes), lit: red and green high, blue low.
+fn is_yellow(p: &image::Rgba<u8>) -> bool {
+    let [r, g, b, _] = p.0;
+    g > 90 && r as i32 > b as i32 + 60 && g as i32 > b as i32 + 50
+}
+
+/// Its red (integrated key nodes): red well above green and blue.
+fn is_red(p: &image::Rgba<u8>) -> bool {
+    let [r, g, b, _] = p.0;
+    r > 80 && r as i32 > g as i32 + 50 && r as i32 > b as i32 + 50
+}
+
+#[test]
+fn the_integration_colouring_shows_which_nodes_the_wavelet_step_interpolated() {
+    // The `wavelet` preset interpolates about half its nodes: both colours appear.
+    let path = out_path("integration-wavelet.png");
+    let args = [
+        "render",
+        "wavelet",
+        "--steps",
+        "120",
+        "--out",
+        path.to_str().unwrap(),
+        "--size",
+        "480x300",
+        "--color",
+        "integration",
+    ];
+    let Some(img) = render(&args) else { return };
+    let yellow = img.pixels().filter(|p| is_yellow(p)).count();
+    let red = img.pixels().filter(|p| is_red(p)).count();
+    assert!(yellow > 2000 && red > 2000, "yellow {yellow}, red {red}");
+    // The same scene with the option off integrates every node: red only.
+    let scene = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/presets/wavelet.json"
+    ))
+    .unwrap()
+    .replace(
+        "\"wavelet\": { \"enabled\": true",
+        "\"wavelet\": { \"enabled\": false",
+    );
+    assert!(scene.contains("\"wavelet\": { \"enabled\": false"));
+    let scene_path = out_path("wavelet-off.json");
+    std::fs::write(&scene_path, scene).unwrap();
+    let path = out_path("integration-off.png");
+    let args = [
+        "render",
+        scene_path.to_str().unwrap(),
+        "--steps",
+        "120",
+        "--out",
+        path.to_str().unwrap(),
+        "--size",
+        "480x300",
+        "--color",
+        "integration",
+    ];
+    let Some(img) = render(&args) else { return };
+    let yellow = img.pixels().filter(|p| is_yellow(p)).count();
+    let red = img.pixels().filter(|p| is_red(p)).count();
+    assert!(yellow < 50 && red > 2000, "yellow {yellow}, red {red}");
+}
