@@ -276,6 +276,10 @@ struct StatsOut {
     /// Mean fraction of nodes the wavelet interpolation filled per step (when it ran).
     #[serde(skip_serializing_if = "Option::is_none")]
     interpolated_fraction: Option<f64>,
+    /// Mean Provot sweeps per step (they stop when nothing is over the limit; 0 when off).
+    provot_sweeps: f64,
+    /// Tethers in use at the end (0 when off).
+    tethers: usize,
 }
 
 #[derive(Serialize)]
@@ -339,11 +343,13 @@ fn simulate(args: SimulateArgs) -> Result<()> {
     let start = Instant::now();
     let mut frames = args.every.map(|_| Vec::new());
     let mut interpolated_sum = 0.0;
+    let mut sweeps_sum = 0.0;
     for _ in 0..args.steps {
         if !sim.step() {
             break;
         }
         interpolated_sum += sim.stats.interpolated_fraction;
+        sweeps_sum += f64::from(sim.stats.provot_sweeps);
         if let (Some(k), Some(frames)) = (args.every, frames.as_mut())
             && sim.step_index % k == 0
         {
@@ -378,6 +384,8 @@ fn simulate(args: SimulateArgs) -> Result<()> {
             interpolated_fraction: sim
                 .wavelet_active()
                 .then(|| interpolated_sum / sim.step_index.max(1) as f64),
+            provot_sweeps: sweeps_sum / sim.step_index.max(1) as f64,
+            tethers: sim.stats.tethers,
         },
     };
     write_json(&out, args.out.as_ref())

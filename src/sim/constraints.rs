@@ -1,22 +1,35 @@
-//! What happens after `x += h v`: Provot's strain limiting (method.md §5), then colliders
-//! (§6). Kinematic nodes are never moved here.
+//! What happens after `x += h v`: strain limiting (long-range tethers, then Provot's sweeps;
+//! method.md §5), then colliders (§6). Kinematic nodes are never moved here.
 
 use glam::DVec3;
+use rayon::prelude::*;
 
 use super::cloth::Cloth;
-use super::forces::for_each_node;
+use super::forces::for_each_node2;
 use super::params::{Collider, Provot};
+use super::tethers::Tethers;
 
 /// Relative excess below which a spring counts as satisfied, so that the sweeps can finish
 /// instead of chasing round-off.
 pub const PROVOT_TOLERANCE: f64 = 1e-9;
 
-/// Work arrays of [`strain_limit`], reused between steps.
+/// Work arrays of the strain-limiting stage, reused between steps.
 #[derive(Debug, Clone, Default)]
-pub struct ProvotScratch {
-    x_uncorrected: Vec<DVec3>,
-    /// Per spring of the current colour: the moves of its two ends, if it was too long.
-    moves: Vec<Option<[DVec3; 2]>>,
+pub struct StrainScratch {
+    /// Per node, whether the stage moved it this step.
+    pub moved: Vec<bool>,
+    pub tethers: Tethers,
+}
+
+/// What one strain-limiting stage did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StrainReport {
+    /// Provot corrections.
+    pub corrections: usize,
+    /// Provot sweeps run (they stop at the first sweep that corrects nothing).
+    pub sweeps: u32,
+    /// Tether corrections.
+    pub tether_corrections: usize,
 }
 
 /// The moves that shorten spring `(a, b, rest)` to `limit · rest` if it is longer (by more than
@@ -38,7 +51,7 @@ fn provot_moves(
         return None;
     }
     let len = len2.sqrt();
-    let excess = (len - limit * rest) * d / len;
+    let excess = ((len - limit * rest) / len) * d;
     Some(match (ka, kb) {
         (false, false) => [0.5 * excess, -0.5 * excess],
         (true, false) => [DVec3::ZERO, -excess],
@@ -47,78 +60,191 @@ fn provot_moves(
     })
 }
 
-/// Provot 1995: `iterations` Gauss–Seidel sweeps over the structural and shear springs (every
-/// spring of an explicit cloth). A spring longer than `(1 + τ) L` is shortened to `(1 + τ) L`:
-/// each end moves half the excess, the free end all of it when the other end is kinematic,
-/// neither when both are. Springs with `L = 0` are left alone. Afterwards every moved node gets
-/// `v = (x_corrected - x_before) / h`. Returns the number of corrections made.
+/// The strain-limiting stage of a step: with `provot.tethers`, every free node is first pulled
+/// back within `(1 + tether_stretch)` of its rest distance from the kinematic nodes
+/// ([`Tethers`], rebuilt when the kinematic set changes); then Provot's sweeps
+/// ([`provot_sweeps`]); then, if the sweeps moved anything, the tethers once more, so that the
+/// stage ends with every node within its tethers (a sweep may push a node outward); then every
+/// moved node gets `v = (x_corrected - x_before) / h`.
+pub fn limit_strain(
+    cloth: &mut Cloth,
+    kinematic: &[bool],
+    x_before: &[DVec3],
+    scratch: &mut StrainScratch,
+    h: f64,
+    provot: &Provot,
+    parallel: bool,
+) -> StrainReport {
+    let mut report = StrainReport::default();
+    if !provot.enabled {
+        return report;
+    }
+    let n = cloth.node_count();
+    scratch.moved.clear();
+    scratch.moved.resize(n, false);
+    let limit = 1.0 + provot.max_stretch;
+    let tether_limit = 1.0 + provot.tether_stretch;
+    if provot.tethers {
+        scratch.tethers.update(cloth, kinematic);
+        report.tether_corrections =
+            scratch
+                .tethers
+                .project(&mut cloth.x, &mut scratch.moved, tether_limit, parallel);
+    }
+    (report.corrections, report.sweeps) = provot_sweeps(
+        cloth,
+        kinematic,
+        &mut scratch.moved,
+        limit,
+        provot.iterations,
+        parallel,
+    );
+    if provot.tethers && report.corrections > 0 {
+        report.tether_corrections +=
+            scratch
+                .tethers
+                .project(&mut cloth.x, &mut scratch.moved, tether_limit, parallel);
+    }
+    if report.corrections + report.tether_corrections > 0 {
+        let moved = &scratch.moved;
+        let inv_h = 1.0 / h;
+        for_each_node2(parallel, &mut cloth.x, &mut cloth.v, |i, x, v| {
+            if moved[i] {
+                *v = (*x - x_before[i]) * inv_h;
+            }
+        });
+    }
+    report
+}
+
+/// Provot 1995: at most `iterations` Gauss–Seidel sweeps over the structural and shear springs
+/// (every spring of an explicit cloth), stopping after the first sweep that corrects nothing.
+/// A spring longer than `limit · L` is shortened to `limit · L`: each end moves half the excess,
+/// the free end all of it when the other end is kinematic, neither when both are. Springs with
+/// `L = 0` are left alone. Moved nodes are marked in `moved`. Returns `(corrections, sweeps)`.
 ///
-/// A sweep visits the springs colour by colour ([`Cloth::strain_colors`]): springs of one colour
-/// share no node, so their corrections are independent and are computed in parallel when
-/// `parallel`, with results bit-identical to the serial order.
+/// The sweeps follow [`StrainOrder`](crate::sim::cloth::StrainOrder): forward on odd sweeps
+/// (bands, then the springs between them) and backward on even ones (the reverse), a symmetric
+/// Gauss–Seidel. Bands run in parallel when `parallel`, with the serial result.
+pub fn provot_sweeps(
+    cloth: &mut Cloth,
+    kinematic: &[bool],
+    moved: &mut [bool],
+    limit: f64,
+    iterations: u32,
+    parallel: bool,
+) -> (usize, u32) {
+    let order = &cloth.strain_order;
+    let springs = Springs {
+        ends: &cloth.ends,
+        rest: &cloth.rest,
+        kinematic,
+        limit,
+    };
+    let x = &mut cloth.x;
+    let mut corrections = 0;
+    for sweep in 0..iterations {
+        let backward = sweep % 2 == 1;
+        let mut made = 0;
+        if backward {
+            made += springs.correct(&order.boundary, true, 0, x, moved);
+        }
+        let band = |(b, (xs, ms)): (usize, (&mut [DVec3], &mut [bool]))| {
+            springs.correct(&order.bands[b], backward, b * order.band_nodes, xs, ms)
+        };
+        made += if parallel && order.bands.len() > 1 {
+            x.par_chunks_mut(order.band_nodes)
+                .zip(moved.par_chunks_mut(order.band_nodes))
+                .enumerate()
+                .map(band)
+                .sum::<usize>()
+        } else {
+            x.chunks_mut(order.band_nodes)
+                .zip(moved.chunks_mut(order.band_nodes))
+                .enumerate()
+                .map(band)
+                .sum::<usize>()
+        };
+        if !backward {
+            made += springs.correct(&order.boundary, false, 0, x, moved);
+        }
+        corrections += made;
+        if made == 0 {
+            return (corrections, sweep + 1);
+        }
+    }
+    (corrections, iterations)
+}
+
+/// What a sweep reads of the limited springs.
+struct Springs<'a> {
+    ends: &'a [[u32; 2]],
+    rest: &'a [f64],
+    kinematic: &'a [bool],
+    limit: f64,
+}
+
+impl Springs<'_> {
+    /// The corrections of `list` in order (reversed when `backward`), on the nodes from
+    /// `offset` on: `x[k]` and `moved[k]` are node `offset + k`. Returns how many were made.
+    fn correct(
+        &self,
+        list: &[u32],
+        backward: bool,
+        offset: usize,
+        x: &mut [DVec3],
+        moved: &mut [bool],
+    ) -> usize {
+        let mut corrections = 0;
+        let mut one = |si: u32| {
+            let [a, b] = self.ends[si as usize];
+            let (a, b) = (a as usize, b as usize);
+            let (ka, kb) = (self.kinematic[a], self.kinematic[b]);
+            let (la, lb) = (a - offset, b - offset);
+            if let Some([da, db]) =
+                provot_moves(x[la], x[lb], self.rest[si as usize], self.limit, ka, kb)
+            {
+                x[la] += da;
+                x[lb] += db;
+                moved[la] |= !ka;
+                moved[lb] |= !kb;
+                corrections += 1;
+            }
+        };
+        if backward {
+            list.iter().rev().for_each(|&si| one(si));
+        } else {
+            list.iter().for_each(|&si| one(si));
+        }
+        corrections
+    }
+}
+
+/// The Provot sweeps alone, as a standalone pass over a cloth (tests and tools): afterwards
+/// every moved node gets `v = (x_corrected - x_before) / h`. Returns the number of corrections.
 pub fn strain_limit(
     cloth: &mut Cloth,
     kinematic: &[bool],
     x_before: &[DVec3],
-    scratch: &mut ProvotScratch,
     h: f64,
     provot: &Provot,
     parallel: bool,
 ) -> usize {
-    if !provot.enabled || provot.iterations == 0 {
-        return 0;
-    }
-    scratch.x_uncorrected.clear();
-    scratch.x_uncorrected.extend_from_slice(&cloth.x);
-    let limit = 1.0 + provot.max_stretch;
-    let mut corrections = 0;
-    for _ in 0..provot.iterations {
-        let before = corrections;
-        for (color, slot) in cloth.strain_colors.iter().zip(&cloth.strain_color_slot) {
-            scratch.moves.resize(color.len(), None);
-            let moves = &mut scratch.moves[..color.len()];
-            let (x, springs) = (&cloth.x, &cloth.springs);
-            for_each_node(parallel, moves, |k, m| {
-                let s = &springs[color[k] as usize];
-                *m = provot_moves(
-                    x[s.a],
-                    x[s.b],
-                    s.rest,
-                    limit,
-                    kinematic[s.a],
-                    kinematic[s.b],
-                );
-            });
-            corrections += moves.iter().filter(|m| m.is_some()).count();
-            // No two springs of a colour share a node: each node takes at most one move.
-            let moves = &*moves;
-            for_each_node(parallel, &mut cloth.x, |i, xi| {
-                let k = slot[i];
-                if k == u32::MAX {
-                    return;
-                }
-                if let Some([da, db]) = moves[k as usize] {
-                    *xi += if springs[color[k as usize] as usize].a == i {
-                        da
-                    } else {
-                        db
-                    };
-                }
-            });
-        }
-        if corrections == before {
-            break;
-        }
-    }
-    if corrections > 0 {
-        let (x, v, x_uncorrected) = (&cloth.x, &mut cloth.v, &scratch.x_uncorrected);
-        for_each_node(parallel, v, |i, vi| {
-            if x[i] != x_uncorrected[i] {
-                *vi = (x[i] - x_before[i]) / h;
-            }
-        });
-    }
-    corrections
+    let mut scratch = StrainScratch::default();
+    let provot = Provot {
+        tethers: false,
+        ..*provot
+    };
+    limit_strain(
+        cloth,
+        kinematic,
+        x_before,
+        &mut scratch,
+        h,
+        &provot,
+        parallel,
+    )
+    .corrections
 }
 
 /// Pushes penetrating free nodes to the collider surface (plus its margin), removes the inward

@@ -11,11 +11,18 @@ use rayon::prelude::*;
 use super::cloth::Cloth;
 use super::params::{DragModel, LiftModel, Params, Wind};
 
+/// Smallest piece of a per-node or per-spring loop handed to one rayon task: smaller pieces
+/// cost more in scheduling than they save.
+pub const MIN_PARALLEL_CHUNK: usize = 1024;
+
 /// Runs `f(i, &mut out[i])` for every node, on the rayon pool when `parallel`.
 /// Each call only writes its own element, so both paths give identical results.
 pub fn for_each_node<T: Send>(parallel: bool, out: &mut [T], f: impl Fn(usize, &mut T) + Sync) {
     if parallel {
-        out.par_iter_mut().enumerate().for_each(|(i, o)| f(i, o));
+        out.par_iter_mut()
+            .with_min_len(MIN_PARALLEL_CHUNK)
+            .enumerate()
+            .for_each(|(i, o)| f(i, o));
     } else {
         out.iter_mut().enumerate().for_each(|(i, o)| f(i, o));
     }
@@ -31,6 +38,7 @@ pub fn for_each_node2<A: Send, B: Send>(
     if parallel {
         a.par_iter_mut()
             .zip(b.par_iter_mut())
+            .with_min_len(MIN_PARALLEL_CHUNK)
             .enumerate()
             .for_each(|(i, (x, y))| f(i, x, y));
     } else {
@@ -41,45 +49,71 @@ pub fn for_each_node2<A: Send, B: Send>(
     }
 }
 
+/// Like [`for_each_node`] for three per-node arrays written together.
+pub fn for_each_node3<A: Send, B: Send, C: Send>(
+    parallel: bool,
+    a: &mut [A],
+    b: &mut [B],
+    c: &mut [C],
+    f: impl Fn(usize, &mut A, &mut B, &mut C) + Sync,
+) {
+    if parallel {
+        a.par_iter_mut()
+            .zip(b.par_iter_mut())
+            .zip(c.par_iter_mut())
+            .with_min_len(MIN_PARALLEL_CHUNK)
+            .enumerate()
+            .for_each(|(i, ((x, y), z))| f(i, x, y, z));
+    } else {
+        a.iter_mut()
+            .zip(b.iter_mut())
+            .zip(c.iter_mut())
+            .enumerate()
+            .for_each(|(i, ((x, y), z))| f(i, x, y, z));
+    }
+}
+
 /// Hooke force of spring `s` on its end `a` (the force on `b` is the negative):
 /// `k (|x_ab| - L) x_ab / |x_ab|` written as `k (x_ab - L x̂_ab)` so a zero-rest-length spring is
 /// exactly `k x_ab`; plus damping `c ((v_b - v_a)·x̂) x̂`.
 #[inline]
 pub fn spring_force_on_a(x_ab: DVec3, v_ab: DVec3, k: f64, rest: f64, damping: f64) -> DVec3 {
     let len = x_ab.length();
-    let dir = if len > 0.0 { x_ab / len } else { DVec3::ZERO };
-    let hooke = k * (x_ab - rest * dir);
+    // One division: `x̂ = x_ab · (1 / |x_ab|)` (0 for coincident ends).
+    let inv_len = if len > 0.0 { 1.0 / len } else { 0.0 };
+    let hooke = (k * (1.0 - rest * inv_len)) * x_ab;
     if damping > 0.0 {
+        let dir = x_ab * inv_len;
         hooke + damping * v_ab.dot(dir) * dir
     } else {
         hooke
     }
 }
 
-/// Spring forces `F_i` (Hooke + damping): per spring into `spring_f`, then gathered into `out`.
+/// Spring forces `F_i` (Hooke + damping): per spring into `spring_f`, then gathered into `out`
+/// over each node's links in a fixed order. With `viscosity = Some(h)` the same gather adds the
+/// viscosity term of eq. 4, `h Σ_j k_ij (v_j - v_i)`, so `out` is the implicit family's `F̃`.
 /// Nodes with `skip[i]` (an empty `skip` skips none) get no force, and springs between two
 /// skipped nodes are not evaluated: the wavelet interpolation does not need them.
 pub fn spring_forces(
     cloth: &Cloth,
     damping: f64,
+    viscosity: Option<f64>,
     parallel: bool,
     skip: &[bool],
-    spring_f: &mut [DVec3],
+    spring_f: &mut Vec<DVec3>,
     out: &mut [DVec3],
 ) {
+    spring_f.resize(cloth.ends.len(), DVec3::ZERO);
     let skipped = |i: usize| !skip.is_empty() && skip[i];
+    let (x, v, k, rest) = (&cloth.x, &cloth.v, &cloth.k, &cloth.rest);
     for_each_node(parallel, spring_f, |s, f| {
-        let sp = &cloth.springs[s];
-        if skipped(sp.a) && skipped(sp.b) {
+        let [a, b] = cloth.ends[s];
+        let (a, b) = (a as usize, b as usize);
+        if !skip.is_empty() && skipped(a) && skipped(b) {
             return;
         }
-        *f = spring_force_on_a(
-            cloth.x[sp.b] - cloth.x[sp.a],
-            cloth.v[sp.b] - cloth.v[sp.a],
-            cloth.k[s],
-            sp.rest,
-            damping,
-        );
+        *f = spring_force_on_a(x[b] - x[a], v[b] - v[a], k[s], rest[s], damping);
     });
     let spring_f = &*spring_f;
     for_each_node(parallel, out, |i, f| {
@@ -87,32 +121,21 @@ pub fn spring_forces(
             *f = DVec3::ZERO;
             return;
         }
+        let range = cloth.link_start[i]..cloth.link_start[i + 1];
+        let (links, sign) = (&cloth.links[range.clone()], &cloth.link_sign[range.clone()]);
         let mut sum = DVec3::ZERO;
-        for l in cloth.links(i) {
-            let s = l.spring as usize;
-            if cloth.springs[s].a == i {
-                sum += spring_f[s];
-            } else {
-                sum -= spring_f[s];
+        for (l, &sg) in links.iter().zip(sign) {
+            sum += sg * spring_f[l.spring as usize];
+        }
+        if let Some(h) = viscosity {
+            let vi = v[i];
+            let mut visc = DVec3::ZERO;
+            for (l, &k) in links.iter().zip(&cloth.link_k[range]) {
+                visc += k * (v[l.node as usize] - vi);
             }
+            sum += h * visc;
         }
         *f = sum;
-    });
-}
-
-/// Adds the viscosity term of eq. 4, `h Σ_j k_ij (v_j - v_i)`, to `ftilde` (not for `skip`ped
-/// nodes; an empty `skip` skips none).
-pub fn add_viscosity(cloth: &Cloth, h: f64, parallel: bool, skip: &[bool], ftilde: &mut [DVec3]) {
-    for_each_node(parallel, ftilde, |i, f| {
-        if !skip.is_empty() && skip[i] {
-            return;
-        }
-        let vi = cloth.v[i];
-        let mut sum = DVec3::ZERO;
-        for l in cloth.links(i) {
-            sum += cloth.k[l.spring as usize] * (cloth.v[l.node as usize] - vi);
-        }
-        *f += h * sum;
     });
 }
 
@@ -132,6 +155,9 @@ pub struct External {
     pub drag_c: Vec<f64>,
     /// Velocity relative to the air, `v - v_wind`, m/s.
     pub v_rel: Vec<DVec3>,
+    /// Whether any air constant is non-zero. Without air only gravity acts: the per-node
+    /// arrays above are all zero and are not recomputed.
+    pub has_air: bool,
 }
 
 impl External {
@@ -142,11 +168,27 @@ impl External {
         self.v_rel.resize(n, DVec3::ZERO);
     }
 
+    /// Gravity alone: zeroes the air arrays (once; they stay zero while there is no air, and
+    /// `resize` fills new entries with zeros).
+    fn gravity_only(&mut self, gravity: DVec3) {
+        self.gravity = gravity;
+        if self.has_air {
+            self.air.fill(DVec3::ZERO);
+            self.air_c.fill(0.0);
+            self.drag_c.fill(0.0);
+            self.v_rel.fill(DVec3::ZERO);
+            self.has_air = false;
+        }
+    }
+
     /// The unfiltered velocity change of the external forces over `h` for node `i` of mass `m`:
     /// `h g`, the air force `h F / (m + h c_air)`, and the semi-implicit drag
     /// `-(c h / (m + c h)) v_rel`.
-    #[inline]
+    #[inline(always)]
     pub fn delta_v(&self, i: usize, m: f64, h: f64) -> DVec3 {
+        if !self.has_air {
+            return h * self.gravity;
+        }
         let c = self.drag_c[i];
         h * self.gravity + h * self.air[i] / (m + h * self.air_c[i])
             - (c * h / (m + c * h)) * self.v_rel[i]
@@ -156,6 +198,9 @@ impl External {
     /// the "filter all forces" option and the implicit solve's right-hand side.
     #[inline]
     pub fn as_force(&self, i: usize, m: f64) -> DVec3 {
+        if !self.has_air {
+            return m * self.gravity;
+        }
         m * self.gravity + self.air[i] - self.drag_c[i] * self.v_rel[i]
     }
 }
@@ -207,6 +252,15 @@ pub fn external_forces(
     ext: &mut External,
 ) {
     let skipped = |i: usize| !skip.is_empty() && skip[i];
+    let gravity = DVec3::from_array(params.gravity);
+    let w = &params.wind;
+    ext.resize(cloth.node_count());
+    if w.drag == 0.0 && w.lift == 0.0 && w.linear == 0.0 {
+        ext.gravity_only(gravity);
+        return;
+    }
+    ext.has_air = true;
+    ext.gravity = gravity;
     let field = WindField::with_base(&params.wind, base_wind);
     // The air constants are the paper's, per key node of a 10 × 10 cloth; a cloth of N nodes
     // gives each node 100 / N of them, so the same cloth feels the same total air force at any
@@ -219,7 +273,6 @@ pub fn external_forces(
         ..params.wind
     };
     let semi_implicit = params.wind.drag_model == DragModel::SemiImplicit;
-    ext.gravity = DVec3::from_array(params.gravity);
     let External {
         air,
         air_c,
@@ -227,9 +280,7 @@ pub fn external_forces(
         v_rel,
         ..
     } = ext;
-    for_each_node(parallel, v_rel, |i, vr| {
-        *vr = cloth.v[i] - field.velocity(cloth.x[i], t);
-    });
+    field.relative_velocities(&cloth.x, &cloth.v, t, parallel, v_rel);
     let v_rel = &*v_rel;
     for_each_node2(parallel, air, drag_c, |i, f, c| {
         (*f, *c) = if skipped(i) {
@@ -294,19 +345,84 @@ impl WindField {
 
     /// Wind velocity at `x` (m) and time `t` (s), m/s.
     pub fn velocity(&self, x: DVec3, t: f64) -> DVec3 {
+        self.velocity_with(&mut NoiseMemo::default(), x, t)
+    }
+
+    /// [`Self::velocity`], reusing the lattice values `memo` holds. Nodes next to each other
+    /// read the same few lattice points, so over a cloth almost every hash is a hit; the result
+    /// is the same bit for bit.
+    fn velocity_with(&self, memo: &mut NoiseMemo, x: DVec3, t: f64) -> DVec3 {
         if self.strength == 0.0 || self.speed == 0.0 {
             return self.base;
         }
         let travel = x.dot(self.dir) / self.speed.max(1.0);
         let tau = (t - travel) / self.period + 0.2 * x.dot(self.side);
-        let g1 = smooth_noise(self.seed, tau);
+        // smooth_noise(seed, τ): two octaves.
+        let g1 = (memo.value(0, self.seed, tau)
+            + 0.5 * memo.value(1, self.seed ^ 0xA5A5, 2.3 * tau + 0.37))
+            / 1.5;
         // The cross-wind swirl is four times quicker than the gusts: at flag speeds its
         // wavelength along the wind is about a flag's length, so ripples travel down the cloth.
-        let g2 = value_noise(self.seed.wrapping_add(0x9E37), 4.0 * tau + 13.1);
-        let g3 = value_noise(self.seed.wrapping_add(0x7F4A), 3.3 * tau + 41.7);
+        let g2 = memo.value(2, self.seed.wrapping_add(0x9E37), 4.0 * tau + 13.1);
+        let g3 = memo.value(3, self.seed.wrapping_add(0x7F4A), 3.3 * tau + 41.7);
         let s = self.strength;
         self.speed
             * ((1.0 + s * g1) * self.dir + 0.3 * s * g2 * self.side + 0.15 * s * g3 * self.up)
+    }
+
+    /// `out[i] = v[i] − wind(x[i], t)` for every node: the velocity relative to the air.
+    pub fn relative_velocities(
+        &self,
+        x: &[DVec3],
+        v: &[DVec3],
+        t: f64,
+        parallel: bool,
+        out: &mut [DVec3],
+    ) {
+        let fill = |offset: usize, chunk: &mut [DVec3]| {
+            let mut memo = NoiseMemo::default();
+            for (k, o) in chunk.iter_mut().enumerate() {
+                let i = offset + k;
+                *o = v[i] - self.velocity_with(&mut memo, x[i], t);
+            }
+        };
+        if parallel {
+            out.par_chunks_mut(MIN_PARALLEL_CHUNK)
+                .enumerate()
+                .for_each(|(c, chunk)| fill(c * MIN_PARALLEL_CHUNK, chunk));
+        } else {
+            fill(0, out);
+        }
+    }
+}
+
+/// The lattice values last used by each of the wind's four noise octaves: `(k, h(k), h(k+1))`.
+#[derive(Debug, Clone, Copy, Default)]
+struct NoiseMemo {
+    lattice: [Option<(i64, f64, f64)>; 4],
+}
+
+impl NoiseMemo {
+    /// `value_noise(seed, t)` for octave `slot` (which always uses the same seed).
+    #[inline]
+    fn value(&mut self, slot: usize, seed: u64, t: f64) -> f64 {
+        let k = t.floor();
+        let f = t - k;
+        let s = f * f * f * (f * (f * 6.0 - 15.0) + 10.0);
+        let ki = k as i64;
+        let (_, a, b) = match self.lattice[slot] {
+            Some(hit) if hit.0 == ki => hit,
+            _ => {
+                let fresh = (
+                    ki,
+                    hash_to_unit(seed, ki),
+                    hash_to_unit(seed, ki.wrapping_add(1)),
+                );
+                self.lattice[slot] = Some(fresh);
+                fresh
+            }
+        };
+        a + (b - a) * s
     }
 }
 

@@ -11,6 +11,7 @@ pub mod params;
 pub mod scene;
 pub mod simulation;
 pub mod stepper;
+pub mod tethers;
 pub mod thread;
 pub mod wavelet;
 

@@ -190,8 +190,20 @@ pub struct Provot {
     pub enabled: bool,
     /// Largest allowed stretch `τ` (0.1 = 10 %). Range 0..=10. Default 0.1.
     pub max_stretch: f64,
-    /// Gauss–Seidel sweeps per step. Range 0..=100. Default 4.
+    /// Most Gauss–Seidel sweeps per step; they stop at the first sweep that corrects nothing.
+    /// Range 0..=100. Default 4.
     pub iterations: u32,
+    /// Long-range tethers before the sweeps: every free node kept within
+    /// `(1 + tether_stretch)` times its rest distance along the cloth from the kinematic nodes
+    /// (the nearest node and the two ends of each pinned region; `sim::tethers`). They hold a
+    /// cloth of any resolution in one pass, which the sweeps alone cannot. Default `true`.
+    pub tethers: bool,
+    /// How far a tether may stretch beyond its rest distance (0.05 = 5 %). Range 0..=10.
+    /// Default 0: the cloth as a whole never moves farther from its pins than at rest, and the
+    /// sweeps keep every spring within `τ` locally. (Tethers at `τ` let a hanging sheet sag
+    /// until every tether is taut at `1 + τ`; then the sweeps must hold every spring at exactly
+    /// its limit and do not converge: a 64 × 64 sheet ended with springs at 1.27 × rest.)
+    pub tether_stretch: f64,
 }
 
 impl Default for Provot {
@@ -200,6 +212,8 @@ impl Default for Provot {
             enabled: true,
             max_stretch: 0.1,
             iterations: 4,
+            tethers: true,
+            tether_stretch: 0.0,
         }
     }
 }
@@ -471,6 +485,12 @@ impl Params {
         in_range(
             "params.provot.max_stretch",
             self.provot.max_stretch,
+            0.0,
+            10.0,
+        )?;
+        in_range(
+            "params.provot.tether_stretch",
+            self.provot.tether_stretch,
             0.0,
             10.0,
         )?;

@@ -1,30 +1,39 @@
 //! One simulation: a cloth, its parameters, and the order of a step (method.md §8).
 //!
 //! A published step advances `dt` in `substeps` physics steps of `h = dt / substeps`. Each physics
-//! step: move kinematic nodes; key-mesh normals; with the wavelet option, the flat regions whose
-//! interior nodes are interpolated instead of integrated; spring forces (or `choi-ko`'s buckling
-//! model) and the viscosity term; external forces; the integrator's `Δv`; positions (then the
-//! interpolated nodes); Provot; colliders. After the published step the
-//! stability guard checks the state; if anything is non-finite or has blown up it restores the
-//! state from before the step, pauses, and records which integrator diverged and why.
+//! step is one short pipeline:
+//!
+//! ```text
+//! kinematic nodes → normals, wavelet regions → external forces
+//!   → integrator.internal_forces → integrator.advance (into the next-state buffers)
+//!   → swap buffers → wavelet fill → strain limiting (tethers, Provot) → colliders
+//!   → integrator.finish
+//! ```
+//!
+//! After the published step the stability guard checks the state; if anything is non-finite or
+//! has blown up it restores the state from before the step, pauses, and records which integrator
+//! diverged and why. Nothing is copied to make that possible: the integrator writes the next
+//! state into a second pair of buffers, the buffers are swapped, and the state from before the
+//! published step stays in a third pair until the guard has passed. A step allocates nothing
+//! once its work arrays have their size.
 
 use std::time::Instant;
 
 use glam::DVec3;
+use rayon::prelude::*;
 
-use super::buckling;
 use super::cloth::Cloth;
-use super::constraints;
+use super::constraints::{self, StrainScratch};
 use super::forces::{self, External};
-use super::integrators::choi_ko::{self, ChoiKoScratch};
-use super::integrators::desbrun::{DesbrunFilter, TooLarge};
-use super::integrators::implicit_cg::{self, CgReport, CgScratch};
-use super::integrators::{StepInput, explicit, kang, xpbd};
+use super::integrators::desbrun::{Desbrun, TooLarge};
+use super::integrators::implicit_cg::CgReport;
+use super::integrators::{self, ForceWork, Integrator, Next, Step, StepInput};
 use super::params::{HandlePath, IntegratorKind, Params};
 use super::wavelet::Segmentation;
 
-/// Above this many nodes the per-node loops run on the rayon pool (same results bit for bit).
-pub const PARALLEL_THRESHOLD: usize = 16_384;
+/// From this many nodes on the per-node loops run on the rayon pool (same results bit for bit).
+/// Below it a loop is too short to pay for handing work to another thread.
+pub const PARALLEL_THRESHOLD: usize = 4096;
 
 /// A spring stretched beyond this multiple of its rest length counts as blown up.
 pub const BLOWUP_STRETCH: f64 = 10.0;
@@ -85,6 +94,12 @@ pub struct StepStats {
     pub desbrun_builds: u64,
     /// Provot corrections in the last step.
     pub provot_corrections: usize,
+    /// Provot sweeps in the last physics step (they stop when nothing is over the limit).
+    pub provot_sweeps: u32,
+    /// Tether corrections in the last step.
+    pub tether_corrections: usize,
+    /// Tethers in use (0 when they are off or nothing is kinematic).
+    pub tethers: usize,
     /// Collider contacts in the last step.
     pub contacts: usize,
 }
@@ -97,28 +112,30 @@ pub struct Grab {
     pub target: DVec3,
 }
 
+/// The pipeline's work arrays, reused between steps.
 #[derive(Debug, Clone, Default)]
-struct Scratch {
-    spring_f: Vec<DVec3>,
-    force: Vec<DVec3>,
-    ftilde: Vec<DVec3>,
-    dv: Vec<DVec3>,
-    tmp: Vec<DVec3>,
+struct Work {
+    kinematic: Vec<bool>,
     known_dv: Vec<DVec3>,
     target_x: Vec<DVec3>,
+    tri_normals: Vec<DVec3>,
     normals: Vec<DVec3>,
-    kinematic: Vec<bool>,
+    force: Vec<DVec3>,
+    forces: ForceWork,
     ext: External,
-    x_before: Vec<DVec3>,
-    provot: constraints::ProvotScratch,
-    v_step_start: Vec<DVec3>,
-    backup_x: Vec<DVec3>,
-    backup_v: Vec<DVec3>,
-    backup_dv: Vec<DVec3>,
-    cg: CgScratch,
-    xpbd: xpbd::XpbdScratch,
-    choi_ko: ChoiKoScratch,
-    dx: Vec<DVec3>,
+    /// The integrator writes the next state here; after the swap it holds the state from
+    /// before the physics step.
+    next_x: Vec<DVec3>,
+    next_v: Vec<DVec3>,
+    /// The state from before the published step, for the guard (valid once a physics step has
+    /// swapped it in).
+    saved_x: Vec<DVec3>,
+    saved_v: Vec<DVec3>,
+    /// `Δv` of the published step, swapped into the cloth when the guard passes.
+    published_dv: Vec<DVec3>,
+    /// The integrator's `Δv` of the last physics step.
+    dv: Vec<DVec3>,
+    strain: StrainScratch,
     segmentation: Segmentation,
     /// Kinematic or interpolated: the nodes the Jacobi sweeps hold fixed (wavelet on only).
     held: Vec<bool>,
@@ -151,8 +168,10 @@ pub struct Simulation {
     /// Whether the stability guard runs (default `true`). Only the benchmark turns it off, to
     /// time the arithmetic of a step of a scheme that is unstable at that step.
     pub guard: bool,
-    desbrun: DesbrunFilter,
-    scratch: Scratch,
+    /// One instance per integrator kind used so far, kept so that switching back finds its
+    /// caches (the `desbrun` inverse) and history (`choi-ko`).
+    integrators: Vec<Option<Box<dyn Integrator>>>,
+    work: Work,
 }
 
 /// Errors a parameter change can raise.
@@ -162,6 +181,13 @@ pub enum SimError {
     InvalidParams(String),
     #[error(transparent)]
     TooLarge(#[from] TooLarge),
+}
+
+fn slot(kind: IntegratorKind) -> usize {
+    IntegratorKind::ALL
+        .iter()
+        .position(|k| *k == kind)
+        .unwrap_or_default()
 }
 
 impl Simulation {
@@ -182,8 +208,8 @@ impl Simulation {
             parallel: None,
             base_wind: DVec3::from_array(params.wind.velocity),
             guard: true,
-            desbrun: DesbrunFilter::default(),
-            scratch: Scratch::default(),
+            integrators: (0..IntegratorKind::ALL.len()).map(|_| None).collect(),
+            work: Work::default(),
         };
         sim.check_integrator_fits()?;
         sim.stats.max_strain = sim.cloth.max_strain();
@@ -212,10 +238,7 @@ impl Simulation {
 
     fn check_integrator_fits(&self) -> Result<(), SimError> {
         if self.params.integrator == IntegratorKind::Desbrun {
-            let free = self.cloth.pinned.iter().filter(|p| !**p).count();
-            if free > super::integrators::desbrun::MAX_DESBRUN_NODES {
-                return Err(TooLarge { free }.into());
-            }
+            Desbrun::check_fits(&self.cloth.pinned)?;
         }
         Ok(())
     }
@@ -262,10 +285,15 @@ impl Simulation {
     /// interpolation is off).
     pub fn interpolated(&self) -> &[bool] {
         if self.wavelet_active() {
-            &self.scratch.segmentation.interpolated
+            &self.work.segmentation.interpolated
         } else {
             &[]
         }
+    }
+
+    /// The tethers of the last step (empty before the first step or when they are off).
+    pub fn tethers(&self) -> &super::tethers::Tethers {
+        &self.work.strain.tethers
     }
 
     /// Clears the guard so stepping resumes (the state is the last good one).
@@ -297,41 +325,54 @@ impl Simulation {
         self.cloth.anchor[i] + self.pole_offset + self.handle_offset(t)
     }
 
+    /// The integrator of `kind`, made on first use.
+    fn integrator_mut(&mut self, kind: IntegratorKind) -> &mut Box<dyn Integrator> {
+        self.integrators[slot(kind)].get_or_insert_with(|| integrators::make(kind))
+    }
+
     /// Advances one published step (`dt`). Does nothing while paused. Returns `false` when the
     /// guard fired (the state is then the one from before the step).
     pub fn step(&mut self) -> bool {
         if self.paused {
             return true;
         }
-        let start = Instant::now();
-        {
-            let s = &mut self.scratch;
-            s.backup_x.clone_from(&self.cloth.x);
-            s.backup_v.clone_from(&self.cloth.v);
-            s.backup_dv.clone_from(&self.cloth.dv);
-            s.v_step_start.clone_from(&self.cloth.v);
+        if self.use_parallel() && rayon::current_thread_index().is_none() {
+            // Run the whole step on the pool: its parallel loops then start from a worker
+            // instead of waking the pool and sleeping on each one.
+            return rayon::scope(|_| self.step_on_this_thread());
         }
-        let (time0, step0) = (self.time, self.step_index);
+        self.step_on_this_thread()
+    }
+
+    fn step_on_this_thread(&mut self) -> bool {
+        let start = Instant::now();
+        let (time0, step0, wind0) = (self.time, self.step_index, self.base_wind);
         self.stats.provot_corrections = 0;
+        self.stats.tether_corrections = 0;
         self.stats.contacts = 0;
         let h = self.params.h();
         let mut failure = None;
+        let mut swapped = false;
         for _ in 0..self.params.substeps {
-            if let Err(e) = self.substep(h) {
+            if let Err(e) = self.substep(h, !swapped) {
                 failure = Some(e);
                 break;
             }
+            swapped = true;
         }
+        let (strain_all, strain_limited) = self.cloth.strain_maxima(self.use_parallel());
         if failure.is_none() && self.guard {
-            failure = self.check_blowup();
+            failure = self.check_blowup(strain_all);
         }
         if let Some(reason) = failure {
-            let s = &mut self.scratch;
-            std::mem::swap(&mut self.cloth.x, &mut s.backup_x);
-            std::mem::swap(&mut self.cloth.v, &mut s.backup_v);
-            std::mem::swap(&mut self.cloth.dv, &mut s.backup_dv);
+            if swapped {
+                let w = &mut self.work;
+                std::mem::swap(&mut self.cloth.x, &mut w.saved_x);
+                std::mem::swap(&mut self.cloth.v, &mut w.saved_v);
+            }
             self.time = time0;
             self.step_index = step0;
+            self.base_wind = wind0;
             self.paused = true;
             self.divergence = Some(Divergence {
                 integrator: self.params.integrator,
@@ -341,13 +382,18 @@ impl Simulation {
             });
             return false;
         }
-        let (v, v0) = (&self.cloth.v, &self.scratch.v_step_start);
-        forces::for_each_node(self.use_parallel(), &mut self.cloth.dv, |i, dv| {
-            *dv = v[i] - v0[i];
-        });
+        if swapped {
+            let parallel = self.use_parallel();
+            let w = &mut self.work;
+            let (v, v0) = (&self.cloth.v, &w.saved_v);
+            w.published_dv.resize(v.len(), DVec3::ZERO);
+            forces::for_each_node(parallel, &mut w.published_dv, |i, dv| {
+                *dv = v[i] - v0[i];
+            });
+            std::mem::swap(&mut self.cloth.dv, &mut w.published_dv);
+        }
         self.step_index += 1;
-        self.stats.max_strain = self.cloth.max_strain();
-        self.stats.h2k_over_m = self.h2k_over_m();
+        self.stats.max_strain = strain_limited;
         self.stats.step_seconds = start.elapsed().as_secs_f64();
         true
     }
@@ -359,108 +405,149 @@ impl Simulation {
     }
 
     /// The guard's test: non-finite values, a free node faster than [`Self::speed_limit`], or a
-    /// spring beyond [`BLOWUP_STRETCH`] times its rest length.
-    fn check_blowup(&self) -> Option<String> {
+    /// spring beyond [`BLOWUP_STRETCH`] times its rest length (`strain_all` is the largest
+    /// `|x_ab| / L` over every spring, from [`Cloth::strain_maxima`]).
+    fn check_blowup(&self, strain_all: f64) -> Option<String> {
         let c = &self.cloth;
         let limit = self.speed_limit();
-        let grabbed = self.grab.map(|g| g.node);
-        for i in 0..c.node_count() {
-            if !c.x[i].is_finite() || !c.v[i].is_finite() {
-                return Some(format!("node {i} has a non-finite position or velocity"));
-            }
-            // Strain limiting keeps positions bounded, so there speed is the symptom to watch;
-            // without it the stretch test below catches a blow-up, and stiff systems may
-            // legitimately move fast (the two-mass example at k = 5e4 N/m does).
-            let kinematic = c.pinned[i] || grabbed == Some(i);
-            if self.params.provot.enabled && !kinematic && c.v[i].length() > limit {
-                return Some(format!(
+        let limit2 = limit * limit;
+        let check_speed = self.params.provot.enabled;
+        let kinematic = &self.work.kinematic;
+        // Strain limiting keeps positions bounded, so there speed is the symptom to watch;
+        // without it the stretch test below catches a blow-up, and stiff systems may
+        // legitimately move fast (the two-mass example at k = 5e4 N/m does).
+        let bad = |i: usize| {
+            !c.x[i].is_finite()
+                || !c.v[i].is_finite()
+                || (check_speed && !kinematic[i] && c.v[i].length_squared() > limit2)
+        };
+        let n = c.node_count();
+        let first_bad = if self.use_parallel() {
+            (0..n)
+                .into_par_iter()
+                .with_min_len(forces::MIN_PARALLEL_CHUNK)
+                .find_first(|&i| bad(i))
+        } else {
+            (0..n).find(|&i| bad(i))
+        };
+        if let Some(i) = first_bad {
+            return Some(if c.x[i].is_finite() && c.v[i].is_finite() {
+                format!(
                     "node {i} moves at {:.0} m/s (limit {limit:.0} m/s): the scheme is unstable at this step",
                     c.v[i].length()
-                ));
-            }
+                )
+            } else {
+                format!("node {i} has a non-finite position or velocity")
+            });
         }
-        for (si, s) in c.springs.iter().enumerate() {
-            if s.rest > 0.0 {
-                let len = (c.x[s.b] - c.x[s.a]).length();
-                if len > BLOWUP_STRETCH * s.rest {
-                    return Some(format!(
-                        "spring {si} ({}–{}) stretched to {:.1}× its rest length",
-                        s.a,
-                        s.b,
-                        len / s.rest
-                    ));
-                }
-            }
+        if strain_all > BLOWUP_STRETCH {
+            let (si, s) = c.springs.iter().enumerate().find(|(_, s)| {
+                s.rest > 0.0 && (c.x[s.b] - c.x[s.a]).length() > BLOWUP_STRETCH * s.rest
+            })?;
+            return Some(format!(
+                "spring {si} ({}–{}) stretched to {:.1}× its rest length",
+                s.a,
+                s.b,
+                (c.x[s.b] - c.x[s.a]).length() / s.rest
+            ));
         }
         None
     }
 
-    fn substep(&mut self, h: f64) -> Result<(), String> {
-        let parallel = self.use_parallel();
+    /// Kinematic nodes: which they are, where they must be at `t + h`, and their known `Δv`.
+    fn place_kinematic(&mut self, h: f64) {
         let n = self.cloth.node_count();
         let t = self.time;
-        let kind = self.params.integrator;
-        {
-            let s = &mut self.scratch;
-            for v in [
-                &mut s.force,
-                &mut s.ftilde,
-                &mut s.dv,
-                &mut s.tmp,
-                &mut s.known_dv,
-                &mut s.target_x,
-                &mut s.normals,
-                &mut s.x_before,
-            ] {
-                v.resize(n, DVec3::ZERO);
-            }
-            s.spring_f.resize(self.cloth.springs.len(), DVec3::ZERO);
-            s.kinematic.clear();
-            s.kinematic.extend_from_slice(&self.cloth.pinned);
-            s.ext.resize(n);
-        }
-        // 1. Kinematic nodes: where they must be at t + h, and their known Δv.
+        let offset = self.cloth_offset(t + h);
+        let w = &mut self.work;
+        w.kinematic.clear();
+        w.kinematic.extend_from_slice(&self.cloth.pinned);
+        w.known_dv.resize(n, DVec3::ZERO);
+        w.target_x.resize(n, DVec3::ZERO);
         if let Some(g) = self.grab {
-            self.scratch.kinematic[g.node] = true;
+            w.kinematic[g.node] = true;
         }
+        let c = &self.cloth;
         for i in 0..n {
-            if !self.scratch.kinematic[i] {
+            if !w.kinematic[i] {
                 continue;
             }
             let target = match self.grab {
                 Some(g) if g.node == i => g.target,
-                _ => self.pinned_position(i, t + h),
+                _ => c.anchor[i] + offset,
             };
-            let v_next = (target - self.cloth.x[i]) / h;
-            self.scratch.target_x[i] = target;
-            self.scratch.known_dv[i] = v_next - self.cloth.v[i];
+            w.target_x[i] = target;
+            w.known_dv[i] = (target - c.x[i]) / h - c.v[i];
         }
+    }
+
+    /// Where the pinned nodes sit at time `t` relative to their anchors, m.
+    fn cloth_offset(&self, t: f64) -> DVec3 {
+        self.pole_offset + self.handle_offset(t)
+    }
+
+    /// One physics step of `h` (the pipeline above). With `keep_start` the state from before it
+    /// is kept for the guard.
+    fn substep(&mut self, h: f64, keep_start: bool) -> Result<(), String> {
+        let parallel = self.use_parallel();
+        let n = self.cloth.node_count();
+        let t = self.time;
+        let kind = self.params.integrator;
+        self.place_kinematic(h);
         let wavelet = self.wavelet_active();
-        let cloth = &self.cloth;
+        let mut integrator = self.integrators[slot(kind)]
+            .take()
+            .unwrap_or_else(|| integrators::make(kind));
+        let result = self.run_pipeline(integrator.as_mut(), h, t, n, parallel, wavelet);
+        integrator.report(&mut self.stats);
+        self.integrators[slot(kind)] = Some(integrator);
+        result?;
+        if keep_start {
+            let w = &mut self.work;
+            std::mem::swap(&mut w.next_x, &mut w.saved_x);
+            std::mem::swap(&mut w.next_v, &mut w.saved_v);
+        }
+        Ok(())
+    }
+
+    fn run_pipeline(
+        &mut self,
+        integrator: &mut dyn Integrator,
+        h: f64,
+        t: f64,
+        n: usize,
+        parallel: bool,
+        wavelet: bool,
+    ) -> Result<(), String> {
         let params = &self.params;
-        let s = &mut self.scratch;
-        // 2. Key-mesh normals.
-        cloth.node_normals(parallel, &mut s.normals);
-        // 2b. Wavelet segmentation: which nodes this step interpolates instead of integrating.
-        if wavelet && let Some(grid) = cloth.grid {
-            s.segmentation
-                .classify(&grid, &s.normals, &s.kinematic, params.wavelet.threshold);
-            self.stats.interpolated_fraction = s.segmentation.count as f64 / n.max(1) as f64;
-            self.stats.interpolated_regions = s.segmentation.regions.len();
-            s.prev_dv.resize(n, DVec3::ZERO);
-            s.held.clear();
-            s.held.extend(
-                s.kinematic
+        let w = &mut self.work;
+        let air = params.wind.drag != 0.0 || params.wind.lift != 0.0 || params.wind.linear != 0.0;
+        // Key-mesh normals, for the air and the wavelet regions.
+        w.normals.resize(n, DVec3::ZERO);
+        if air || wavelet {
+            self.cloth
+                .node_normals(parallel, &mut w.tri_normals, &mut w.normals);
+        }
+        // Wavelet segmentation: which nodes this step interpolates instead of integrating.
+        if wavelet && let Some(grid) = self.cloth.grid {
+            let seg = &mut w.segmentation;
+            seg.classify(&grid, &w.normals, &w.kinematic, params.wavelet.threshold);
+            self.stats.interpolated_fraction = seg.count as f64 / n.max(1) as f64;
+            self.stats.interpolated_regions = seg.regions.len();
+            w.prev_dv.resize(n, DVec3::ZERO);
+            w.held.clear();
+            w.held.extend(
+                w.kinematic
                     .iter()
-                    .zip(&s.segmentation.interpolated)
+                    .zip(&seg.interpolated)
                     .map(|(k, i)| *k || *i),
             );
-            s.held_dv.clear();
-            s.held_dv.extend((0..n).map(|i| {
-                if s.segmentation.interpolated[i] {
-                    s.prev_dv[i]
+            w.held_dv.clear();
+            w.held_dv.extend((0..n).map(|i| {
+                if seg.interpolated[i] {
+                    w.prev_dv[i]
                 } else {
-                    s.known_dv[i]
+                    w.known_dv[i]
                 }
             }));
         } else {
@@ -468,40 +555,18 @@ impl Simulation {
             self.stats.interpolated_regions = 0;
         }
         let skip: &[bool] = if wavelet {
-            &s.segmentation.interpolated
+            &w.segmentation.interpolated
         } else {
             &[]
         };
-        // 3. Internal forces: Hooke springs, or Choi–Ko's buckling model (XPBD replaces them
-        //    with constraints, so it needs none).
-        match kind {
-            IntegratorKind::Xpbd => {}
-            IntegratorKind::ChoiKo => {
-                s.choi_ko.topology.ensure(cloth);
-                let material = buckling::Material {
-                    k_b: params.choi_ko.flexural_rigidity,
-                    c_b: params.choi_ko.buckling_clamp,
-                    k_d: params.damping,
-                };
-                buckling::evaluate(
-                    cloth,
-                    &s.choi_ko.topology,
-                    &material,
-                    parallel,
-                    &mut s.choi_ko.links,
-                    &mut s.force,
-                );
-            }
-            _ => forces::spring_forces(
-                cloth,
-                params.damping,
-                parallel,
-                skip,
-                &mut s.spring_f,
-                &mut s.force,
-            ),
-        }
-        // 4. External forces, in the air as it is now.
+        let input = StepInput {
+            cloth: &self.cloth,
+            kinematic: &w.kinematic,
+            known_dv: &w.known_dv,
+            h,
+            parallel,
+        };
+        // External forces, in the air as it is now.
         let target = DVec3::from_array(params.wind.velocity);
         let follow = if params.wind.response > 0.0 {
             1.0 - (-h / params.wind.response).exp()
@@ -510,201 +575,73 @@ impl Simulation {
         };
         self.base_wind += (target - self.base_wind) * follow;
         forces::external_forces(
-            cloth,
+            &self.cloth,
             params,
             t,
             self.base_wind,
-            &s.normals,
+            &w.normals,
             parallel,
             skip,
-            &mut s.ext,
+            &mut w.ext,
         );
-        // 5. The integrator's Δv.
-        match kind {
-            IntegratorKind::Kang | IntegratorKind::Hybrid | IntegratorKind::Desbrun => {
-                s.ftilde.copy_from_slice(&s.force);
-                if params.viscosity {
-                    forces::add_viscosity(cloth, h, parallel, skip, &mut s.ftilde);
-                }
-                if params.filter_external {
-                    let ext = &s.ext;
-                    forces::for_each_node(parallel, &mut s.ftilde, |i, f| {
-                        *f += ext.as_force(i, cloth.m[i])
-                    });
-                }
-                if kind == IntegratorKind::Desbrun {
-                    let rebuilt = self
-                        .desbrun
-                        .prepare(cloth, &s.kinematic, h)
-                        .map_err(|e| e.to_string())?;
-                    if rebuilt {
-                        self.stats.desbrun_precompute_seconds = self.desbrun.precompute_seconds;
-                        self.stats.desbrun_builds = self.desbrun.builds;
-                    }
-                    self.desbrun
-                        .apply(cloth, &s.kinematic, h, &s.ftilde, &s.known_dv, &mut s.dv);
-                } else {
-                    // With the wavelet on, interpolated nodes are held at their last Δv like
-                    // kinematic nodes are held at their known one.
-                    let (held, held_dv) = if wavelet {
-                        (&s.held[..], &s.held_dv[..])
-                    } else {
-                        (&s.kinematic[..], &s.known_dv[..])
-                    };
-                    let input = StepInput {
-                        cloth,
-                        kinematic: held,
-                        known_dv: held_dv,
-                        h,
-                        parallel,
-                    };
-                    kang::jacobi_delta_v(
-                        &input,
-                        params.jacobi_iterations,
-                        &s.ftilde,
-                        &mut s.dv,
-                        &mut s.tmp,
-                    );
-                }
-                if !params.filter_external {
-                    let ext = &s.ext;
-                    let kin = &s.kinematic;
-                    forces::for_each_node(parallel, &mut s.dv, |i, d| {
-                        if !kin[i] && (skip.is_empty() || !skip[i]) {
-                            *d += ext.delta_v(i, cloth.m[i], h);
-                        }
-                    });
-                }
-            }
-            // XPBD turns the external forces into velocities itself, substep by substep.
-            IntegratorKind::Xpbd => {}
-            IntegratorKind::ExplicitEuler
-            | IntegratorKind::SymplecticEuler
-            | IntegratorKind::Verlet => {
-                let input = StepInput {
-                    cloth,
-                    kinematic: &s.kinematic,
-                    known_dv: &s.known_dv,
-                    h,
-                    parallel,
-                };
-                explicit::explicit_delta_v(&input, &s.force, &s.ext, &mut s.dv);
-            }
-            IntegratorKind::ImplicitCg => {
-                let input = StepInput {
-                    cloth,
-                    kinematic: &s.kinematic,
-                    known_dv: &s.known_dv,
-                    h,
-                    parallel,
-                };
-                self.stats.cg = implicit_cg::solve(
-                    &input,
-                    params.damping,
-                    &s.force,
-                    &s.ext,
-                    &params.cg,
-                    &mut s.cg,
-                    &mut s.dv,
-                );
-            }
-            IntegratorKind::ChoiKo => {
-                let input = StepInput {
-                    cloth,
-                    kinematic: &s.kinematic,
-                    known_dv: &s.known_dv,
-                    h,
-                    parallel,
-                };
-                s.dx.resize(n, DVec3::ZERO);
-                self.stats.cg = choi_ko::solve(
-                    &input,
-                    &s.force,
-                    &s.ext,
-                    &s.target_x,
-                    &params.cg,
-                    &mut s.choi_ko,
-                    &mut s.dx,
-                    &mut s.dv,
-                );
-                self.stats.bdf2 = s.choi_ko.last_was_bdf2;
-            }
-        }
-        // 6. Positions (eq. 1 and the schemes' variants). Kinematic nodes go to their targets.
-        s.x_before.copy_from_slice(&self.cloth.x);
-        let cloth = &mut self.cloth;
-        if kind == IntegratorKind::Xpbd {
-            let input = xpbd::XpbdInput {
-                kinematic: &s.kinematic,
-                target: &s.target_x,
-                h,
-                substeps: self.params.xpbd_substeps,
-                parallel,
-            };
-            xpbd::advance(&input, cloth, &s.ext, &mut s.xpbd);
+        // Internal forces, then the integrator's step into the next-state buffers.
+        w.force.resize(n, DVec3::ZERO);
+        integrator.internal_forces(&input, params, skip, &mut w.forces, &mut w.force);
+        w.next_x.resize(n, DVec3::ZERO);
+        w.next_v.resize(n, DVec3::ZERO);
+        let (held, held_dv): (&[bool], &[DVec3]) = if wavelet {
+            (&w.held, &w.held_dv)
         } else {
-            let (kin, target, dv, dx) = (&s.kinematic, &s.target_x, &s.dv, &s.dx);
-            let skip: &[bool] = if wavelet {
-                &s.segmentation.interpolated
-            } else {
-                &[]
-            };
-            forces::for_each_node2(parallel, &mut cloth.x, &mut cloth.v, |i, x, v| {
-                if kin[i] {
-                    *v = (target[i] - *x) / h;
-                    *x = target[i];
-                    return;
-                }
-                if !skip.is_empty() && skip[i] {
-                    return; // filled in from the region's edges below
-                }
-                let (x0, v0, dv) = (*x, *v, dv[i]);
-                match kind {
-                    IntegratorKind::ExplicitEuler | IntegratorKind::Hybrid => {
-                        *x = x0 + h * v0;
-                        *v = v0 + dv;
-                    }
-                    IntegratorKind::Verlet => {
-                        // x' = 2x - x_prev + h² F/m with x_prev = x - h v (v is (x - x_prev)/h after
-                        // every step), so a switch to Verlet mid-run needs no history.
-                        let x_prev = x0 - h * v0;
-                        let x_new = 2.0 * x0 - x_prev + h * dv;
-                        *v = (x_new - x0) / h;
-                        *x = x_new;
-                    }
-                    IntegratorKind::ChoiKo => {
-                        *x = x0 + dx[i];
-                        *v = v0 + dv;
-                    }
-                    _ => {
-                        *v = v0 + dv;
-                        *x = x0 + h * *v;
-                    }
-                }
-            });
-            if wavelet && let Some(grid) = cloth.grid {
-                // 6b. Interior nodes of flat regions: interpolated from the integrated edges.
-                let seg = &s.segmentation;
-                seg.interpolate(grid.nx, &mut cloth.x);
-                seg.interpolate(grid.nx, &mut cloth.v);
-                seg.interpolate(grid.nx, &mut s.dv);
-                s.prev_dv.copy_from_slice(&s.dv);
-            }
+            (&w.kinematic, &w.known_dv)
+        };
+        let step = Step {
+            input,
+            params,
+            target_x: &w.target_x,
+            force: &w.force,
+            ext: &w.ext,
+            skip,
+            held,
+            held_dv,
+        };
+        let mut next = Next {
+            x: &mut w.next_x,
+            v: &mut w.next_v,
+            dv: &mut w.dv,
+        };
+        integrator.advance(&step, &mut next)?;
+        // The new state becomes current; the buffers keep the state from before the step.
+        std::mem::swap(&mut self.cloth.x, &mut w.next_x);
+        std::mem::swap(&mut self.cloth.v, &mut w.next_v);
+        let cloth = &mut self.cloth;
+        if wavelet && let Some(grid) = cloth.grid {
+            // Interior nodes of flat regions: interpolated from the integrated edges.
+            let seg = &w.segmentation;
+            seg.interpolate(grid.nx, &mut cloth.x);
+            seg.interpolate(grid.nx, &mut cloth.v);
+            seg.interpolate(grid.nx, &mut w.dv);
+            w.prev_dv.copy_from_slice(&w.dv);
         }
-        // 7. Strain limiting, 8. colliders.
-        self.stats.provot_corrections += constraints::strain_limit(
+        // Strain limiting, then colliders.
+        let report = constraints::limit_strain(
             cloth,
-            &s.kinematic,
-            &s.x_before,
-            &mut s.provot,
+            &w.kinematic,
+            &w.next_x,
+            &mut w.strain,
             h,
-            &self.params.provot,
+            &params.provot,
             parallel,
         );
-        self.stats.contacts += constraints::collide(cloth, &s.kinematic, &self.params.colliders);
-        if kind == IntegratorKind::ChoiKo {
-            s.choi_ko.finish(&cloth.x, &cloth.v, h);
-        }
+        self.stats.provot_corrections += report.corrections;
+        self.stats.provot_sweeps = report.sweeps;
+        self.stats.tether_corrections += report.tether_corrections;
+        self.stats.tethers = if params.provot.enabled && params.provot.tethers {
+            w.strain.tethers.len()
+        } else {
+            0
+        };
+        self.stats.contacts += constraints::collide(cloth, &w.kinematic, &params.colliders);
+        integrator.finish(cloth, h);
         self.time += h;
         Ok(())
     }
@@ -715,36 +652,41 @@ impl Simulation {
         let saved = (
             self.cloth.x.clone(),
             self.cloth.v.clone(),
-            self.cloth.dv.clone(),
             self.time,
             self.stats,
             self.params.integrator,
             self.params.provot.enabled,
             self.params.colliders.clone(),
+            self.base_wind,
         );
         self.params.integrator = kind;
         self.params.provot.enabled = false;
         self.params.colliders.clear();
-        let v0 = self.cloth.v.clone();
         let h = self.params.h();
-        let base_wind = self.base_wind;
         // Step state that is not in the cloth: choi-ko's BDF2 history and the Δv the wavelet
         // interpolation holds interpolated nodes at.
-        let history = self.scratch.choi_ko.save_history();
-        let prev_dv = self.scratch.prev_dv.clone();
-        let result = self.substep(h);
-        self.scratch.choi_ko.restore_history(history);
-        self.scratch.prev_dv = prev_dv;
-        self.base_wind = base_wind;
-        let dv: Vec<DVec3> = self.cloth.v.iter().zip(&v0).map(|(a, b)| *a - *b).collect();
+        let history = self.integrator_mut(kind).save_history();
+        let prev_dv = self.work.prev_dv.clone();
+        let result = self.substep(h, false);
+        if let Some(h) = history {
+            self.integrators[slot(kind)] = Some(h);
+        }
+        self.work.prev_dv = prev_dv;
+        let dv: Vec<DVec3> = self
+            .cloth
+            .v
+            .iter()
+            .zip(&saved.1)
+            .map(|(a, b)| *a - *b)
+            .collect();
         self.cloth.x = saved.0;
         self.cloth.v = saved.1;
-        self.cloth.dv = saved.2;
-        self.time = saved.3;
-        self.stats = saved.4;
-        self.params.integrator = saved.5;
-        self.params.provot.enabled = saved.6;
-        self.params.colliders = saved.7;
+        self.time = saved.2;
+        self.stats = saved.3;
+        self.params.integrator = saved.4;
+        self.params.provot.enabled = saved.5;
+        self.params.colliders = saved.6;
+        self.base_wind = saved.7;
         result.map_err(SimError::InvalidParams)?;
         Ok(dv)
     }

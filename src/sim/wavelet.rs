@@ -154,6 +154,9 @@ impl Segmentation {
         self.regions.clear();
         self.interpolated.clear();
         self.interpolated.resize(n, false);
+        // Every region has an interior node of its own, so there are fewer regions than
+        // nodes: room for all of them once, and no step allocates when more are found.
+        self.regions.reserve(n);
         self.count = 0;
         if threshold <= 0.0 || nx < 3 || ny < 3 {
             return;

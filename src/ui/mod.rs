@@ -417,8 +417,29 @@ fn simulation_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mu
             &mut p.provot.iterations,
             0..=50,
             "sweeps",
-            "Gauss–Seidel sweeps of the strain limiter per step.",
+            "Most Gauss–Seidel sweeps of the strain limiter per step; they stop at the first \
+             sweep that finds nothing over the limit.",
         );
+        changed |= ui
+            .checkbox(&mut p.provot.tethers, "tethers (long-range attachments)")
+            .on_hover_text(
+                "Before the sweeps, keep every free node within its rest distance along the \
+                 cloth from the pole, the pins and the grabbed node. One cheap pass holds a \
+                 cloth of any resolution, which the sweeps alone cannot (on by default).",
+            )
+            .changed();
+        ui.add_enabled_ui(p.provot.tethers, |ui| {
+            changed |= slider(
+                ui,
+                &mut p.provot.tether_stretch,
+                0.0..=0.5,
+                "tether slack",
+                "",
+                "How far a tether may stretch beyond its rest distance (0 = not at all, the \
+                 default; 0.05 = 5 %). Slack lets the cloth sag until every tether is taut.",
+                false,
+            );
+        });
     });
     let mut waving = p.handle.path == HandlePath::Figure8;
     if ui
@@ -825,6 +846,15 @@ fn stats_ui(ui: &mut Ui, snap: &Snapshot, frame: &FrameInfo<'_>) {
                 "max strain",
                 format!("{:.1} %", (st.max_strain - 1.0) * 100.0),
             );
+            if snap.params.provot.enabled {
+                row(
+                    "strain limit",
+                    format!(
+                        "{} sweeps, {} corrections, {} tethers ({} pulled)",
+                        st.provot_sweeps, st.provot_corrections, st.tethers, st.tether_corrections
+                    ),
+                );
+            }
             row(
                 "guard",
                 match &snap.divergence {

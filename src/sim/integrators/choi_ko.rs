@@ -23,10 +23,98 @@ use glam::{DMat3, DVec3};
 
 use super::StepInput;
 use super::implicit_cg::{CgReport, pcg};
-use crate::sim::buckling::BuckleTopology;
-use crate::sim::buckling::LinkState;
-use crate::sim::forces::{External, for_each_node};
-use crate::sim::params::CgSettings;
+use super::{ForceWork, Integrator, Next, Step, kinematic_next};
+use crate::sim::buckling::{self, BuckleTopology, LinkState};
+use crate::sim::cloth::Cloth;
+use crate::sim::forces::{External, for_each_node, for_each_node2};
+use crate::sim::params::{CgSettings, IntegratorKind, Params};
+use crate::sim::simulation::StepStats;
+
+/// `choi-ko`: the buckling model's forces, the BDF2 solve, and its history.
+#[derive(Debug, Clone, Default)]
+pub struct ChoiKo {
+    scratch: ChoiKoScratch,
+    dx: Vec<DVec3>,
+    dv: Vec<DVec3>,
+    report: CgReport,
+}
+
+impl Integrator for ChoiKo {
+    fn kind(&self) -> IntegratorKind {
+        IntegratorKind::ChoiKo
+    }
+
+    /// The immediate buckling model (`sim::buckling`) in place of Hooke springs.
+    fn internal_forces(
+        &mut self,
+        input: &StepInput,
+        params: &Params,
+        _skip: &[bool],
+        _work: &mut ForceWork,
+        force: &mut [DVec3],
+    ) {
+        let s = &mut self.scratch;
+        s.topology.ensure(input.cloth);
+        let material = buckling::Material {
+            k_b: params.choi_ko.flexural_rigidity,
+            c_b: params.choi_ko.buckling_clamp,
+            k_d: params.damping,
+        };
+        buckling::evaluate(
+            input.cloth,
+            &s.topology,
+            &material,
+            input.parallel,
+            &mut s.links,
+            force,
+        );
+    }
+
+    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), String> {
+        let input = &step.input;
+        let (cloth, h) = (input.cloth, input.h);
+        let n = cloth.node_count();
+        self.dx.resize(n, DVec3::ZERO);
+        self.dv.resize(n, DVec3::ZERO);
+        self.report = solve(
+            input,
+            step.force,
+            step.ext,
+            step.target_x,
+            &step.params.cg,
+            &mut self.scratch,
+            &mut self.dx,
+            &mut self.dv,
+        );
+        let (kinematic, target, dx, dv) = (input.kinematic, step.target_x, &self.dx, &self.dv);
+        for_each_node2(input.parallel, next.x, next.v, |i, x, v| {
+            if kinematic[i] {
+                (*x, *v) = kinematic_next(cloth.x[i], target[i], h);
+            } else {
+                *x = cloth.x[i] + dx[i];
+                *v = cloth.v[i] + dv[i];
+            }
+        });
+        Ok(())
+    }
+
+    fn finish(&mut self, cloth: &Cloth, h: f64) {
+        self.scratch.finish(&cloth.x, &cloth.v, h);
+    }
+
+    fn report(&self, stats: &mut StepStats) {
+        stats.cg = self.report;
+        stats.bdf2 = self.scratch.last_was_bdf2;
+    }
+
+    fn save_history(&self) -> Option<Box<dyn Integrator>> {
+        Some(self.clone_box())
+    }
+
+    fn clone_box(&self) -> Box<dyn Integrator> {
+        Box::new(self.clone())
+    }
+}
 
 /// State at the start and the end of the last step, to tell whether BDF2 may use it.
 #[derive(Debug, Clone, Default)]

@@ -12,7 +12,100 @@ use std::time::Instant;
 use glam::DVec3;
 use rayon::prelude::*;
 
+use super::kang::filter_forces;
+use super::{ForceWork, Integrator, Next, Step, StepInput, advance_symplectic};
 use crate::sim::cloth::Cloth;
+use crate::sim::forces::for_each_node;
+use crate::sim::params::{IntegratorKind, Params};
+use crate::sim::simulation::StepStats;
+
+/// `desbrun`: the filter itself, then eq. 1.
+#[derive(Debug, Clone, Default)]
+pub struct Desbrun {
+    filter: DesbrunFilter,
+    ftilde: Vec<DVec3>,
+    dv: Vec<DVec3>,
+}
+
+impl Desbrun {
+    /// Whether a cloth with these pinned nodes fits the dense filter.
+    pub fn check_fits(pinned: &[bool]) -> Result<(), TooLarge> {
+        let free = pinned.iter().filter(|k| !**k).count();
+        if free > MAX_DESBRUN_NODES {
+            return Err(TooLarge { free });
+        }
+        Ok(())
+    }
+}
+
+impl Integrator for Desbrun {
+    fn kind(&self) -> IntegratorKind {
+        IntegratorKind::Desbrun
+    }
+
+    fn internal_forces(
+        &mut self,
+        input: &StepInput,
+        params: &Params,
+        skip: &[bool],
+        work: &mut ForceWork,
+        force: &mut [DVec3],
+    ) {
+        filter_forces(input, params, skip, work, force);
+    }
+
+    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), String> {
+        let StepInput {
+            cloth,
+            kinematic,
+            known_dv,
+            h,
+            parallel,
+        } = step.input;
+        let (ext, params) = (step.ext, step.params);
+        self.filter
+            .prepare(cloth, kinematic, h)
+            .map_err(|e| e.to_string())?;
+        let n = cloth.node_count();
+        self.ftilde.resize(n, DVec3::ZERO);
+        self.dv.resize(n, DVec3::ZERO);
+        let force = step.force;
+        for_each_node(parallel, &mut self.ftilde, |i, f| {
+            *f = if params.filter_external {
+                force[i] + ext.as_force(i, cloth.m[i])
+            } else {
+                force[i]
+            };
+        });
+        self.filter.apply(
+            cloth,
+            kinematic,
+            h,
+            &self.ftilde,
+            known_dv,
+            &mut self.dv,
+            parallel,
+        );
+        if !params.filter_external {
+            for_each_node(parallel, &mut self.dv, |i, d| {
+                if !kinematic[i] {
+                    *d += ext.delta_v(i, cloth.m[i], h);
+                }
+            });
+        }
+        advance_symplectic(step, &self.dv, next);
+        Ok(())
+    }
+
+    fn report(&self, stats: &mut StepStats) {
+        stats.desbrun_precompute_seconds = self.filter.precompute_seconds;
+        stats.desbrun_builds = self.filter.builds;
+    }
+
+    fn clone_box(&self) -> Box<dyn Integrator> {
+        Box::new(self.clone())
+    }
+}
 
 /// Largest free-node count for the dense filter (4096² doubles = 128 MiB).
 pub const MAX_DESBRUN_NODES: usize = 4096;
@@ -30,6 +123,7 @@ pub struct DesbrunFilter {
     /// How many times the inverse was computed.
     pub builds: u64,
     rhs: Vec<DVec3>,
+    rows: Vec<DVec3>,
 }
 
 fn fingerprint(cloth: &Cloth, kinematic: &[bool], h: f64) -> u64 {
@@ -99,6 +193,7 @@ impl DesbrunFilter {
 
     /// `Δv` for the free nodes: `(D - h² K)⁻¹ (h F̃ + h² Σ_{j kinematic} k_ij Δv_j)`.
     /// Call [`prepare`](Self::prepare) first with the same inputs.
+    #[allow(clippy::too_many_arguments)] // reason: the filter's inputs, each used once
     pub fn apply(
         &mut self,
         cloth: &Cloth,
@@ -107,6 +202,7 @@ impl DesbrunFilter {
         ftilde: &[DVec3],
         known_dv: &[DVec3],
         dv: &mut [DVec3],
+        parallel: bool,
     ) {
         let h2 = h * h;
         self.rhs.clear();
@@ -128,17 +224,16 @@ impl DesbrunFilter {
         let n = self.free.len();
         let inverse = &self.inverse;
         let rhs = &self.rhs;
-        let rows: Vec<DVec3> = (0..n)
-            .into_par_iter()
-            .map(|r| {
-                let row = &inverse[r * n..(r + 1) * n];
-                row.iter()
-                    .zip(rhs)
-                    .fold(DVec3::ZERO, |acc, (a, b)| acc + *a * *b)
-            })
-            .collect();
+        self.rows.resize(n, DVec3::ZERO);
+        for_each_node(parallel, &mut self.rows, |r, out| {
+            let row = &inverse[r * n..(r + 1) * n];
+            *out = row
+                .iter()
+                .zip(rhs)
+                .fold(DVec3::ZERO, |acc, (a, b)| acc + *a * *b);
+        });
         for (r, &i) in self.free.iter().enumerate() {
-            dv[i] = rows[r];
+            dv[i] = self.rows[r];
         }
     }
 }

@@ -14,9 +14,47 @@
 
 use glam::{DMat3, DVec3};
 
-use super::StepInput;
+use super::{Integrator, Next, Step, StepInput, advance_symplectic};
 use crate::sim::forces::{External, for_each_node};
-use crate::sim::params::CgSettings;
+use crate::sim::params::{CgSettings, IntegratorKind};
+use crate::sim::simulation::StepStats;
+
+/// `implicit-cg`.
+#[derive(Debug, Clone, Default)]
+pub struct ImplicitCg {
+    scratch: CgScratch,
+    dv: Vec<DVec3>,
+    report: CgReport,
+}
+
+impl Integrator for ImplicitCg {
+    fn kind(&self) -> IntegratorKind {
+        IntegratorKind::ImplicitCg
+    }
+
+    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), String> {
+        self.dv.resize(step.input.cloth.node_count(), DVec3::ZERO);
+        self.report = solve(
+            &step.input,
+            step.params.damping,
+            step.force,
+            step.ext,
+            &step.params.cg,
+            &mut self.scratch,
+            &mut self.dv,
+        );
+        advance_symplectic(step, &self.dv, next);
+        Ok(())
+    }
+
+    fn report(&self, stats: &mut StepStats) {
+        stats.cg = self.report;
+    }
+
+    fn clone_box(&self) -> Box<dyn Integrator> {
+        Box::new(self.clone())
+    }
+}
 
 /// Work arrays, reused between steps.
 #[derive(Debug, Clone, Default)]

@@ -1,19 +1,32 @@
-//! One file per scheme. Every integrator receives the same forces (from [`crate::sim::forces`])
-//! and differs only in how it turns them into `Δv` (here) and `Δx` (in the stepper, which owns
-//! the order of a step).
+//! One file per scheme, each a complete [`Integrator`]: what it needs from the shared force path,
+//! how it turns forces into the next state, and the statistics it reports.
+//!
+//! The step that calls them is one short pipeline in [`crate::sim::simulation`]: kinematic nodes
+//! → normals and external forces → [`Integrator::internal_forces`] → [`Integrator::advance`] →
+//! strain limiting and colliders → [`Integrator::finish`] → the guard. Every integrator sees the
+//! same forces (from [`crate::sim::forces`]); they differ only in how they turn them into `Δv`
+//! and `Δx`.
 
 pub mod choi_ko;
 pub mod desbrun;
 pub mod explicit;
+pub mod explicit_euler;
+pub mod hybrid;
 pub mod implicit_cg;
 pub mod kang;
+pub mod symplectic_euler;
+pub mod verlet;
 pub mod xpbd;
 
 use glam::DVec3;
 
 use super::cloth::Cloth;
+use super::forces::{self, External};
+use super::params::{IntegratorKind, Params};
+use super::simulation::StepStats;
 
-/// What every integrator reads for one physics step, besides the forces.
+/// What every integrator reads for one physics step. The cloth holds the state at the start of
+/// the step; nothing here is written.
 #[derive(Debug, Clone, Copy)]
 pub struct StepInput<'a> {
     pub cloth: &'a Cloth,
@@ -25,4 +38,139 @@ pub struct StepInput<'a> {
     pub h: f64,
     /// Run per-node loops on the rayon pool (bit-identical either way).
     pub parallel: bool,
+}
+
+/// Everything [`Integrator::advance`] reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Step<'a> {
+    pub input: StepInput<'a>,
+    pub params: &'a Params,
+    /// Where each kinematic node must be at the end of the step, m.
+    pub target_x: &'a [DVec3],
+    /// The internal forces [`Integrator::internal_forces`] wrote, N (`F̃` for the filter family).
+    pub force: &'a [DVec3],
+    /// External forces (gravity, air) evaluated at the start of the step.
+    pub ext: &'a External,
+    /// Nodes the wavelet interpolation fills in this step (empty: none); see
+    /// [`Integrator::supports_wavelet`].
+    pub skip: &'a [bool],
+    /// Nodes the local solves hold at `held_dv`: the kinematic nodes, plus the interpolated ones
+    /// (at their last `Δv`) when the wavelet interpolation runs.
+    pub held: &'a [bool],
+    pub held_dv: &'a [DVec3],
+}
+
+/// Where [`Integrator::advance`] writes the state at the end of the step. Every node of `x` and
+/// `v` must be written (kinematic nodes: their targets); `dv` is the step's `Δv` where the
+/// scheme has one (the wavelet interpolation fills it in for interpolated nodes).
+#[derive(Debug)]
+pub struct Next<'a> {
+    pub x: &'a mut [DVec3],
+    pub v: &'a mut [DVec3],
+    pub dv: &'a mut Vec<DVec3>,
+}
+
+/// Scratch of the shared force path.
+#[derive(Debug, Clone, Default)]
+pub struct ForceWork {
+    /// Per spring, its force on end `a`, N.
+    pub spring_f: Vec<DVec3>,
+}
+
+/// A time-integration scheme.
+pub trait Integrator: std::fmt::Debug + Send {
+    fn kind(&self) -> IntegratorKind;
+
+    /// Whether the thesis's wavelet interpolation applies (its `skip` and `held` are honoured).
+    fn supports_wavelet(&self) -> bool {
+        false
+    }
+
+    /// The internal forces into `force`. By default the shared Hooke springs with damping, the
+    /// force every scheme but the filter family, `xpbd` and `choi-ko` sees.
+    fn internal_forces(
+        &mut self,
+        input: &StepInput,
+        params: &Params,
+        skip: &[bool],
+        work: &mut ForceWork,
+        force: &mut [DVec3],
+    ) {
+        forces::spring_forces(
+            input.cloth,
+            params.damping,
+            None,
+            input.parallel,
+            skip,
+            &mut work.spring_f,
+            force,
+        );
+    }
+
+    /// One physics step: the state at its end into `next`. An error (a cloth the scheme cannot
+    /// take) leaves the simulation as it was.
+    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), String>;
+
+    /// Called after strain limiting and colliders with the final state of the step.
+    fn finish(&mut self, _cloth: &Cloth, _h: f64) {}
+
+    /// Adds the scheme's own statistics (solver iterations, precompute time) to `stats`.
+    fn report(&self, _stats: &mut StepStats) {}
+
+    /// A copy of whatever history the next step reads (choi-ko's BDF2 state), so that a probe
+    /// step can be undone; `None` for schemes without history.
+    fn save_history(&self) -> Option<Box<dyn Integrator>> {
+        None
+    }
+
+    fn clone_box(&self) -> Box<dyn Integrator>;
+}
+
+impl Clone for Box<dyn Integrator> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
+/// A fresh integrator of `kind`.
+pub fn make(kind: IntegratorKind) -> Box<dyn Integrator> {
+    match kind {
+        IntegratorKind::Kang => Box::new(kang::Kang::default()),
+        IntegratorKind::ExplicitEuler => Box::new(explicit_euler::ExplicitEuler),
+        IntegratorKind::SymplecticEuler => Box::new(symplectic_euler::SymplecticEuler),
+        IntegratorKind::Verlet => Box::new(verlet::Verlet),
+        IntegratorKind::ImplicitCg => Box::new(implicit_cg::ImplicitCg::default()),
+        IntegratorKind::Desbrun => Box::new(desbrun::Desbrun::default()),
+        IntegratorKind::Hybrid => Box::new(hybrid::Hybrid::default()),
+        IntegratorKind::Xpbd => Box::new(xpbd::Xpbd::default()),
+        IntegratorKind::ChoiKo => Box::new(choi_ko::ChoiKo::default()),
+    }
+}
+
+/// Writes the kinematic nodes' end-of-step state: at their targets, with the velocity that got
+/// them there. Free nodes are left to the caller.
+#[inline]
+pub fn kinematic_next(x0: DVec3, target: DVec3, h: f64) -> (DVec3, DVec3) {
+    (target, (target - x0) / h)
+}
+
+/// The usual end of an implicit or symplectic step: `v' = v + Δv`, `x' = x + h v'` for free
+/// nodes (eq. 1), kinematic nodes to their targets.
+pub fn advance_symplectic(step: &Step, dv: &[DVec3], next: &mut Next) {
+    let StepInput {
+        cloth,
+        kinematic,
+        h,
+        parallel,
+        ..
+    } = step.input;
+    let target = step.target_x;
+    forces::for_each_node2(parallel, next.x, next.v, |i, x, v| {
+        if kinematic[i] {
+            (*x, *v) = kinematic_next(cloth.x[i], target[i], h);
+        } else {
+            *v = cloth.v[i] + dv[i];
+            *x = cloth.x[i] + h * *v;
+        }
+    });
 }

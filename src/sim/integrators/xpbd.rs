@@ -17,14 +17,15 @@
 
 use glam::DVec3;
 
+use super::{ForceWork, Integrator, Next, Step, StepInput};
 use crate::sim::cloth::Cloth;
-use crate::sim::forces::{External, for_each_node, for_each_node2};
+use crate::sim::forces::{External, for_each_node, for_each_node3};
+use crate::sim::params::{IntegratorKind, Params};
 
 /// Work arrays, reused between steps.
 #[derive(Debug, Clone, Default)]
 pub struct XpbdScratch {
     x_prev: Vec<DVec3>,
-    x_start: Vec<DVec3>,
     lambda: Vec<f64>,
     moves: Vec<Option<(f64, [DVec3; 2])>>,
 }
@@ -53,6 +54,52 @@ pub fn project(
     Some((dl, [wa * dl * n, -wb * dl * n]))
 }
 
+/// `xpbd`: distance constraints in substeps; spring forces are not used.
+#[derive(Debug, Clone, Default)]
+pub struct Xpbd {
+    scratch: XpbdScratch,
+}
+
+impl Integrator for Xpbd {
+    fn kind(&self) -> IntegratorKind {
+        IntegratorKind::Xpbd
+    }
+
+    /// None: the springs are constraints here.
+    fn internal_forces(
+        &mut self,
+        _input: &StepInput,
+        _params: &Params,
+        _skip: &[bool],
+        _work: &mut ForceWork,
+        _force: &mut [DVec3],
+    ) {
+    }
+
+    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), String> {
+        let input = XpbdInput {
+            kinematic: step.input.kinematic,
+            target: step.target_x,
+            h: step.input.h,
+            substeps: step.params.xpbd_substeps,
+            parallel: step.input.parallel,
+        };
+        advance(
+            &input,
+            step.input.cloth,
+            step.ext,
+            &mut self.scratch,
+            next.x,
+            next.v,
+        );
+        Ok(())
+    }
+
+    fn clone_box(&self) -> Box<dyn Integrator> {
+        Box::new(self.clone())
+    }
+}
+
 /// What one XPBD step reads besides the cloth and the external forces.
 #[derive(Debug, Clone, Copy)]
 pub struct XpbdInput<'a> {
@@ -67,9 +114,16 @@ pub struct XpbdInput<'a> {
     pub parallel: bool,
 }
 
-/// Advances positions and velocities over `h` in `substeps` XPBD substeps. Kinematic nodes move
-/// linearly to their targets over the step.
-pub fn advance(input: &XpbdInput, cloth: &mut Cloth, ext: &External, s: &mut XpbdScratch) {
+/// Advances the state in `cloth` over `h` in `substeps` XPBD substeps into `x` and `v`.
+/// Kinematic nodes move linearly to their targets over the step.
+pub fn advance(
+    input: &XpbdInput,
+    cloth: &Cloth,
+    ext: &External,
+    s: &mut XpbdScratch,
+    x: &mut [DVec3],
+    v: &mut [DVec3],
+) {
     let XpbdInput {
         kinematic,
         target,
@@ -79,27 +133,32 @@ pub fn advance(input: &XpbdInput, cloth: &mut Cloth, ext: &External, s: &mut Xpb
     } = *input;
     let n_sub = substeps.max(1);
     let hs = h / n_sub as f64;
-    s.x_start.clone_from(&cloth.x);
+    s.x_prev.resize(cloth.node_count(), DVec3::ZERO);
     s.lambda.resize(cloth.springs.len(), 0.0);
     for sub in 1..=n_sub {
         let frac = sub as f64 / n_sub as f64;
-        s.x_prev.clone_from(&cloth.x);
-        let (m, x_start) = (&cloth.m, &s.x_start);
-        for_each_node2(parallel, &mut cloth.x, &mut cloth.v, |i, x, v| {
+        let (m, x_start, v_start) = (&cloth.m, &cloth.x, &cloth.v);
+        // Predict, remembering where each node started the substep.
+        for_each_node3(parallel, x, v, &mut s.x_prev, |i, x, v, x_prev| {
+            let (x0, v0) = if sub == 1 {
+                (x_start[i], v_start[i])
+            } else {
+                (*x, *v)
+            };
+            *x_prev = x0;
             if kinematic[i] {
                 *x = x_start[i] + (target[i] - x_start[i]) * frac;
                 *v = (target[i] - x_start[i]) / h;
             } else {
-                *v += ext.delta_v(i, m[i], hs);
-                *x += hs * *v;
+                *v = v0 + ext.delta_v(i, m[i], hs);
+                *x = x0 + hs * *v;
             }
         });
         s.lambda.fill(0.0);
         for (color, slot) in cloth.all_colors.iter().zip(&cloth.all_color_slot) {
             s.moves.resize(color.len(), None);
             let moves = &mut s.moves[..color.len()];
-            let (x, springs, k, m, lambda) =
-                (&cloth.x, &cloth.springs, &cloth.k, &cloth.m, &s.lambda);
+            let (xr, springs, k, lambda) = (&*x, &cloth.springs, &cloth.k, &s.lambda);
             for_each_node(parallel, moves, |j, mv| {
                 let si = color[j] as usize;
                 let sp = &springs[si];
@@ -110,8 +169,8 @@ pub fn advance(input: &XpbdInput, cloth: &mut Cloth, ext: &External, s: &mut Xpb
                 let w = |i: usize| if kinematic[i] { 0.0 } else { 1.0 / m[i] };
                 let alpha_tilde = 1.0 / (k[si] * hs * hs);
                 *mv = project(
-                    x[sp.a],
-                    x[sp.b],
+                    xr[sp.a],
+                    xr[sp.b],
                     w(sp.a),
                     w(sp.b),
                     sp.rest,
@@ -126,7 +185,7 @@ pub fn advance(input: &XpbdInput, cloth: &mut Cloth, ext: &External, s: &mut Xpb
                 }
             }
             let springs = &cloth.springs;
-            for_each_node(parallel, &mut cloth.x, |i, xi| {
+            for_each_node(parallel, x, |i, xi| {
                 let j = slot[i];
                 if j == u32::MAX {
                     return;
@@ -140,10 +199,11 @@ pub fn advance(input: &XpbdInput, cloth: &mut Cloth, ext: &External, s: &mut Xpb
                 }
             });
         }
-        let (x, x_prev) = (&cloth.x, &s.x_prev);
-        for_each_node(parallel, &mut cloth.v, |i, v| {
+        let x_prev = &s.x_prev;
+        let xr = &*x;
+        for_each_node(parallel, v, |i, v| {
             if !kinematic[i] {
-                *v = (x[i] - x_prev[i]) / hs;
+                *v = (xr[i] - x_prev[i]) / hs;
             }
         });
     }

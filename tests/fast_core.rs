@@ -1,0 +1,324 @@
+//! The fast core: a step allocates nothing once its work arrays exist, the long-range tethers
+//! hold a cloth that cannot hold itself, and the parallel path (bands of Provot's sweeps, the
+//! step run on the pool) still gives the serial result bit for bit.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use flagsim::sim::simulation::Grab;
+use flagsim::sim::{IntegratorKind, Scene, Simulation};
+use glam::DVec3;
+
+/// Counts the allocations made on the thread that asks (tests run on several threads at once,
+/// so a global count would see the others').
+struct CountingAllocator;
+
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn count_allocation() {
+    // `try_with`: the counter may already be gone while a thread shuts down.
+    let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+}
+
+// SAFETY: every call is forwarded unchanged to the system allocator; counting touches only a
+// thread-local `Cell` with a const initialiser, which never allocates.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count_allocation();
+        // SAFETY: same contract as ours.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count_allocation();
+        // SAFETY: same contract as ours.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count_allocation();
+        // SAFETY: same contract as ours.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as ours.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+fn allocations() -> usize {
+    ALLOCATIONS.with(Cell::get)
+}
+
+fn scene_with(name: &str, kind: IntegratorKind, dt: f64) -> Simulation {
+    let mut scene = Scene::load(name).expect("preset");
+    scene.params.integrator = kind;
+    scene.params.dt = dt;
+    scene.simulation().expect("simulation")
+}
+
+/// Allocations made by `steps` steps after `warm_up` steps (which size the work arrays, build
+/// the tethers and, for `desbrun`, the inverse).
+fn allocations_per_run(sim: &mut Simulation, warm_up: usize, steps: usize) -> usize {
+    for _ in 0..warm_up {
+        assert!(sim.step(), "warm-up diverged: {:?}", sim.divergence);
+    }
+    let before = allocations();
+    for _ in 0..steps {
+        assert!(sim.step(), "diverged: {:?}", sim.divergence);
+    }
+    allocations() - before
+}
+
+#[test]
+fn the_counter_sees_an_allocation() {
+    // The test below is only worth something if the counter counts.
+    let before = allocations();
+    let v: Vec<u64> = std::hint::black_box(vec![1, 2, 3]);
+    assert_eq!(v.len(), 3);
+    assert!(allocations() > before);
+}
+
+#[test]
+fn no_integrator_allocates_in_a_step_after_the_first() {
+    // The flag preset (gusty air, a ground collider, Provot with tethers) at a step every
+    // integrator is stable at; serial, so that all the work happens on this thread.
+    for kind in IntegratorKind::ALL {
+        let mut sim = scene_with("flag", kind, 0.002);
+        sim.parallel = Some(false);
+        let n = allocations_per_run(&mut sim, 2, 300);
+        assert_eq!(n, 0, "{}: {n} allocations in 300 steps", kind.name());
+    }
+    // The wavelet interpolation, and substeps.
+    for kind in [IntegratorKind::Kang, IntegratorKind::Hybrid] {
+        let mut sim = scene_with("wavelet", kind, 1.0 / 60.0);
+        sim.parallel = Some(false);
+        let n = allocations_per_run(&mut sim, 2, 300);
+        assert_eq!(n, 0, "{} with wavelet: {n} allocations", kind.name());
+    }
+    let mut scene = Scene::load("flag").unwrap();
+    scene.params.substeps = 3;
+    let mut sim = scene.simulation().unwrap();
+    assert_eq!(allocations_per_run(&mut sim, 2, 300), 0, "substeps");
+}
+
+#[test]
+fn the_parallel_step_allocates_nothing_on_the_thread_that_runs_it() {
+    // Run from a pool thread, as `Simulation::step` arranges itself. (Handing a step to the
+    // pool from outside it is rayon's business: its job queue allocates a block every 63
+    // hand-overs.) A pool of its own, so that its threads never pick up another test's work.
+    let mut sim = sheet(64, "top-corners", 2000.0);
+    sim.parallel = Some(true);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .expect("a thread pool");
+    let n = pool.install(|| allocations_per_run(&mut sim, 2, 100));
+    assert_eq!(n, 0);
+}
+
+/// An n × n, 1 m sheet hanging in the XY plane with `pins`, 0.2 kg, structural stiffness `k`
+/// (shear k/4, bend k/40), Provot at τ = 0.05 with the default tethers.
+fn sheet(n: usize, pins: &str, k: f64) -> Simulation {
+    sheet_with(n, pins, k, true)
+}
+
+fn sheet_with(n: usize, pins: &str, k: f64, tethers: bool) -> Simulation {
+    let json = format!(
+        r#"{{ "cloth": {{ "grid": {{ "nx": {n}, "ny": {n}, "width": 1, "height": 1,
+                "origin": [0, 0, 0], "mass": 0.2, "pins": "{pins}" }} }},
+             "params": {{ "dt": 0.016666666666666666,
+                "stiffness": {{ "structural": {k}, "shear": {}, "bend": {} }},
+                "wind": {{ "velocity": [0, 0, 0], "drag": 0, "lift": 0, "linear": 0 }},
+                "provot": {{ "enabled": true, "max_stretch": 0.05, "tethers": {tethers} }} }} }}"#,
+        k / 4.0,
+        k / 40.0
+    );
+    Scene::from_json(&json, "sheet")
+        .unwrap()
+        .simulation()
+        .unwrap()
+}
+
+/// Rest distance in the sheet's plane between nodes `a` and `b` of an n × n, 1 m grid: the
+/// length of the shortest path inside the flat sheet.
+fn rest_distance(n: usize, a: usize, b: usize) -> f64 {
+    let l = 1.0 / (n - 1) as f64;
+    let (ia, ja) = ((a % n) as f64, (a / n) as f64);
+    let (ib, jb) = ((b % n) as f64, (b / n) as f64);
+    l * ((ia - ib).powi(2) + (ja - jb).powi(2)).sqrt()
+}
+
+/// The largest `|x_i − x_p| / rest(i, p)` over every free node `i` and every pinned node `p`.
+fn worst_reach(sim: &Simulation, n: usize, pins: &[usize]) -> f64 {
+    let mut worst: f64 = 0.0;
+    for i in 0..n * n {
+        if pins.contains(&i) {
+            continue;
+        }
+        for &p in pins {
+            let d = (sim.cloth.x[i] - sim.cloth.x[p]).length();
+            worst = worst.max(d / rest_distance(n, i, p));
+        }
+    }
+    worst
+}
+
+#[test]
+fn tethers_hold_a_sheet_far_too_soft_to_hold_itself() {
+    let n = 64;
+    let corners = [n * n - n, n * n - 1];
+    // 2 N/m: the sheet's own springs would let it stretch to many times its size.
+    let mut with = sheet(n, "top-corners", 2.0);
+    let mut without = sheet_with(n, "top-corners", 2.0, false);
+    for _ in 0..300 {
+        assert!(with.step(), "{:?}", with.divergence);
+        without.step();
+    }
+    let tau = 0.05;
+    let reach = worst_reach(&with, n, &corners);
+    assert!(
+        reach <= 1.0 + tau + 1e-9,
+        "a node is {reach:.3} × its rest distance from a pin"
+    );
+    // Without tethers Provot's four sweeps cannot: the comparison shows what the tethers do.
+    let loose = worst_reach(&without, n, &corners);
+    assert!(loose > 1.0 + tau, "without tethers: {loose:.3}");
+    assert!(with.stats.tethers > 0);
+}
+
+#[test]
+fn tethers_follow_a_moved_pole() {
+    let n = 24;
+    let mut sim = sheet(n, "top-corners", 2.0);
+    let corners = [n * n - n, n * n - 1];
+    for _ in 0..60 {
+        assert!(sim.step());
+    }
+    // Lift the pole (both pins) by 0.5 m and let the sheet follow.
+    sim.pole_offset = DVec3::new(0.0, 0.5, 0.0);
+    for _ in 0..60 {
+        assert!(sim.step());
+    }
+    assert_eq!(
+        sim.cloth.x[corners[0]].y, 1.5,
+        "the pins moved with the pole"
+    );
+    let reach = worst_reach(&sim, n, &corners);
+    assert!(reach <= 1.05 + 1e-9, "{reach}");
+    // Moving the pins does not rebuild the tethers (only their anchors move).
+    assert_eq!(sim.tethers().builds, 1);
+}
+
+#[test]
+fn grabbing_a_node_adds_tethers_to_it_and_releasing_removes_them() {
+    let n = 24;
+    let mut sim = sheet(n, "top-corners", 2.0);
+    for _ in 0..10 {
+        assert!(sim.step());
+    }
+    let grabbed = n / 2; // the middle of the bottom edge
+    let anchored_to_grab = |sim: &Simulation| {
+        (0..n * n)
+            .filter(|&i| sim.tethers().of_node(i).any(|(p, _)| p == grabbed))
+            .count()
+    };
+    assert_eq!(anchored_to_grab(&sim), 0);
+    let builds = sim.tethers().builds;
+    // Lift it 0.3 m and pull it 0.3 m towards the viewer (within reach of the pins): every
+    // free node gets a tether to it.
+    let target = sim.cloth.x[grabbed] + DVec3::new(0.0, 0.3, 0.3);
+    sim.grab = Some(Grab {
+        node: grabbed,
+        target,
+    });
+    for _ in 0..60 {
+        assert!(sim.step());
+    }
+    assert_eq!(sim.tethers().builds, builds + 1);
+    assert_eq!(anchored_to_grab(&sim), n * n - 3);
+    assert_eq!(sim.cloth.x[grabbed], target);
+    // Its neighbours came along, within their rest distance from it (the tethers run last
+    // but one: Provot may lengthen them by at most τ).
+    for i in [grabbed - 1, grabbed + 1, grabbed + n] {
+        let d = (sim.cloth.x[i] - target).length();
+        assert!(d <= 1.05 * rest_distance(n, i, grabbed) + 1e-9, "node {i}");
+    }
+    sim.grab = None;
+    assert!(sim.step());
+    assert_eq!(sim.tethers().builds, builds + 2);
+    assert_eq!(anchored_to_grab(&sim), 0);
+}
+
+#[test]
+fn each_tether_has_the_rest_distance_along_the_cloth() {
+    // A hoist: one region, so each node has three tethers (the nearest hoist node, which is
+    // the one in its own row, and the hoist's two ends); their lengths are the distances in
+    // the flat rest sheet.
+    let n = 12;
+    let mut sim = sheet(n, "hoist", 2000.0);
+    assert!(sim.step());
+    for j in 0..n {
+        for i in 1..n {
+            let node = j * n + i;
+            let mut anchors: Vec<(usize, f64)> = sim.tethers().of_node(node).collect();
+            anchors.sort_by_key(|a| a.0);
+            let mut expected: Vec<usize> = vec![0, j * n, (n - 1) * n];
+            expected.sort_unstable();
+            expected.dedup();
+            assert_eq!(
+                anchors.iter().map(|a| a.0).collect::<Vec<_>>(),
+                expected,
+                "node ({i}, {j})"
+            );
+            for (p, rest) in anchors {
+                assert!((rest - rest_distance(n, node, p)).abs() < 1e-12);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_parallel_path_is_bit_identical_to_the_serial_one_on_a_banded_cloth() {
+    // 64 × 64: two bands of Provot's sweeps, so the parallel sweeps really run in parallel.
+    for (pins, kind) in [
+        ("top-corners", IntegratorKind::Kang),
+        ("hoist", IntegratorKind::Kang),
+        ("hoist", IntegratorKind::Xpbd),
+        ("top-corners", IntegratorKind::ExplicitEuler),
+    ] {
+        let mut serial = sheet(64, pins, 2000.0);
+        let mut p = serial.params().clone();
+        p.integrator = kind;
+        serial.set_params(p).unwrap();
+        let mut parallel = serial.clone();
+        serial.parallel = Some(false);
+        parallel.parallel = Some(true);
+        assert!(serial.cloth.strain_order.bands.len() > 1);
+        for _ in 0..40 {
+            serial.step();
+            parallel.step();
+        }
+        assert_eq!(serial.cloth.x, parallel.cloth.x, "{pins} {}", kind.name());
+        assert_eq!(serial.cloth.v, parallel.cloth.v, "{pins} {}", kind.name());
+        assert_eq!(serial.cloth.dv, parallel.cloth.dv, "{pins} {}", kind.name());
+    }
+}
+
+#[test]
+fn provot_sweeps_stop_when_nothing_is_over_the_limit() {
+    // A sheet at rest under no load: nothing to correct, one sweep finds that out.
+    let mut sim = sheet(16, "top-corners", 2000.0);
+    let mut p = sim.params().clone();
+    p.gravity = [0.0; 3];
+    sim.set_params(p).unwrap();
+    assert!(sim.step());
+    assert_eq!(sim.stats.provot_sweeps, 1);
+    assert_eq!(sim.stats.provot_corrections, 0);
+}
