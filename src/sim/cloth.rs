@@ -333,15 +333,24 @@ pub struct StrainOrder {
     /// Nodes per band (the last may be shorter).
     pub band_nodes: usize,
     /// Per band, its springs in spring order.
-    pub bands: Vec<Vec<u32>>,
+    pub bands: Vec<Vec<LimitedSpring>>,
     /// Springs whose ends lie in different bands, in spring order.
-    pub boundary: Vec<u32>,
+    pub boundary: Vec<LimitedSpring>,
+}
+
+/// A spring Provot limits, as a sweep reads it: 16 bytes, in the order they are visited.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LimitedSpring {
+    pub a: u32,
+    pub b: u32,
+    /// Rest length `L`, m.
+    pub rest: f64,
 }
 
 impl StrainOrder {
     /// Target number of nodes per band: large enough that a band is worth a task, small enough
     /// that a 64 × 64 cloth already has two.
-    pub const BAND_NODES: usize = 2048;
+    pub const BAND_NODES: usize = 8192;
 
     fn new(nodes: usize, springs: &[Spring]) -> Self {
         let bands = (nodes / Self::BAND_NODES).max(1);
@@ -351,15 +360,20 @@ impl StrainOrder {
             bands: vec![Vec::new(); bands],
             boundary: Vec::new(),
         };
-        for (si, s) in springs.iter().enumerate() {
+        for s in springs {
             if !(s.rest > 0.0 && limits_strain(s.family)) {
                 continue;
             }
+            let limited = LimitedSpring {
+                a: s.a as u32,
+                b: s.b as u32,
+                rest: s.rest,
+            };
             let (ba, bb) = (s.a / band_nodes, s.b / band_nodes);
             if ba == bb {
-                order.bands[ba].push(si as u32);
+                order.bands[ba].push(limited);
             } else {
-                order.boundary.push(si as u32);
+                order.boundary.push(limited);
             }
         }
         order

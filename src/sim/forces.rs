@@ -122,18 +122,26 @@ pub fn spring_forces(
             return;
         }
         let range = cloth.link_start[i]..cloth.link_start[i + 1];
-        let (links, sign) = (&cloth.links[range.clone()], &cloth.link_sign[range.clone()]);
+        let links = cloth.links[range.clone()]
+            .iter()
+            .zip(&cloth.link_sign[range.clone()]);
         let mut sum = DVec3::ZERO;
-        for (l, &sg) in links.iter().zip(sign) {
-            sum += sg * spring_f[l.spring as usize];
-        }
-        if let Some(h) = viscosity {
-            let vi = v[i];
-            let mut visc = DVec3::ZERO;
-            for (l, &k) in links.iter().zip(&cloth.link_k[range]) {
-                visc += k * (v[l.node as usize] - vi);
+        match viscosity {
+            None => {
+                for (l, &sg) in links {
+                    sum += sg * spring_f[l.spring as usize];
+                }
             }
-            sum += h * visc;
+            Some(h) => {
+                // One pass over the links for both sums.
+                let vi = v[i];
+                let mut visc = DVec3::ZERO;
+                for ((l, &sg), &k) in links.zip(&cloth.link_k[range]) {
+                    sum += sg * spring_f[l.spring as usize];
+                    visc += k * (v[l.node as usize] - vi);
+                }
+                sum += h * visc;
+            }
         }
         *f = sum;
     });

@@ -183,6 +183,47 @@ pub enum SimError {
     TooLarge(#[from] TooLarge),
 }
 
+/// The wind the air has after `h` more seconds of following `params.wind.velocity`, m/s: it
+/// moves toward the set value by `1 − exp(−h / response)` (at once when `response` is 0).
+fn air_after(params: &Params, base_wind: DVec3, h: f64) -> DVec3 {
+    let target = DVec3::from_array(params.wind.velocity);
+    let follow = if params.wind.response > 0.0 {
+        1.0 - (-h / params.wind.response).exp()
+    } else {
+        1.0
+    };
+    base_wind + (target - base_wind) * follow
+}
+
+impl Work {
+    /// The wavelet segmentation of this step from the normals: which nodes are interpolated,
+    /// and what the Jacobi sweeps hold (kinematic nodes at their known `Δv`, interpolated ones
+    /// at their last). Returns the interpolated fraction and the number of regions.
+    fn segment(&mut self, grid: &super::cloth::GridInfo, threshold: f64) -> (f64, usize) {
+        let n = self.kinematic.len();
+        let seg = &mut self.segmentation;
+        seg.classify(grid, &self.normals, &self.kinematic, threshold);
+        self.prev_dv.resize(n, DVec3::ZERO);
+        self.held.clear();
+        self.held.extend(
+            self.kinematic
+                .iter()
+                .zip(&seg.interpolated)
+                .map(|(k, i)| *k || *i),
+        );
+        self.held_dv.clear();
+        let (prev_dv, known_dv) = (&self.prev_dv, &self.known_dv);
+        self.held_dv.extend((0..n).map(|i| {
+            if seg.interpolated[i] {
+                prev_dv[i]
+            } else {
+                known_dv[i]
+            }
+        }));
+        (seg.count as f64 / n.max(1) as f64, seg.regions.len())
+    }
+}
+
 fn slot(kind: IntegratorKind) -> usize {
     IntegratorKind::ALL
         .iter()
@@ -529,31 +570,12 @@ impl Simulation {
                 .node_normals(parallel, &mut w.tri_normals, &mut w.normals);
         }
         // Wavelet segmentation: which nodes this step interpolates instead of integrating.
-        if wavelet && let Some(grid) = self.cloth.grid {
-            let seg = &mut w.segmentation;
-            seg.classify(&grid, &w.normals, &w.kinematic, params.wavelet.threshold);
-            self.stats.interpolated_fraction = seg.count as f64 / n.max(1) as f64;
-            self.stats.interpolated_regions = seg.regions.len();
-            w.prev_dv.resize(n, DVec3::ZERO);
-            w.held.clear();
-            w.held.extend(
-                w.kinematic
-                    .iter()
-                    .zip(&seg.interpolated)
-                    .map(|(k, i)| *k || *i),
-            );
-            w.held_dv.clear();
-            w.held_dv.extend((0..n).map(|i| {
-                if seg.interpolated[i] {
-                    w.prev_dv[i]
-                } else {
-                    w.known_dv[i]
-                }
-            }));
-        } else {
-            self.stats.interpolated_fraction = 0.0;
-            self.stats.interpolated_regions = 0;
-        }
+        let (fraction, regions) = match self.cloth.grid {
+            Some(grid) if wavelet => w.segment(&grid, params.wavelet.threshold),
+            _ => (0.0, 0),
+        };
+        self.stats.interpolated_fraction = fraction;
+        self.stats.interpolated_regions = regions;
         let skip: &[bool] = if wavelet {
             &w.segmentation.interpolated
         } else {
@@ -567,13 +589,7 @@ impl Simulation {
             parallel,
         };
         // External forces, in the air as it is now.
-        let target = DVec3::from_array(params.wind.velocity);
-        let follow = if params.wind.response > 0.0 {
-            1.0 - (-h / params.wind.response).exp()
-        } else {
-            1.0
-        };
-        self.base_wind += (target - self.base_wind) * follow;
+        self.base_wind = air_after(params, self.base_wind, h);
         forces::external_forces(
             &self.cloth,
             params,

@@ -28,7 +28,7 @@ use super::forces::for_each_node2;
 pub const MAX_REGIONS: usize = 8;
 
 /// Most rounds over one node's tethers in a projection.
-const ROUNDS: usize = 4;
+const ROUNDS: usize = 2;
 
 /// The tethers of one kinematic set, as compressed rows per node.
 #[derive(Debug, Clone, Default)]
