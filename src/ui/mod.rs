@@ -421,10 +421,10 @@ fn simulation_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mu
              sweep that finds nothing over the limit.",
         );
         changed |= ui
-            .checkbox(&mut p.provot.tethers, "tethers (long-range attachments)")
+            .checkbox(&mut p.provot.tethers, "tethers")
             .on_hover_text(
-                "Before the sweeps, keep every free node within its rest distance along the \
-                 cloth from the pole, the pins and the grabbed node. One cheap pass holds a \
+                "Long-range attachments: before the sweeps, keep every free node within its rest \
+                 distance along the cloth from the pole, the pins and the grabbed node. One cheap pass holds a \
                  cloth of any resolution, which the sweeps alone cannot (on by default).",
             )
             .changed();
