@@ -322,3 +322,168 @@ fn provot_sweeps_stop_when_nothing_is_over_the_limit() {
     assert_eq!(sim.stats.provot_sweeps, 1);
     assert_eq!(sim.stats.provot_corrections, 0);
 }
+
+/// Three free nodes on a line, 1.5 m apart, joined by two springs of rest length 1 m.
+fn chain() -> Simulation {
+    let json = r#"{ "cloth": {
+        "nodes": [ { "x": [0, 0, 0], "m": 1 }, { "x": [1.5, 0, 0], "m": 1 }, { "x": [3, 0, 0], "m": 1 } ],
+        "springs": [ { "a": 0, "b": 1, "k": 1, "rest": 1 }, { "a": 1, "b": 2, "k": 1, "rest": 1 } ] },
+        "params": { "gravity": [0, 0, 0], "wind": { "velocity": [0, 0, 0] } } }"#;
+    Scene::from_json(json, "chain")
+        .unwrap()
+        .simulation()
+        .unwrap()
+}
+
+#[test]
+fn provot_sweeps_go_forward_then_backward() {
+    // τ = 0. Sweep 1, forward: spring 0 (length 1.5) moves each end 0.25 → 0.25, 1.25; spring
+    // 1 (1.25 → 3, length 1.75) moves each end 0.375 → 1.625, 2.625. Sweep 2, backward:
+    // spring 1 is now exactly 1; spring 0 (0.25 → 1.625, 1.375) moves each end 0.1875 →
+    // 0.4375, 1.4375. (Forward again would have ended at 0.4375, 1.53125, 2.53125.)
+    let mut sim = chain();
+    let mut moved = vec![false; 3];
+    let kinematic = vec![false; 3];
+    let (corrections, sweeps) = flagsim::sim::constraints::provot_sweeps(
+        &mut sim.cloth,
+        &kinematic,
+        &mut moved,
+        1.0,
+        2,
+        false,
+    );
+    let x: Vec<f64> = sim.cloth.x.iter().map(|p| p.x).collect();
+    assert_eq!(x, vec![0.4375, 1.4375, 2.625]);
+    assert_eq!((corrections, sweeps), (3, 2));
+    assert_eq!(moved, vec![true; 3]);
+    // A third sweep (forward) finds spring 0 at 1 and spring 1 at 1.1875: one more.
+    let mut sim3 = chain();
+    let (c3, s3) = flagsim::sim::constraints::provot_sweeps(
+        &mut sim3.cloth,
+        &kinematic,
+        &mut vec![false; 3],
+        1.0,
+        3,
+        false,
+    );
+    assert_eq!((c3, s3), (4, 3));
+    assert_eq!(sim3.cloth.x[2].x, 2.625 - 0.09375);
+}
+
+/// Provot's rule and the documented order, written out plainly: springs in spring order
+/// within bands of `BAND_NODES` consecutive nodes, then the springs between bands; forward on
+/// odd sweeps, all reversed on even ones; stop after a sweep with no correction.
+fn reference_sweeps(
+    cloth: &flagsim::sim::Cloth,
+    x: &mut [DVec3],
+    kinematic: &[bool],
+    limit: f64,
+    iterations: u32,
+) -> (usize, u32) {
+    use flagsim::sim::cloth::{StrainOrder, limits_strain};
+    let n = x.len();
+    let bands = (n / StrainOrder::BAND_NODES).max(1);
+    let band_nodes = n.div_ceil(bands);
+    let limited: Vec<_> = cloth
+        .springs
+        .iter()
+        .filter(|s| s.rest > 0.0 && limits_strain(s.family))
+        .collect();
+    let mut forward: Vec<_> = (0..bands)
+        .flat_map(|b| {
+            limited
+                .iter()
+                .filter(move |s| s.a / band_nodes == b && s.b / band_nodes == b)
+        })
+        .collect();
+    forward.extend(
+        limited
+            .iter()
+            .filter(|s| s.a / band_nodes != s.b / band_nodes),
+    );
+    let mut total = 0;
+    for sweep in 0..iterations {
+        let order: Vec<_> = if sweep % 2 == 0 {
+            forward.clone()
+        } else {
+            forward.iter().rev().copied().collect()
+        };
+        let mut made = 0;
+        for s in order {
+            let d = x[s.b] - x[s.a];
+            let len = d.length();
+            let (ka, kb) = (kinematic[s.a], kinematic[s.b]);
+            if len <= limit * s.rest * (1.0 + 1e-9) || (ka && kb) {
+                continue;
+            }
+            let excess = ((len - limit * s.rest) / len) * d;
+            match (ka, kb) {
+                (false, false) => {
+                    x[s.a] += 0.5 * excess;
+                    x[s.b] += -0.5 * excess;
+                }
+                (true, false) => x[s.b] += -excess,
+                _ => x[s.a] += excess,
+            }
+            made += 1;
+        }
+        total += made;
+        if made == 0 {
+            return (total, sweep + 1);
+        }
+    }
+    (total, iterations)
+}
+
+#[test]
+fn provot_sweeps_follow_the_documented_order_over_bands_serial_and_parallel() {
+    // 128 × 128: two bands and the springs between them. Every free node shaken by up to
+    // 30 % of an edge, so springs everywhere are over the limit.
+    let sim = sheet(128, "top-corners", 2000.0);
+    assert!(sim.cloth.strain_order.bands.len() > 1 && !sim.cloth.strain_order.boundary.is_empty());
+    let mut cloth = sim.cloth.clone();
+    let mut seed = 7u64;
+    let l = 1.0 / 127.0;
+    for (x, pinned) in cloth.x.iter_mut().zip(&sim.cloth.pinned) {
+        if !pinned {
+            let mut r = || {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                ((seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 0.6 * l
+            };
+            *x += DVec3::new(r(), r(), r());
+        }
+    }
+    let kinematic = cloth.pinned.clone();
+    for iterations in [1, 2, 3] {
+        let mut expected = cloth.x.clone();
+        let counts = reference_sweeps(&cloth, &mut expected, &kinematic, 1.05, iterations);
+        for parallel in [false, true] {
+            let mut c = cloth.clone();
+            let mut moved = vec![false; c.node_count()];
+            let got = flagsim::sim::constraints::provot_sweeps(
+                &mut c, &kinematic, &mut moved, 1.05, iterations, parallel,
+            );
+            assert_eq!(got, counts, "{iterations} sweeps, parallel {parallel}");
+            assert!(c.x == expected, "{iterations} sweeps, parallel {parallel}");
+        }
+    }
+}
+
+#[test]
+fn tether_slack_lets_the_sheet_sag_beyond_its_rest_distance() {
+    let n = 32;
+    let corners = [n * n - n, n * n - 1];
+    let mut sim = sheet(n, "top-corners", 2.0);
+    let mut p = sim.params().clone();
+    p.provot.tether_stretch = 0.3;
+    // Tethers alone (no sweeps after them), so what holds the sheet is the tethers' limit.
+    p.provot.iterations = 0;
+    sim.set_params(p).unwrap();
+    for _ in 0..300 {
+        assert!(sim.step());
+    }
+    // A sheet this soft hangs as far as the tethers let it: to 1.3 × its rest distance.
+    let reach = worst_reach(&sim, n, &corners);
+    // (Two rounds over a node's two tethers leave it within 1e-3 of both.)
+    assert!(reach > 1.29 && reach <= 1.301, "{reach}");
+}
