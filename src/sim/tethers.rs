@@ -27,8 +27,11 @@ use super::forces::for_each_node2;
 /// Above this many kinematic regions, one tether per node to the nearest kinematic node.
 pub const MAX_REGIONS: usize = 8;
 
-/// Most rounds over one node's tethers in a projection.
-const ROUNDS: usize = 2;
+/// Most rounds over one node's tethers in a projection. Measured on a 256 × 256 sheet hung by
+/// its corners (each node between two nearly opposite tethers): largest structural stretch
+/// 1.23 with one round, 1.13 with two, 1.09 with three, 1.07 with four, each round costing
+/// about a tenth of the step there.
+const ROUNDS: usize = 3;
 
 /// The tethers of one kinematic set, as compressed rows per node.
 #[derive(Debug, Clone, Default)]
