@@ -361,7 +361,7 @@ fn provot_sweeps_go_forward_then_backward() {
     let (c3, s3) = flagsim::sim::constraints::provot_sweeps(
         &mut sim3.cloth,
         &kinematic,
-        &mut vec![false; 3],
+        &mut [false; 3],
         1.0,
         3,
         false,
