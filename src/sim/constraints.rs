@@ -65,9 +65,10 @@ fn provot_moves(
 /// ([`Tethers`], rebuilt when the kinematic set changes); then Provot's sweeps
 /// ([`provot_sweeps`]); then every moved node gets `v = (x_corrected - x_before) / h`.
 ///
-/// The sweeps come last: they may push a node a little beyond its tether (by at most the
-/// local slack `τ`), but tethers after them would re-stretch springs (a 96 × 96 flag ended at
-/// 1.126 × rest with a second tether pass, 1.105 without).
+/// The sweeps come last: they may push a node a little beyond its tether (the tests hold a
+/// sheet far too soft to carry itself within `1 + τ` of its pins), but tethers after them
+/// would re-stretch springs (a 96 × 96 flag swept in four bands ended at 1.126 × rest with a
+/// second tether pass, 1.105 without).
 pub fn limit_strain(
     cloth: &mut Cloth,
     kinematic: &[bool],
