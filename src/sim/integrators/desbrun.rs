@@ -12,11 +12,10 @@ use std::time::Instant;
 use glam::DVec3;
 use rayon::prelude::*;
 
-use super::kang::filter_forces;
-use super::{ForceWork, Integrator, Next, Step, StepInput, advance_symplectic};
+use super::{Integrator, Next, Step, StepInput, advance_symplectic};
 use crate::sim::cloth::Cloth;
 use crate::sim::forces::for_each_node;
-use crate::sim::params::{IntegratorKind, Params};
+use crate::sim::params::IntegratorKind;
 use crate::sim::simulation::StepStats;
 
 /// `desbrun`: the filter itself, then eq. 1.
@@ -41,17 +40,6 @@ impl Desbrun {
 impl Integrator for Desbrun {
     fn kind(&self) -> IntegratorKind {
         IntegratorKind::Desbrun
-    }
-
-    fn internal_forces(
-        &mut self,
-        input: &StepInput,
-        params: &Params,
-        skip: &[bool],
-        work: &mut ForceWork,
-        force: &mut [DVec3],
-    ) {
-        filter_forces(input, params, skip, work, force);
     }
 
     fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), String> {

@@ -17,8 +17,8 @@
 use glam::DVec3;
 
 use super::{Integrator, Next, Step, StepInput, kinematic_next};
-use crate::sim::forces::{self, for_each_node, for_each_node3};
-use crate::sim::params::{IntegratorKind, Params};
+use crate::sim::forces::{for_each_node, for_each_node3};
+use crate::sim::params::IntegratorKind;
 
 /// The scratch of the Jacobi iterations.
 #[derive(Debug, Clone, Default)]
@@ -41,25 +41,6 @@ pub enum Update {
     Implicit,
     /// `x' = x + h v`, then `v' = v + Δv` (chi-2007 §4.3, `hybrid`).
     OldVelocity,
-}
-
-/// The filter family's internal force: Hooke springs with the viscosity term of eq. 4, `F̃`.
-pub fn filter_forces(
-    input: &StepInput,
-    params: &Params,
-    skip: &[bool],
-    work: &mut super::ForceWork,
-    force: &mut [DVec3],
-) {
-    forces::spring_forces(
-        input.cloth,
-        params.damping,
-        params.viscosity.then_some(input.h),
-        input.parallel,
-        skip,
-        &mut work.spring_f,
-        force,
-    );
 }
 
 impl Jacobi {
@@ -167,17 +148,6 @@ impl Integrator for Kang {
 
     fn supports_wavelet(&self) -> bool {
         true
-    }
-
-    fn internal_forces(
-        &mut self,
-        input: &StepInput,
-        params: &Params,
-        skip: &[bool],
-        work: &mut super::ForceWork,
-        force: &mut [DVec3],
-    ) {
-        filter_forces(input, params, skip, work, force);
     }
 
     fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), String> {

@@ -86,8 +86,9 @@ pub trait Integrator: std::fmt::Debug + Send {
         false
     }
 
-    /// The internal forces into `force`. By default the shared Hooke springs with damping, the
-    /// force every scheme but the filter family, `xpbd` and `choi-ko` sees.
+    /// The internal forces into `force`. By default the shared Hooke springs with damping, plus
+    /// for the filter family (`kang`, `desbrun`, `hybrid`) the viscosity term of eq. 4 when
+    /// `params.viscosity`, making the force their `F̃`. `xpbd` and `choi-ko` replace this.
     fn internal_forces(
         &mut self,
         input: &StepInput,
@@ -96,10 +97,11 @@ pub trait Integrator: std::fmt::Debug + Send {
         work: &mut ForceWork,
         force: &mut [DVec3],
     ) {
+        let viscosity = self.kind().uses_filter_system() && params.viscosity;
         forces::spring_forces(
             input.cloth,
             params.damping,
-            None,
+            viscosity.then_some(input.h),
             input.parallel,
             skip,
             &mut work.spring_f,
