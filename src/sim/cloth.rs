@@ -350,7 +350,7 @@ pub struct LimitedSpring {
 impl StrainOrder {
     /// Target number of nodes per band. A band edge slows the sweeps' convergence a little (a
     /// 96 × 96 flag ended at 1.106 × rest in four bands, 1.087 in one), so bands are large: a
-    /// cloth is one band up to 90 × 90 nodes and two from 128 × 128.
+    /// cloth below 16 384 nodes (128 × 128) is one band, serial.
     pub const BAND_NODES: usize = 8192;
 
     fn new(nodes: usize, springs: &[Spring]) -> Self {
