@@ -292,6 +292,9 @@ impl Worker {
             let mut dirty = false;
             match self.rx.recv_timeout(timeout) {
                 Ok(cmd) => {
+                    // A batch's message stays until the next batch, so a command that fails is
+                    // reported even when another one follows it at once.
+                    self.error = None;
                     if !self.apply(cmd) {
                         return;
                     }
@@ -331,7 +334,6 @@ impl Worker {
 
     /// Applies one command between steps. Returns false on shutdown.
     fn apply(&mut self, cmd: Command) -> bool {
-        self.error = None;
         let result: Result<(), String> = match cmd {
             Command::Shutdown => return false,
             Command::SetParams(p) => self.sim.set_params(*p).map_err(|e| e.to_string()),
@@ -342,10 +344,7 @@ impl Worker {
             }
             Command::SetTotalMass(m) => self.sim.set_total_mass(m).map_err(|e| e.to_string()),
             Command::Reset => self.reset(),
-            Command::LoadScene(scene) => {
-                self.scene = *scene;
-                self.reset()
-            }
+            Command::LoadScene(scene) => self.load(*scene),
             Command::Pause(p) => {
                 self.running = !p;
                 Ok(())
@@ -413,10 +412,23 @@ impl Worker {
 
     fn reset(&mut self) -> Result<(), String> {
         let sim = self.scene.simulation().map_err(|e| e.to_string())?;
+        self.start(sim);
+        Ok(())
+    }
+
+    /// Replaces the scene, only if it makes a simulation: a bad one leaves the running scene,
+    /// and what `Reset` goes back to, as they were.
+    fn load(&mut self, scene: Scene) -> Result<(), String> {
+        let sim = scene.simulation().map_err(|e| e.to_string())?;
+        self.scene = scene;
+        self.start(sim);
+        Ok(())
+    }
+
+    fn start(&mut self, sim: Simulation) {
         self.sim = sim;
         self.generation += 1;
         self.stepper.reset();
-        Ok(())
     }
 
     fn publish(&mut self) {
