@@ -250,3 +250,99 @@ fn the_framing_camera_sees_every_preset_in_front_of_it() {
         }
     }
 }
+
+// ---- The snapshot feed: latest wins, and the key positions drawn between two snapshots ----
+
+mod feed {
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    use flagsim::app::feed::SnapshotFeed;
+    use flagsim::sim::Scene;
+    use flagsim::sim::thread::{Snapshot, SnapshotSlot};
+    use glam::DVec3;
+
+    /// A snapshot of the flag with every key node at `x`, published at `at`.
+    fn snap(seq: u64, generation: u64, x: f64, at: Instant) -> Arc<Snapshot> {
+        let sim = Scene::load("flag").unwrap().simulation().unwrap();
+        let mut s = Snapshot::of(&sim);
+        s.seq = seq;
+        s.generation = generation;
+        s.x.fill(DVec3::splat(x));
+        s.params.dt = 0.02;
+        s.time_scale = 1.0;
+        s.paused = false;
+        s.published_at = at;
+        Arc::new(s)
+    }
+
+    fn drawn(feed: &SnapshotFeed, now: Instant) -> f64 {
+        let s = feed.display(now);
+        assert!(
+            s.x.iter().all(|x| *x == s.x[0]),
+            "nodes interpolated differently"
+        );
+        s.x[0].x
+    }
+
+    #[test]
+    fn the_feed_takes_only_a_new_snapshot() {
+        let t = Instant::now();
+        let mut feed = SnapshotFeed::new(snap(0, 0, 0.0, t));
+        assert!(
+            !feed.update(snap(0, 0, 5.0, t)),
+            "took the same sequence number again"
+        );
+        assert_eq!(feed.current().x[0].x, 0.0);
+        assert!(feed.update(snap(1, 0, 1.0, t)));
+        assert_eq!(feed.current().seq, 1);
+    }
+
+    #[test]
+    fn key_positions_are_interpolated_by_the_wall_time_since_publication() {
+        let t = Instant::now();
+        let mut feed = SnapshotFeed::new(snap(0, 0, 0.0, t));
+        feed.update(snap(1, 0, 1.0, t));
+        // interval = dt / time_scale = 20 ms: α = elapsed / 20 ms, clamped to 0..=1.
+        let at = |ms: u64| drawn(&feed, t + Duration::from_millis(ms));
+        assert_eq!(at(0), 0.0);
+        assert!((at(5) - 0.25).abs() < 1e-9, "{}", at(5));
+        assert!((at(15) - 0.75).abs() < 1e-9, "{}", at(15));
+        assert_eq!(at(40), 1.0);
+        // Half speed: the interval between published steps is twice as long.
+        let mut slow = (**feed.current()).clone();
+        slow.time_scale = 0.5;
+        slow.seq = 2;
+        slow.x.fill(DVec3::splat(2.0));
+        feed.update(Arc::new(slow));
+        let at = |ms: u64| drawn(&feed, t + Duration::from_millis(ms));
+        assert!((at(10) - 1.25).abs() < 1e-9, "{}", at(10));
+    }
+
+    #[test]
+    fn no_interpolation_across_a_reset_or_while_paused() {
+        let t = Instant::now();
+        let later = t + Duration::from_millis(5);
+        let mut feed = SnapshotFeed::new(snap(0, 0, 0.0, t));
+        feed.update(snap(1, 1, 1.0, t)); // a new generation: a reset or another scene
+        assert_eq!(drawn(&feed, later), 1.0);
+        feed.update(snap(2, 1, 2.0, t)); // the same generation again: interpolated
+        assert!((drawn(&feed, later) - 1.25).abs() < 1e-9);
+        let mut paused = (*snap(3, 1, 3.0, t)).clone();
+        paused.paused = true;
+        feed.update(Arc::new(paused));
+        assert_eq!(drawn(&feed, later), 3.0);
+    }
+
+    #[test]
+    fn the_feed_follows_a_slot_through_its_sequence_numbers() {
+        let t = Instant::now();
+        let slot = SnapshotSlot::new((*snap(0, 0, 0.0, t)).clone());
+        let mut feed = SnapshotFeed::new(slot.latest());
+        for k in 1..=3 {
+            slot.publish((*snap(0, 0, k as f64, t)).clone()); // the slot numbers it
+            assert!(feed.update(slot.latest()), "publish {k} not seen");
+            assert_eq!(feed.current().x[0].x, k as f64);
+        }
+    }
+}

@@ -82,6 +82,7 @@
 
 pub mod controls;
 pub mod egui_glue;
+pub mod feed;
 pub mod frame_stats;
 pub mod screenshot;
 pub mod surface;

@@ -21,6 +21,7 @@ use winit::window::{Window, WindowId};
 
 use super::controls::{Button, Controls, Input, ViewKey};
 use super::egui_glue::EguiLayer;
+use super::feed::SnapshotFeed;
 use super::frame_stats::FrameStats;
 use super::screenshot;
 use super::surface::{self, WindowSurface};
@@ -59,8 +60,7 @@ pub fn run(options: ViewerOptions) -> anyhow::Result<()> {
         gpu: None,
         sim,
         stats: FrameStats::default(),
-        prev: None,
-        curr: first,
+        feed: SnapshotFeed::new(first),
         frames: 0,
         failure: None,
         shot: None,
@@ -119,9 +119,8 @@ struct App {
     ui: UiState,
     controls: Controls,
     stats: FrameStats,
-    /// The snapshot before `curr` (same generation), for interpolation.
-    prev: Option<Arc<Snapshot>>,
-    curr: Arc<Snapshot>,
+    /// The latest snapshot taken and the one before it, for interpolation.
+    feed: SnapshotFeed,
     frames: u64,
     failure: Option<anyhow::Error>,
     shot: Option<ShotRequest>,
@@ -180,23 +179,6 @@ impl App {
         })
     }
 
-    /// The snapshot to draw: `curr` with key positions interpolated from `prev` by wall time.
-    fn display_snapshot(&self) -> Snapshot {
-        let mut snap = (*self.curr).clone();
-        let Some(prev) = &self.prev else {
-            return snap;
-        };
-        if snap.paused || prev.generation != snap.generation || prev.x.len() != snap.x.len() {
-            return snap;
-        }
-        let interval = (snap.params.dt / snap.time_scale.max(1e-3)).max(1e-4);
-        let alpha = (snap.published_at.elapsed().as_secs_f64() / interval).clamp(0.0, 1.0);
-        for (x, p) in snap.x.iter_mut().zip(&prev.x) {
-            *x = *p + (*x - *p) * alpha;
-        }
-        snap
-    }
-
     fn apply(&mut self, action: UiAction) {
         match action {
             UiAction::Sim(cmd) => {
@@ -225,7 +207,7 @@ impl App {
                 }
             }
             UiAction::ResetCamera => {
-                let cam = view::framing_camera(&[&self.curr]);
+                let cam = view::framing_camera(&[&self.feed.current()]);
                 self.controls.home = cam;
                 self.controls.camera = cam;
             }
@@ -246,14 +228,14 @@ impl App {
             self.ui.message = Some((format!("cannot record to {}: {e}", dir.display()), true));
             return;
         }
-        let dt = self.curr.params.dt;
+        let dt = self.feed.current().params.dt;
         let steps_per_frame = ((1.0 / self.ui.record_fps) / dt).round().max(1.0) as u64;
         self.sim.send(Command::Pause(true));
         self.recorder = Some(Recorder {
             dir: dir.clone(),
             frames: 0,
             steps_per_frame,
-            next_step: self.curr.step,
+            next_step: self.feed.current().step,
             with_panels: self.ui.screenshot_panels,
         });
         self.ui.recording = Some(RecordingStatus { dir, frames: 0 });
@@ -280,8 +262,12 @@ impl App {
                 };
                 if let Some(vk) = view_key {
                     let view_settings = self.ui.view.clone();
-                    self.controls
-                        .handle(Input::Key(vk), false, &self.curr, &view_settings);
+                    self.controls.handle(
+                        Input::Key(vk),
+                        false,
+                        &self.feed.current(),
+                        &view_settings,
+                    );
                 }
                 None
             }
@@ -318,7 +304,7 @@ impl App {
         let view_settings = self.ui.view.clone();
         for cmd in self
             .controls
-            .handle(input, egui_consumed, &self.curr, &view_settings)
+            .handle(input, egui_consumed, &self.feed.current(), &view_settings)
         {
             self.sim.send(cmd);
         }
@@ -328,15 +314,12 @@ impl App {
         let started = Instant::now();
         // The newest snapshot; keep the one before for interpolation.
         let latest = self.sim.latest();
-        if latest.seq != self.curr.seq {
-            let old = std::mem::replace(&mut self.curr, latest);
-            self.prev = (old.generation == self.curr.generation).then_some(old);
-        }
-        self.ui.sync(&self.curr);
+        self.feed.update(latest);
+        self.ui.sync(&self.feed.current());
         if let Some(e) = self.gpu_error.lock().ok().and_then(|mut slot| slot.take()) {
             self.ui.message = Some((format!("GPU error: {e}"), true));
         }
-        let snap = self.display_snapshot();
+        let snap = self.feed.display(Instant::now());
         let Some(gpu) = self.gpu.as_mut() else {
             return;
         };
@@ -354,7 +337,7 @@ impl App {
         };
         let mut actions = Vec::new();
         let ui_state = &mut self.ui;
-        let curr = &self.curr;
+        let curr = &self.feed.current();
         gpu.egui.run(&gpu.window, |root| {
             if curr.divergence.is_some() {
                 egui::Panel::top("guard").show(root, |ui| {
@@ -474,7 +457,7 @@ impl App {
                     self.frames,
                     s.median.as_secs_f64() * 1e3,
                     s.fps,
-                    self.curr.steps_per_second
+                    self.feed.current().steps_per_second
                 );
             }
             event_loop.exit();
@@ -486,7 +469,7 @@ impl App {
         let (Some(rec), Some(gpu)) = (self.recorder.as_mut(), self.gpu.as_mut()) else {
             return;
         };
-        if self.curr.step < rec.next_step || self.curr.divergence.is_some() {
+        if self.feed.current().step < rec.next_step || self.feed.current().divergence.is_some() {
             return;
         }
         let path = rec.dir.join(format!("frame-{:05}.png", rec.frames));
@@ -507,7 +490,7 @@ impl App {
             return;
         }
         rec.frames += 1;
-        rec.next_step = self.curr.step + rec.steps_per_frame;
+        rec.next_step = self.feed.current().step + rec.steps_per_frame;
         for _ in 0..rec.steps_per_frame {
             self.sim.send(Command::Step);
         }
