@@ -207,7 +207,7 @@ impl App {
                 }
             }
             UiAction::ResetCamera => {
-                let cam = view::framing_camera(&[&self.feed.current()]);
+                let cam = view::framing_camera(&[self.feed.current()]);
                 self.controls.home = cam;
                 self.controls.camera = cam;
             }
