@@ -265,7 +265,7 @@ impl App {
                     self.controls.handle(
                         Input::Key(vk),
                         false,
-                        &self.feed.current(),
+                        self.feed.current(),
                         &view_settings,
                     );
                 }
@@ -304,7 +304,7 @@ impl App {
         let view_settings = self.ui.view.clone();
         for cmd in self
             .controls
-            .handle(input, egui_consumed, &self.feed.current(), &view_settings)
+            .handle(input, egui_consumed, self.feed.current(), &view_settings)
         {
             self.sim.send(cmd);
         }
@@ -315,7 +315,7 @@ impl App {
         // The newest snapshot; keep the one before for interpolation.
         let latest = self.sim.latest();
         self.feed.update(latest);
-        self.ui.sync(&self.feed.current());
+        self.ui.sync(self.feed.current());
         if let Some(e) = self.gpu_error.lock().ok().and_then(|mut slot| slot.take()) {
             self.ui.message = Some((format!("GPU error: {e}"), true));
         }
@@ -337,7 +337,7 @@ impl App {
         };
         let mut actions = Vec::new();
         let ui_state = &mut self.ui;
-        let curr = &self.feed.current();
+        let curr = self.feed.current();
         gpu.egui.run(&gpu.window, |root| {
             if curr.divergence.is_some() {
                 egui::Panel::top("guard").show(root, |ui| {
