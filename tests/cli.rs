@@ -101,15 +101,24 @@ fn presets_lists_every_preset_with_a_line() {
     let out = flagsim(&["presets"]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    for name in [
-        "flag",
-        "paper-fig7",
-        "waving",
-        "hanging",
-        "horizontal",
-        "drop-on-ball",
-        "two-masses",
-    ] {
+    // Every file in assets/presets/ is a preset named after it.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/presets");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| {
+            let p = e.unwrap().path();
+            (p.extension()? == "json").then(|| p.file_stem().unwrap().to_string_lossy().into())
+        })
+        .collect();
+    names.sort();
+    assert!(names.len() >= 8, "{names:?}");
+    assert_eq!(
+        text.lines().filter(|l| !l.trim().is_empty()).count(),
+        names.len(),
+        "one line per preset: {text}"
+    );
+    for name in &names {
+        let name = name.as_str();
         let line = text
             .lines()
             .find(|l| l.split_whitespace().next() == Some(name));

@@ -66,13 +66,13 @@ fn render_writes_a_png_of_the_asked_size_showing_the_flag() {
     );
 }
 
-fn mean_difference(a: &image::RgbaImage, b: &image::RgbaImage) -> f64 {
-    let total: u64 = a
-        .pixels()
+/// Pixels whose colour differs by more than 24 (of 765, summed over R, G, B) between `a` and
+/// `b`: a visible change, not dithering or round-off.
+fn changed_pixels(a: &image::RgbaImage, b: &image::RgbaImage) -> usize {
+    a.pixels()
         .zip(b.pixels())
-        .map(|(p, q)| (0..3).map(|c| p.0[c].abs_diff(q.0[c]) as u64).sum::<u64>())
-        .sum();
-    total as f64 / (a.width() * a.height()) as f64
+        .filter(|(p, q)| (0..3).map(|c| p.0[c].abs_diff(q.0[c]) as u32).sum::<u32>() > 24)
+        .count()
 }
 
 #[test]
@@ -82,9 +82,11 @@ fn the_three_display_modes_give_different_pictures() {
         let path = out_path(&format!("mode-{mode}.png"));
         let args = [
             "render",
-            "flag",
+            "drop-on-ball",
             "--steps",
-            "90",
+            "200",
+            "--zoom",
+            "3",
             "--out",
             path.to_str().unwrap(),
             "--size",
@@ -97,10 +99,17 @@ fn the_three_display_modes_give_different_pictures() {
     }
     for i in 0..3 {
         for j in i + 1..3 {
-            let d = mean_difference(&images[i].1, &images[j].1);
+            // The cloth draped over the ball fills most of the picture; each mode reshapes or
+            // reshades its folds (measured: 850–10 600 pixels change visibly, the same mode
+            // rendered twice changes none). At least 300 must.
+            let changed = changed_pixels(&images[i].1, &images[j].1);
+            eprintln!(
+                "{} vs {}: {changed} pixels changed",
+                images[i].0, images[j].0
+            );
             assert!(
-                d > 0.05,
-                "{} and {} look the same ({d})",
+                changed > 300,
+                "{} and {} look nearly the same ({changed} pixels changed)",
                 images[i].0,
                 images[j].0
             );

@@ -72,14 +72,10 @@ fn every_wgsl_file_is_registered_in_render_shaders() {
             .expect("under the crate")
             .to_string_lossy()
             .replace('\\', "/");
-        let registered = shaders::ALL
-            .iter()
-            .find(|s| s.path == relative)
-            .unwrap_or_else(|| panic!("{relative} is not listed in render::shaders::ALL"));
-        let on_disk = std::fs::read_to_string(&file).expect("readable shader");
-        assert_eq!(
-            registered.source, on_disk,
-            "{relative}: embedded source is stale"
+        // (Its embedded source is the file itself: `include_str!` cannot be stale.)
+        assert!(
+            shaders::ALL.iter().any(|s| s.path == relative),
+            "{relative} is not listed in render::shaders::ALL"
         );
     }
 }
