@@ -436,7 +436,9 @@ fn simulation_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mu
                 "tether slack",
                 "",
                 "How far a tether may stretch beyond its rest distance (0 = not at all, the \
-                 default; 0.05 = 5 %). Slack lets the cloth sag until every tether is taut.",
+                 default; 0.05 = 5 %). Slack lets the cloth sag until every tether is taut: \
+                 a cloth held at two separate places needs some, or it hangs flat and taut \
+                 between them.",
                 false,
             );
         });
