@@ -5,8 +5,11 @@ use std::process::Command;
 
 #[test]
 fn bench_quick_json_has_every_section() {
+    let plot = std::env::temp_dir().join(format!("flagsim-bench-{}.svg", std::process::id()));
+    let _ = std::fs::remove_file(&plot);
     let out = Command::new(env!("CARGO_BIN_EXE_flagsim"))
-        .args(["bench", "--quick", "--json"])
+        .args(["bench", "--quick", "--json", "--plot"])
+        .arg(&plot)
         .output()
         .expect("run flagsim bench");
     assert!(
@@ -76,6 +79,14 @@ fn bench_quick_json_has_every_section() {
         assert!(v.get("frame").is_some(), "no viewer-frame section");
         assert!(v["upsampling"][0]["gpu_seconds"].is_object());
     }
+    // `--plot`: the scaling plot, a whole SVG document with a line for kang.
+    let svg = std::fs::read_to_string(&plot).expect("--plot wrote its file");
+    assert!(svg.trim_start().starts_with("<svg") || svg.trim_start().starts_with("<?xml"));
+    assert!(svg.trim_end().ends_with("</svg>"), "truncated SVG");
+    assert!(
+        svg.contains("kang") && svg.contains("<polyline"),
+        "no kang line"
+    );
 }
 
 #[test]
