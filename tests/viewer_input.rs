@@ -346,3 +346,210 @@ mod feed {
         }
     }
 }
+
+// ---- The camera by mouse and keys, picking beyond grids, the key table ----
+
+fn press(controls: &mut Controls, snap: &Snapshot, button: Button, at: Vec2) -> Vec<Command> {
+    let view = ViewSettings::default();
+    controls.handle(Input::CursorMoved(at), false, snap, &view);
+    controls.handle(
+        Input::Button {
+            button,
+            pressed: true,
+        },
+        false,
+        snap,
+        &view,
+    )
+}
+
+fn pixel(controls: &Controls, p: Vec3) -> Vec2 {
+    let (x, y) = controls.camera.project_to_pixel(p, SIZE.x, SIZE.y).unwrap();
+    Vec2::new(x, y)
+}
+
+#[test]
+fn a_pan_drag_keeps_the_point_under_the_cursor() {
+    for button in [Button::Right, Button::Middle] {
+        let (snap, mut controls) = facing_flag();
+        let view = ViewSettings::default();
+        let centre = controls.camera.target; // on screen at the centre of the view
+        let start = SIZE / 2.0;
+        press(&mut controls, &snap, button, start);
+        let end = start + Vec2::new(100.0, 50.0);
+        let cmds = controls.handle(Input::CursorMoved(end), false, &snap, &view);
+        assert!(cmds.is_empty(), "a pan sends nothing to the simulation");
+        // What was under the cursor (at the target's depth) moved with it.
+        let now = pixel(&controls, centre);
+        assert!(
+            (now - end).length() < 0.5,
+            "{button:?}: the point is at {now}, cursor at {end}"
+        );
+    }
+}
+
+#[test]
+fn the_wheel_and_the_zoom_keys_zoom_and_home_restores_the_view() {
+    let (snap, mut controls) = facing_flag();
+    let view = ViewSettings::default();
+    let home = controls.camera;
+    let d0 = home.distance;
+    controls.handle(Input::Wheel(1.0), false, &snap, &view);
+    let d1 = controls.camera.distance;
+    assert!(d1 < d0, "wheel away from the user zooms in: {d0} → {d1}");
+    controls.handle(Input::Wheel(-1.0), false, &snap, &view);
+    assert!(
+        (controls.camera.distance - d0).abs() < 1e-5 * d0,
+        "one line in, one out"
+    );
+    controls.handle(Input::Key(ViewKey::ZoomIn), false, &snap, &view);
+    assert!(controls.camera.distance < d0);
+    controls.handle(Input::Key(ViewKey::ZoomOut), false, &snap, &view);
+    controls.handle(Input::Key(ViewKey::ZoomOut), false, &snap, &view);
+    assert!(controls.camera.distance > d0);
+    // Arrow keys orbit: left/right change the yaw, up/down the pitch, in opposite senses.
+    controls.handle(Input::Key(ViewKey::Left), false, &snap, &view);
+    let yaw_left = controls.camera.yaw;
+    controls.handle(Input::Key(ViewKey::Right), false, &snap, &view);
+    controls.handle(Input::Key(ViewKey::Right), false, &snap, &view);
+    let yaw_right = controls.camera.yaw;
+    assert!(yaw_left != home.yaw && yaw_right != home.yaw && yaw_left != yaw_right);
+    controls.handle(Input::Key(ViewKey::Up), false, &snap, &view);
+    let pitch_up = controls.camera.pitch;
+    assert!(pitch_up > home.pitch, "up raises the camera");
+    controls.handle(Input::Key(ViewKey::Down), false, &snap, &view);
+    controls.handle(Input::Key(ViewKey::Down), false, &snap, &view);
+    assert!(controls.camera.pitch < home.pitch);
+    // A pan moved the target; Home puts everything back.
+    press(&mut controls, &snap, Button::Right, SIZE / 2.0);
+    controls.handle(Input::CursorMoved(SIZE / 3.0), false, &snap, &view);
+    assert_ne!(controls.camera.target, home.target);
+    controls.handle(Input::Key(ViewKey::Home), false, &snap, &view);
+    assert_eq!(controls.camera, home);
+}
+
+#[test]
+fn dragging_a_pinned_node_moves_the_pole_instead_of_grabbing_it() {
+    let (snap, mut controls) = facing_flag();
+    let view = ViewSettings::default();
+    // Just inside the hoist edge, at mid-height: the key node nearest is a pinned one (i = 0).
+    let at = pixel(&controls, Vec3::new(0.02, 2.0, 0.0));
+    let (node, _) = controls.pick(at, &snap, &view).expect("on the flag");
+    assert!(snap.pinned[node], "picked free node {node}");
+    let cmds = press(&mut controls, &snap, Button::Left, at);
+    assert!(cmds.is_empty(), "a pinned node was grabbed: {cmds:?}");
+    assert_eq!(controls.grabbed(), None);
+    let cmds = controls.handle(
+        Input::CursorMoved(at - Vec2::new(0.0, 80.0)),
+        false,
+        &snap,
+        &view,
+    );
+    let Some(Command::SetPoleOffset(offset)) = cmds.first() else {
+        panic!("no pole move: {cmds:?}");
+    };
+    assert!(offset.y > 0.05, "dragging up must lift the pole: {offset}");
+}
+
+#[test]
+fn picking_works_on_a_cloth_without_a_grid() {
+    // The two-masses preset: two free nodes, no grid, no triangles: picked by the node nearest
+    // to the ray.
+    let sim = Scene::load("two-masses").unwrap().simulation().unwrap();
+    let snap = Snapshot::of(&sim);
+    assert!(snap.grid.is_none());
+    let camera = framing_camera(&[&snap]);
+    let controls = Controls::new(camera, SIZE);
+    let view = ViewSettings::default();
+    for node in 0..snap.x.len() {
+        let at = pixel(&controls, snap.x[node].as_vec3());
+        let (picked, point) = controls
+            .pick(at, &snap, &view)
+            .expect("a node under the cursor");
+        assert_eq!(picked, node);
+        assert!((point - snap.x[node].as_vec3()).length() < 1e-4);
+    }
+    assert!(controls.pick(Vec2::new(5.0, 5.0), &snap, &view).is_none());
+}
+
+mod keys {
+    use flagsim::app::controls::ViewKey;
+    use flagsim::app::keys::{BINDINGS, KeyAction, action_for, help_text};
+    use flagsim::sim::IntegratorKind;
+    use winit::keyboard::{Key, NamedKey};
+
+    fn ch(c: &str) -> Key {
+        Key::Character(c.into())
+    }
+
+    #[test]
+    fn every_documented_key_does_what_the_help_says() {
+        use KeyAction::*;
+        let cases = [
+            (Key::Named(NamedKey::Space), Some(TogglePause)),
+            (ch("."), Some(Step)),
+            (ch("r"), Some(Reset)),
+            (ch("R"), Some(Reset)),
+            (ch("w"), Some(ToggleWireframe)),
+            (ch("v"), Some(ToggleDvOverlay)),
+            (ch("h"), Some(ToggleHelp)),
+            (ch("?"), Some(ToggleHelp)),
+            (Key::Named(NamedKey::F12), Some(Screenshot)),
+            (Key::Named(NamedKey::Tab), Some(TogglePanels)),
+            (Key::Named(NamedKey::ArrowLeft), Some(View(ViewKey::Left))),
+            (Key::Named(NamedKey::ArrowRight), Some(View(ViewKey::Right))),
+            (Key::Named(NamedKey::ArrowUp), Some(View(ViewKey::Up))),
+            (Key::Named(NamedKey::ArrowDown), Some(View(ViewKey::Down))),
+            (Key::Named(NamedKey::PageUp), Some(View(ViewKey::ZoomIn))),
+            (Key::Named(NamedKey::PageDown), Some(View(ViewKey::ZoomOut))),
+            (Key::Named(NamedKey::Home), Some(View(ViewKey::Home))),
+            (ch("x"), None),
+            (ch("0"), None),
+            (Key::Named(NamedKey::Escape), None),
+        ];
+        for (key, expected) in cases {
+            assert_eq!(action_for(&key), expected, "{key:?}");
+        }
+    }
+
+    #[test]
+    fn digits_pick_the_integrators_in_the_order_the_help_lists_them() {
+        let listed = [
+            IntegratorKind::Kang,
+            IntegratorKind::ExplicitEuler,
+            IntegratorKind::SymplecticEuler,
+            IntegratorKind::Verlet,
+            IntegratorKind::ImplicitCg,
+            IntegratorKind::Desbrun,
+            IntegratorKind::Hybrid,
+            IntegratorKind::Xpbd,
+            IntegratorKind::ChoiKo,
+        ];
+        for (d, kind) in listed.into_iter().enumerate() {
+            let key = ch(&(d + 1).to_string());
+            assert_eq!(action_for(&key), Some(KeyAction::SetIntegrator(kind)));
+        }
+        assert_eq!(action_for(&ch("10")), None);
+    }
+
+    #[test]
+    fn the_help_has_a_line_for_every_binding_and_the_mouse() {
+        let help = help_text();
+        for b in BINDINGS.iter().filter(|b| !b.label.is_empty()) {
+            let line = help.lines().find(|l| l.starts_with(b.label));
+            assert!(
+                line.is_some_and(|l| l.contains(b.help)),
+                "{}: {help}",
+                b.label
+            );
+        }
+        for words in [
+            "Space", "pause", "Tab", "F12", "1 … 9", "Wheel", "pan", "grab",
+        ] {
+            assert!(
+                help.contains(words),
+                "{words} missing from the help:\n{help}"
+            );
+        }
+    }
+}

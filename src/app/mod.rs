@@ -84,6 +84,7 @@ pub mod controls;
 pub mod egui_glue;
 pub mod feed;
 pub mod frame_stats;
+pub mod keys;
 pub mod screenshot;
 pub mod surface;
 pub mod viewer;

@@ -16,19 +16,19 @@ use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, EventLoop};
-use winit::keyboard::{Key, NamedKey};
+use winit::keyboard::Key;
 use winit::window::{Window, WindowId};
 
-use super::controls::{Button, Controls, Input, ViewKey};
+use super::controls::{Button, Controls, Input};
 use super::egui_glue::EguiLayer;
 use super::feed::SnapshotFeed;
 use super::frame_stats::FrameStats;
+use super::keys::{self, KeyAction};
 use super::screenshot;
 use super::surface::{self, WindowSurface};
 use crate::render::frame::ClothScene;
 use crate::render::view;
 use crate::render::{MsaaAttachments, RenderQuality, Renderer};
-use crate::sim::IntegratorKind;
 use crate::sim::scene::Scene;
 use crate::sim::thread::{Command, SimThread, Snapshot};
 use crate::ui::{self, FrameInfo, RecordingStatus, UiAction, UiState};
@@ -242,58 +242,37 @@ impl App {
     }
 
     fn key(&mut self, key: &Key) {
-        let action = match key {
-            Key::Named(NamedKey::Space) => Some(UiAction::Sim(Command::TogglePause)),
-            Key::Named(NamedKey::F12) => Some(UiAction::Screenshot),
-            Key::Named(NamedKey::Tab) => {
+        let Some(key_action) = keys::action_for(key) else {
+            return;
+        };
+        let action = match key_action {
+            KeyAction::TogglePause => Some(UiAction::Sim(Command::TogglePause)),
+            KeyAction::Step => Some(UiAction::Sim(Command::Step)),
+            KeyAction::Reset => Some(UiAction::Sim(Command::Reset)),
+            KeyAction::Screenshot => Some(UiAction::Screenshot),
+            KeyAction::SetIntegrator(kind) => Some(self.ui.set_integrator(kind)),
+            KeyAction::TogglePanels => {
                 self.ui.show_panels = !self.ui.show_panels;
                 None
             }
-            Key::Named(k) => {
-                let view_key = match k {
-                    NamedKey::ArrowLeft => Some(ViewKey::Left),
-                    NamedKey::ArrowRight => Some(ViewKey::Right),
-                    NamedKey::ArrowUp => Some(ViewKey::Up),
-                    NamedKey::ArrowDown => Some(ViewKey::Down),
-                    NamedKey::PageUp => Some(ViewKey::ZoomIn),
-                    NamedKey::PageDown => Some(ViewKey::ZoomOut),
-                    NamedKey::Home => Some(ViewKey::Home),
-                    _ => None,
-                };
-                if let Some(vk) = view_key {
-                    let view_settings = self.ui.view.clone();
-                    self.controls.handle(
-                        Input::Key(vk),
-                        false,
-                        self.feed.current(),
-                        &view_settings,
-                    );
-                }
+            KeyAction::ToggleWireframe => {
+                self.ui.view.key_wireframe = !self.ui.view.key_wireframe;
                 None
             }
-            Key::Character(c) => match c.as_str() {
-                "." => Some(UiAction::Sim(Command::Step)),
-                "r" | "R" => Some(UiAction::Sim(Command::Reset)),
-                "w" | "W" => {
-                    self.ui.view.key_wireframe = !self.ui.view.key_wireframe;
-                    None
-                }
-                "v" | "V" => {
-                    self.ui.view.dv_overlay = !self.ui.view.dv_overlay;
-                    None
-                }
-                "h" | "H" | "?" => {
-                    self.ui.show_help = !self.ui.show_help;
-                    None
-                }
-                digit => digit
-                    .parse::<usize>()
-                    .ok()
-                    .and_then(|d| d.checked_sub(1))
-                    .and_then(|i| IntegratorKind::ALL.get(i).copied())
-                    .map(|kind| self.ui.set_integrator(kind)),
-            },
-            _ => None,
+            KeyAction::ToggleDvOverlay => {
+                self.ui.view.dv_overlay = !self.ui.view.dv_overlay;
+                None
+            }
+            KeyAction::ToggleHelp => {
+                self.ui.show_help = !self.ui.show_help;
+                None
+            }
+            KeyAction::View(vk) => {
+                let view_settings = self.ui.view.clone();
+                self.controls
+                    .handle(Input::Key(vk), false, self.feed.current(), &view_settings);
+                None
+            }
         };
         if let Some(a) = action {
             self.apply(a);
@@ -357,7 +336,7 @@ impl App {
                     .collapsible(false)
                     .resizable(false)
                     .show(root.ctx(), |ui| {
-                        ui.monospace(ui::HELP);
+                        ui.monospace(keys::help_text());
                         if ui.button("close (h)").clicked() {
                             ui_state.show_help = false;
                         }

@@ -977,26 +977,6 @@ pub fn divergence_banner(ui: &mut Ui, state: &mut UiState, snap: &Snapshot) -> V
     actions
 }
 
-/// The keys and mouse, for the `h` overlay.
-pub const HELP: &str = "\
-Space      pause / run
-.          one step (while paused)
-r          reset the scene
-w          key-mesh wireframe
-v          velocity-change overlay
-1 … 9      integrator (kang, explicit, symplectic, verlet, implicit-cg, desbrun, hybrid, xpbd,
-           choi-ko)
-F12        screenshot
-Tab        hide / show the panels
-h          this help
-Left-drag on the cloth   grab a key node and pull it
-Shift + left-drag        move the pole
-Left-drag elsewhere      orbit the camera
-Right- or middle-drag    pan
-Wheel                    zoom
-Arrow keys / PgUp PgDn   orbit / zoom
-Home                     reset the view";
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,203 @@
+//! The viewer's keyboard, as one table: what each key does and the `h` overlay's text both come
+//! from [`BINDINGS`], so they cannot disagree. [`action_for`] maps a winit key to what it asks
+//! for, without a window; the viewer then carries it out.
+
+use winit::keyboard::{Key, NamedKey};
+
+use super::controls::ViewKey;
+use crate::sim::IntegratorKind;
+
+/// What a key asks the viewer to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyAction {
+    TogglePause,
+    /// One step while paused.
+    Step,
+    Reset,
+    ToggleWireframe,
+    ToggleDvOverlay,
+    SetIntegrator(IntegratorKind),
+    Screenshot,
+    TogglePanels,
+    ToggleHelp,
+    View(ViewKey),
+}
+
+/// Which keys a binding answers to.
+#[derive(Debug, Clone, Copy)]
+enum Keys {
+    Named(&'static [NamedKey]),
+    /// Characters, either case.
+    Chars(&'static [&'static str]),
+    /// `1` … `9`: the integrators in [`IntegratorKind::ALL`]'s order.
+    Digits,
+}
+
+/// One row of the key table.
+#[derive(Debug, Clone, Copy)]
+pub struct Binding {
+    /// The keys as the help shows them.
+    pub label: &'static str,
+    /// What they do, for the help.
+    pub help: &'static str,
+    keys: Keys,
+    action: Option<KeyAction>,
+}
+
+const fn named(
+    label: &'static str,
+    help: &'static str,
+    keys: &'static [NamedKey],
+    action: KeyAction,
+) -> Binding {
+    Binding {
+        label,
+        help,
+        keys: Keys::Named(keys),
+        action: Some(action),
+    }
+}
+
+const fn chars(
+    label: &'static str,
+    help: &'static str,
+    keys: &'static [&'static str],
+    action: KeyAction,
+) -> Binding {
+    Binding {
+        label,
+        help,
+        keys: Keys::Chars(keys),
+        action: Some(action),
+    }
+}
+
+/// Every key binding, in the order the help lists them.
+pub const BINDINGS: &[Binding] = &[
+    named(
+        "Space",
+        "pause / run",
+        &[NamedKey::Space],
+        KeyAction::TogglePause,
+    ),
+    chars(".", "one step (while paused)", &["."], KeyAction::Step),
+    chars("r", "reset the scene", &["r"], KeyAction::Reset),
+    chars(
+        "w",
+        "key-mesh wireframe",
+        &["w"],
+        KeyAction::ToggleWireframe,
+    ),
+    chars(
+        "v",
+        "velocity-change overlay",
+        &["v"],
+        KeyAction::ToggleDvOverlay,
+    ),
+    Binding {
+        label: "1 … 9",
+        help: "integrator (kang, explicit, symplectic, verlet, implicit-cg, desbrun, hybrid, \
+               xpbd, choi-ko)",
+        keys: Keys::Digits,
+        action: None,
+    },
+    named("F12", "screenshot", &[NamedKey::F12], KeyAction::Screenshot),
+    named(
+        "Tab",
+        "hide / show the panels",
+        &[NamedKey::Tab],
+        KeyAction::TogglePanels,
+    ),
+    chars("h, ?", "this help", &["h", "?"], KeyAction::ToggleHelp),
+    named(
+        "← →",
+        "orbit left / right",
+        &[NamedKey::ArrowLeft],
+        KeyAction::View(ViewKey::Left),
+    ),
+    named(
+        "",
+        "",
+        &[NamedKey::ArrowRight],
+        KeyAction::View(ViewKey::Right),
+    ),
+    named(
+        "↑ ↓",
+        "orbit up / down",
+        &[NamedKey::ArrowUp],
+        KeyAction::View(ViewKey::Up),
+    ),
+    named(
+        "",
+        "",
+        &[NamedKey::ArrowDown],
+        KeyAction::View(ViewKey::Down),
+    ),
+    named(
+        "PgUp PgDn",
+        "zoom in / out",
+        &[NamedKey::PageUp],
+        KeyAction::View(ViewKey::ZoomIn),
+    ),
+    named(
+        "",
+        "",
+        &[NamedKey::PageDown],
+        KeyAction::View(ViewKey::ZoomOut),
+    ),
+    named(
+        "Home",
+        "reset the view",
+        &[NamedKey::Home],
+        KeyAction::View(ViewKey::Home),
+    ),
+];
+
+/// The mouse, for the help (the mapping itself is [`super::controls::Controls`]).
+pub const MOUSE: &[(&str, &str)] = &[
+    ("Left-drag on the cloth", "grab a key node and pull it"),
+    (
+        "Left-drag on a pinned node",
+        "move the pole (so does Shift + left-drag)",
+    ),
+    ("Left-drag elsewhere", "orbit the camera"),
+    ("Right- or middle-drag", "pan"),
+    ("Wheel", "zoom"),
+];
+
+/// What `key` asks for, if anything.
+pub fn action_for(key: &Key) -> Option<KeyAction> {
+    let digit = |c: &str| {
+        let d: usize = c.parse().ok()?;
+        IntegratorKind::ALL.get(d.checked_sub(1)?).copied()
+    };
+    BINDINGS.iter().find_map(|b| match (b.keys, key) {
+        (Keys::Named(list), Key::Named(k)) if list.contains(k) => b.action,
+        (Keys::Chars(list), Key::Character(c))
+            if list.iter().any(|l| l.eq_ignore_ascii_case(c.as_str())) =>
+        {
+            b.action
+        }
+        (Keys::Digits, Key::Character(c)) => digit(c.as_str()).map(KeyAction::SetIntegrator),
+        _ => None,
+    })
+}
+
+/// The `h` overlay: one line per binding that has a label, then the mouse.
+pub fn help_text() -> String {
+    let width = BINDINGS
+        .iter()
+        .map(|b| b.label.chars().count())
+        .chain(MOUSE.iter().map(|(m, _)| m.chars().count()))
+        .max()
+        .unwrap_or(0);
+    let line = |label: &str, help: &str| {
+        let pad = width - label.chars().count();
+        format!("{label}{}  {help}", " ".repeat(pad))
+    };
+    let keys = BINDINGS.iter().filter(|b| !b.label.is_empty());
+    keys.map(|b| line(b.label, b.help))
+        .chain(MOUSE.iter().map(|(m, h)| line(m, h)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
