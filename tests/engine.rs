@@ -1122,3 +1122,29 @@ fn desbrun_refuses_a_cloth_too_large_for_its_dense_inverse() {
     // At the limit it is accepted (the inverse is only built on the first step).
     assert!(scene(65, "desbrun").simulation().is_ok());
 }
+
+#[test]
+fn a_grab_that_jumps_is_followed_at_half_the_guards_speed_and_trips_nothing() {
+    // The flag in its wind (6 m/s: the guard's limit is max(50, 2.5 × 6) = 50 m/s). The mouse
+    // jumps the grab 1 m in one frame: the node follows at 25 m/s, 25/60 m per step, reaching
+    // the target in the third step, and the nodes it drags along never look like a blow-up.
+    let mut sim = run_preset("flag", 60);
+    let node = 99;
+    let start = sim.cloth.x[node];
+    let target = start + DVec3::new(0.0, 0.0, 1.0);
+    sim.grab = Some(flagsim::sim::simulation::Grab { node, target });
+    let per_step = 0.5 * 50.0 / 60.0;
+    for k in 1..=3 {
+        assert!(sim.step(), "{}", sim.divergence.clone().unwrap());
+        let expected = start.z + (k as f64 * per_step).min(1.0);
+        assert!(
+            (sim.cloth.x[node].z - expected).abs() < 1e-9,
+            "step {k}: {}",
+            sim.cloth.x[node]
+        );
+    }
+    assert!((sim.cloth.x[node] - target).length() < 1e-9);
+    for _ in 0..60 {
+        assert!(sim.step(), "{}", sim.divergence.clone().unwrap());
+    }
+}

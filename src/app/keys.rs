@@ -183,21 +183,27 @@ pub fn action_for(key: &Key) -> Option<KeyAction> {
     })
 }
 
-/// The `h` overlay: one line per binding that has a label, then the mouse.
+/// The `h` overlay: one line per binding that has a label, then the mouse, each block in two
+/// aligned columns.
 pub fn help_text() -> String {
-    let width = BINDINGS
+    fn block<'a>(rows: impl Iterator<Item = (&'a str, &'a str)> + Clone) -> Vec<String> {
+        let width = rows
+            .clone()
+            .map(|(l, _)| l.chars().count())
+            .max()
+            .unwrap_or(0);
+        rows.map(|(label, help)| {
+            let pad = width - label.chars().count();
+            format!("{label}{}  {help}", " ".repeat(pad))
+        })
+        .collect()
+    }
+    let keys = BINDINGS
         .iter()
-        .map(|b| b.label.chars().count())
-        .chain(MOUSE.iter().map(|(m, _)| m.chars().count()))
-        .max()
-        .unwrap_or(0);
-    let line = |label: &str, help: &str| {
-        let pad = width - label.chars().count();
-        format!("{label}{}  {help}", " ".repeat(pad))
-    };
-    let keys = BINDINGS.iter().filter(|b| !b.label.is_empty());
-    keys.map(|b| line(b.label, b.help))
-        .chain(MOUSE.iter().map(|(m, h)| line(m, h)))
-        .collect::<Vec<_>>()
-        .join("\n")
+        .filter(|b| !b.label.is_empty())
+        .map(|b| (b.label, b.help));
+    let mut lines = block(keys);
+    lines.push(String::new());
+    lines.extend(block(MOUSE.iter().copied()));
+    lines.join("\n")
 }

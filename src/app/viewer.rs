@@ -336,7 +336,11 @@ impl App {
                     .collapsible(false)
                     .resizable(false)
                     .show(root.ctx(), |ui| {
-                        ui.monospace(keys::help_text());
+                        // One line per key: never wrapped, the window fits the text.
+                        ui.add(
+                            egui::Label::new(egui::RichText::new(keys::help_text()).monospace())
+                                .extend(),
+                        );
                         if ui.button("close (h)").clicked() {
                             ui_state.show_help = false;
                         }

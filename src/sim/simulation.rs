@@ -47,6 +47,13 @@ pub const BLOWUP_SPEED: f64 = 50.0;
 /// See [`BLOWUP_SPEED`].
 pub const BLOWUP_WIND_FACTOR: f64 = 2.5;
 
+/// The fastest a kinematic node (the grabbed node, the pole's pins) moves toward its target,
+/// as a fraction of [`Simulation::speed_limit`]: a mouse flick or a pole drag that jumps a
+/// metre between two frames is followed over a few steps instead of in one, so the nodes it
+/// drags along never trip the guard's speed test (measured: a 300-pixel jump of the grab in
+/// one frame moved its neighbour at 58 m/s and stopped the viewer with a divergence).
+pub const KINEMATIC_SPEED_FRACTION: f64 = 0.5;
+
 /// Why and where the guard stopped a run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Divergence {
@@ -500,6 +507,7 @@ impl Simulation {
         let n = self.cloth.node_count();
         let t = self.time;
         let offset = self.cloth_offset(t + h);
+        let max_move = KINEMATIC_SPEED_FRACTION * self.speed_limit() * h;
         let w = &mut self.work;
         w.kinematic.clear();
         w.kinematic.extend_from_slice(&self.cloth.pinned);
@@ -513,10 +521,11 @@ impl Simulation {
             if !w.kinematic[i] {
                 continue;
             }
-            let target = match self.grab {
+            let wanted = match self.grab {
                 Some(g) if g.node == i => g.target,
                 _ => c.anchor[i] + offset,
             };
+            let target = c.x[i] + (wanted - c.x[i]).clamp_length_max(max_move);
             w.target_x[i] = target;
             w.known_dv[i] = (target - c.x[i]) / h - c.v[i];
         }
