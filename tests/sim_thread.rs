@@ -396,7 +396,15 @@ fn the_fixed_stepper_turns_wall_time_into_whole_steps() {
     let mut slow = FixedStepper::default();
     slow.time_scale = 0.5;
     assert_eq!(slow.advance(0.04, dt), 2);
-    // Bad wall times are ignored.
+    // Bad wall times and steps are ignored, and leave the backlog as it was.
     assert_eq!(slow.advance(f64::NAN, dt), 0);
     assert_eq!(slow.advance(-1.0, dt), 0);
+    assert_eq!(slow.advance(f64::INFINITY, dt), 0);
+    assert_eq!(slow.advance(0.1, 0.0), 0, "a zero dt ran steps");
+    assert_eq!(slow.advance(0.1, -0.01), 0);
+    assert_eq!(slow.advance(0.04, dt), 2, "a bad call changed the backlog");
+    // Right after falling behind (the backlog cut to one dt) no wall time means no step.
+    let mut behind = FixedStepper::default();
+    behind.advance(10.0, dt);
+    assert_eq!(behind.advance(0.0, dt), 0);
 }
