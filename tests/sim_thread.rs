@@ -10,7 +10,9 @@ use flagsim::sim::thread::{Command, SimThread, Snapshot, SnapshotSlot, wait_for}
 use flagsim::sim::{IntegratorKind, Params};
 use glam::DVec3;
 
-const WAIT: Duration = Duration::from_secs(20);
+/// Long enough for any scheduling delay (a step of the flag takes microseconds), short enough
+/// that a broken thread fails the test in seconds.
+const WAIT: Duration = Duration::from_secs(5);
 
 fn paused_flag() -> SimThread {
     SimThread::spawn(Scene::load("flag").unwrap(), true).unwrap()
