@@ -3,15 +3,18 @@
 
 use std::process::Command;
 
+mod process;
+
 #[test]
 fn bench_quick_json_has_every_section() {
     let plot = std::env::temp_dir().join(format!("flagsim-bench-{}.svg", std::process::id()));
     let _ = std::fs::remove_file(&plot);
-    let out = Command::new(env!("CARGO_BIN_EXE_flagsim"))
-        .args(["bench", "--quick", "--json", "--plot"])
-        .arg(&plot)
-        .output()
-        .expect("run flagsim bench");
+    let out = process::output_within(
+        Command::new(env!("CARGO_BIN_EXE_flagsim"))
+            .args(["bench", "--quick", "--json", "--plot"])
+            .arg(&plot),
+        std::time::Duration::from_secs(600),
+    );
     assert!(
         out.status.success(),
         "{}",
@@ -91,9 +94,9 @@ fn bench_quick_json_has_every_section() {
 
 #[test]
 fn bench_rejects_a_plot_that_is_not_svg() {
-    let out = Command::new(env!("CARGO_BIN_EXE_flagsim"))
-        .args(["bench", "--quick", "--plot", "x.png"])
-        .output()
-        .expect("run flagsim bench");
+    let out = process::output_within(
+        Command::new(env!("CARGO_BIN_EXE_flagsim")).args(["bench", "--quick", "--plot", "x.png"]),
+        std::time::Duration::from_secs(600),
+    );
     assert_eq!(out.status.code(), Some(2));
 }

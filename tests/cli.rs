@@ -4,12 +4,16 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+mod process;
+
+/// Runs flagsim; a run still going after two minutes is killed and fails the test.
 fn flagsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flagsim"))
-        .args(args)
-        .env("RUST_BACKTRACE", "0")
-        .output()
-        .expect("run flagsim")
+    process::output_within(
+        Command::new(env!("CARGO_BIN_EXE_flagsim"))
+            .args(args)
+            .env("RUST_BACKTRACE", "0"),
+        std::time::Duration::from_secs(120),
+    )
 }
 
 fn scene_file(name: &str, text: &str) -> PathBuf {
@@ -341,8 +345,9 @@ fn a_closed_stdout_pipe_ends_the_run_quietly() {
         .spawn()
         .unwrap();
     drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let status = process::wait_within(&mut child, std::time::Duration::from_secs(120), "simulate");
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
     assert!(!err.contains("panicked"), "{err}");
-    assert!(out.status.success(), "exit {:?}: {err}", out.status);
+    assert!(status.success(), "exit {status:?}: {err}");
 }

@@ -7,12 +7,16 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+mod process;
+
+/// Runs flagsim; a run still going after two minutes is killed and fails the test.
 fn flagsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flagsim"))
-        .args(args)
-        .env("RUST_BACKTRACE", "0")
-        .output()
-        .expect("run flagsim")
+    process::output_within(
+        Command::new(env!("CARGO_BIN_EXE_flagsim"))
+            .args(args)
+            .env("RUST_BACKTRACE", "0"),
+        std::time::Duration::from_secs(120),
+    )
 }
 
 fn out_path(name: &str) -> PathBuf {

@@ -6,6 +6,8 @@
 use std::io::Write;
 use std::process::Command;
 
+mod process;
+
 fn have_display() -> bool {
     let ok = std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some();
     if !ok {
@@ -29,20 +31,21 @@ fn the_viewer_starts_renders_saves_a_screenshot_and_exits_cleanly() {
     let dir = std::env::temp_dir().join(format!("flagsim-viewer-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let shot = dir.join("viewer.png");
-    let out = Command::new(env!("CARGO_BIN_EXE_flagsim"))
-        .args([
-            "view",
-            "flag",
-            "--size",
-            "1024x640",
-            "--exit-after-frames",
-            "90",
-        ])
-        .arg("--screenshot")
-        .arg(&shot)
-        .env("RUST_BACKTRACE", "0")
-        .output()
-        .expect("run flagsim view");
+    let out = process::output_within(
+        Command::new(env!("CARGO_BIN_EXE_flagsim"))
+            .args([
+                "view",
+                "flag",
+                "--size",
+                "1024x640",
+                "--exit-after-frames",
+                "90",
+            ])
+            .arg("--screenshot")
+            .arg(&shot)
+            .env("RUST_BACKTRACE", "0"),
+        std::time::Duration::from_secs(300),
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success(),
@@ -81,10 +84,10 @@ fn the_viewer_starts_renders_saves_a_screenshot_and_exits_cleanly() {
 
 #[test]
 fn the_viewer_rejects_a_bad_scene_before_opening_a_window() {
-    let out = Command::new(env!("CARGO_BIN_EXE_flagsim"))
-        .args(["view", "no-such-scene"])
-        .output()
-        .expect("run flagsim view");
+    let out = process::output_within(
+        Command::new(env!("CARGO_BIN_EXE_flagsim")).args(["view", "no-such-scene"]),
+        std::time::Duration::from_secs(300),
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown preset"));
 }
