@@ -553,3 +553,50 @@ mod keys {
         }
     }
 }
+
+mod recording {
+    use flagsim::app::recording::LockStep;
+
+    #[test]
+    fn a_recording_captures_every_steps_per_frame_th_step_whatever_the_display_does() {
+        // 30 frames per simulated second of a 1/60 s simulation: one frame every 2 steps.
+        let mut lock = LockStep::new(30.0, 1.0 / 60.0, 5);
+        assert_eq!(lock.steps_per_frame, 2);
+        // The display polls many times per step; the simulation only moves when asked.
+        let mut step = 5;
+        let mut captured = Vec::new();
+        for _frame_on_screen in 0..40 {
+            if lock.due(step, false) {
+                captured.push(step);
+                step += lock.captured(step); // the steps the recorder asks for
+            }
+        }
+        assert_eq!(captured, (0..40).map(|k| 5 + 2 * k).collect::<Vec<_>>());
+        assert_eq!(lock.frames, 40);
+        // Not before its step, and never a diverged snapshot.
+        let lock = LockStep::new(30.0, 1.0 / 60.0, 10);
+        assert!(!lock.due(9, false));
+        assert!(lock.due(10, false));
+        assert!(!lock.due(10, true));
+    }
+
+    #[test]
+    fn steps_per_frame_is_the_nearest_whole_number_and_at_least_one() {
+        // 1 / (fps · dt): 60/24 = 2.5 → 3 (half away from zero), 60/25 = 2.4 → 2, 60/120 = 0.5
+        // → 1, 60/1000 → at least 1; dt = 0.01 at 30 fps: 3.33 → 3.
+        for (fps, dt, expected) in [
+            (24.0, 1.0 / 60.0, 3),
+            (25.0, 1.0 / 60.0, 2),
+            (120.0, 1.0 / 60.0, 1),
+            (1000.0, 1.0 / 60.0, 1),
+            (30.0, 0.01, 3),
+            (30.0, 0.0, 1),
+        ] {
+            assert_eq!(
+                LockStep::new(fps, dt, 0).steps_per_frame,
+                expected,
+                "{fps} fps, dt {dt}"
+            );
+        }
+    }
+}

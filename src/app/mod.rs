@@ -85,6 +85,7 @@ pub mod egui_glue;
 pub mod feed;
 pub mod frame_stats;
 pub mod keys;
+pub mod recording;
 pub mod screenshot;
 pub mod surface;
 pub mod viewer;

@@ -24,6 +24,7 @@ use super::egui_glue::EguiLayer;
 use super::feed::SnapshotFeed;
 use super::frame_stats::FrameStats;
 use super::keys::{self, KeyAction};
+use super::recording::LockStep;
 use super::screenshot;
 use super::surface::{self, WindowSurface};
 use crate::render::frame::ClothScene;
@@ -100,14 +101,10 @@ struct ShotRequest {
     automated: bool,
 }
 
-/// A PNG sequence taken at a fixed simulated rate: the simulation is paused and stepped in lock
-/// step with the captures, so the display rate does not matter.
+/// A PNG sequence taken at a fixed simulated rate (see [`LockStep`]).
 struct Recorder {
     dir: PathBuf,
-    frames: u32,
-    steps_per_frame: u64,
-    /// The step whose snapshot is captured next.
-    next_step: u64,
+    lock: LockStep,
     with_panels: bool,
 }
 
@@ -218,7 +215,7 @@ impl App {
         if let Some(r) = self.recorder.take() {
             self.ui.recording = None;
             self.ui.message = Some((
-                format!("recorded {} frames to {}", r.frames, r.dir.display()),
+                format!("recorded {} frames to {}", r.lock.frames, r.dir.display()),
                 false,
             ));
             return;
@@ -228,14 +225,12 @@ impl App {
             self.ui.message = Some((format!("cannot record to {}: {e}", dir.display()), true));
             return;
         }
-        let dt = self.feed.current().params.dt;
-        let steps_per_frame = ((1.0 / self.ui.record_fps) / dt).round().max(1.0) as u64;
+        let current = self.feed.current();
+        let lock = LockStep::new(self.ui.record_fps, current.params.dt, current.step);
         self.sim.send(Command::Pause(true));
         self.recorder = Some(Recorder {
             dir: dir.clone(),
-            frames: 0,
-            steps_per_frame,
-            next_step: self.feed.current().step,
+            lock,
             with_panels: self.ui.screenshot_panels,
         });
         self.ui.recording = Some(RecordingStatus { dir, frames: 0 });
@@ -452,10 +447,11 @@ impl App {
         let (Some(rec), Some(gpu)) = (self.recorder.as_mut(), self.gpu.as_mut()) else {
             return;
         };
-        if self.feed.current().step < rec.next_step || self.feed.current().divergence.is_some() {
+        let current = self.feed.current();
+        if !rec.lock.due(current.step, current.divergence.is_some()) {
             return;
         }
-        let path = rec.dir.join(format!("frame-{:05}.png", rec.frames));
+        let path = rec.dir.join(format!("frame-{:05}.png", rec.lock.frames));
         let saved = capture(
             gpu,
             frame,
@@ -472,14 +468,12 @@ impl App {
             self.ui.recording = None;
             return;
         }
-        rec.frames += 1;
-        rec.next_step = self.feed.current().step + rec.steps_per_frame;
-        for _ in 0..rec.steps_per_frame {
+        for _ in 0..rec.lock.captured(self.feed.current().step) {
             self.sim.send(Command::Step);
         }
         self.ui.recording = Some(RecordingStatus {
             dir: rec.dir.clone(),
-            frames: rec.frames,
+            frames: rec.lock.frames,
         });
     }
 }
