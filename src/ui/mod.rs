@@ -928,7 +928,7 @@ fn capture_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
         actions.push(UiAction::ToggleRecording);
     }
     if let Some(r) = &state.recording {
-        ui.label(format!("{} frames → {}", r.frames, r.dir.display()));
+        ui.label(format!("{} frames in {}", r.frames, r.dir.display()));
     }
 }
 
