@@ -387,17 +387,40 @@ fn a_bad_scene_is_refused_and_the_running_one_kept() {
 fn the_fixed_stepper_turns_wall_time_into_whole_steps() {
     let dt = 0.01;
     let mut st = FixedStepper::default();
+    assert_eq!(st.until_next(dt), dt, "nothing owed: a whole step to wait");
     assert_eq!(st.advance(0.025, dt), 2); // 2.5 steps owed: 2 now
+    assert!(!st.behind, "kept up, yet reported behind");
+    // Half a step is owed: the next one is due in half a step of wall time.
+    assert!(
+        (st.until_next(dt) - 0.005).abs() < 1e-12,
+        "{}",
+        st.until_next(dt)
+    );
     assert_eq!(st.advance(0.005, dt), 1); // the half left plus a half
     assert_eq!(st.advance(0.0, dt), 0);
     // Falling far behind runs at most the cap and drops the rest.
     assert_eq!(st.advance(10.0, dt), st.max_steps_per_update);
     assert!(st.behind);
     assert!(st.advance(0.001, dt) <= 1);
-    // Time scale halves the steps due.
+    // Time scale halves the steps due, and doubles the wall time to the next one.
     let mut slow = FixedStepper::default();
     slow.time_scale = 0.5;
     assert_eq!(slow.advance(0.04, dt), 2);
+    assert_eq!(slow.advance(0.01, dt), 0); // half a step owed
+    assert!(
+        (slow.until_next(dt) - 0.01).abs() < 1e-12,
+        "{}",
+        slow.until_next(dt)
+    );
+    // Reset forgets the backlog and the behind flag.
+    slow.reset();
+    assert!((slow.until_next(dt) - 0.02).abs() < 1e-12);
+    assert_eq!(
+        slow.advance(0.01, dt),
+        0,
+        "the forgotten half step came back"
+    );
+    slow.reset();
     // Bad wall times and steps are ignored, and leave the backlog as it was.
     assert_eq!(slow.advance(f64::NAN, dt), 0);
     assert_eq!(slow.advance(-1.0, dt), 0);
@@ -409,4 +432,7 @@ fn the_fixed_stepper_turns_wall_time_into_whole_steps() {
     let mut behind = FixedStepper::default();
     behind.advance(10.0, dt);
     assert_eq!(behind.advance(0.0, dt), 0);
+    assert!(behind.behind);
+    behind.reset();
+    assert!(!behind.behind);
 }
