@@ -436,3 +436,19 @@ fn the_fixed_stepper_turns_wall_time_into_whole_steps() {
     behind.reset();
     assert!(!behind.behind);
 }
+
+#[test]
+fn the_step_rate_is_counted_over_windows_of_a_second() {
+    use flagsim::sim::thread::RateMeter;
+    let t0 = std::time::Instant::now();
+    let at = |s: f64| t0 + Duration::from_secs_f64(s);
+    let mut meter = RateMeter::default();
+    // Until a second has passed there is no rate yet.
+    assert_eq!(meter.add(10, at(0.0)), 0.0);
+    assert_eq!(meter.add(20, at(0.5)), 0.0);
+    // 10 + 20 + 30 steps in the first second: 60 per second.
+    assert_eq!(meter.add(30, at(1.0)), 60.0);
+    // It holds until the next window closes: 5 + 25 steps in 1.5 s is 20 per second.
+    assert_eq!(meter.add(5, at(1.5)), 60.0);
+    assert_eq!(meter.add(25, at(2.5)), 20.0);
+}

@@ -245,15 +245,19 @@ impl Drop for SimThread {
     }
 }
 
+/// Published steps per wall second, measured over windows of at least one second (the
+/// snapshot's `steps_per_second`).
 #[derive(Debug, Default)]
-struct RateMeter {
+pub struct RateMeter {
     window_start: Option<Instant>,
     count: u32,
     rate: f64,
 }
 
 impl RateMeter {
-    fn add(&mut self, steps: u32, now: Instant) -> f64 {
+    /// Counts `steps` done at `now`; returns the rate of the last full window (0 until the
+    /// first window of a second has passed).
+    pub fn add(&mut self, steps: u32, now: Instant) -> f64 {
         let start = *self.window_start.get_or_insert(now);
         self.count += steps;
         let elapsed = now.duration_since(start).as_secs_f64();
