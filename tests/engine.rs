@@ -1148,3 +1148,24 @@ fn a_grab_that_jumps_is_followed_at_half_the_guards_speed_and_trips_nothing() {
         assert!(sim.step(), "{}", sim.divergence.clone().unwrap());
     }
 }
+
+#[test]
+fn step_n_runs_a_batch_and_stops_at_the_step_the_guard_rejects() {
+    // A batch is the same as single steps.
+    let mut batched = Scene::load("flag").unwrap().simulation().unwrap();
+    assert_eq!(batched.step_n(5), 5);
+    let single = run_preset("flag", 5);
+    assert_eq!(batched.step_index, 5);
+    assert_eq!(batched.cloth.x, single.cloth.x);
+    // A diverging run stops at the rejected step, on the state before it.
+    let mut scene = Scene::load("flag").unwrap();
+    scene.params.integrator = IntegratorKind::SymplecticEuler;
+    scene.params.provot.enabled = false;
+    scene.params.dt = 0.008;
+    let mut sim = scene.simulation().unwrap();
+    let ran = sim.step_n(10_000);
+    assert!(ran < 10_000, "never diverged");
+    let d = sim.divergence.clone().expect("guard fired");
+    assert_eq!(d.step, ran as u64);
+    assert_eq!(sim.step_index, ran as u64 - 1);
+}

@@ -452,3 +452,27 @@ fn the_step_rate_is_counted_over_windows_of_a_second() {
     assert_eq!(meter.add(5, at(1.5)), 60.0);
     assert_eq!(meter.add(25, at(2.5)), 20.0);
 }
+
+#[test]
+fn a_running_thread_publishes_only_when_it_stepped() {
+    // Steps of 0.5 s: between two steps the thread wakes every 50 ms with nothing to do and
+    // must not publish (a new sequence number for the same state would have the viewer
+    // interpolate between two equal snapshots).
+    let mut scene = Scene::load("flag").unwrap();
+    scene.params.dt = 0.5;
+    let sim = SimThread::spawn(scene, false).unwrap();
+    let slot = sim.slot();
+    wait_for(&slot, WAIT, |s| s.step >= 1).unwrap();
+    let mut checked = false;
+    for _ in 0..10 {
+        let a = sim.latest();
+        std::thread::sleep(Duration::from_millis(200));
+        let b = sim.latest();
+        if a.step == b.step {
+            assert_eq!(a.seq, b.seq, "published without a step");
+            checked = true;
+            break;
+        }
+    }
+    assert!(checked, "never 200 ms without a step at dt = 0.5 s");
+}

@@ -380,6 +380,18 @@ impl Simulation {
 
     /// Advances one published step (`dt`). Does nothing while paused. Returns `false` when the
     /// guard fired (the state is then the one from before the step).
+    /// Runs up to `n` published steps, stopping after the first one the guard rejects (the
+    /// simulation is then paused on the last good state). Returns how many it ran, the rejected
+    /// one included. While paused every step does nothing, and all `n` "run".
+    pub fn step_n(&mut self, n: u32) -> u32 {
+        for k in 1..=n {
+            if !self.step() {
+                return k;
+            }
+        }
+        n
+    }
+
     pub fn step(&mut self) -> bool {
         if self.paused {
             return true;

@@ -317,13 +317,7 @@ impl Worker {
             last = now;
             if self.running && !self.sim.paused {
                 let steps = self.stepper.advance(wall, self.sim.params().dt);
-                let mut done = 0;
-                for _ in 0..steps {
-                    done += 1;
-                    if !self.sim.step() {
-                        break;
-                    }
-                }
+                let done = self.sim.step_n(steps);
                 self.rate.add(done, now);
                 dirty |= done > 0;
             } else {
