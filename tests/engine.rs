@@ -1169,3 +1169,36 @@ fn step_n_runs_a_batch_and_stops_at_the_step_the_guard_rejects() {
     assert_eq!(d.step, ran as u64);
     assert_eq!(sim.step_index, ran as u64 - 1);
 }
+
+#[test]
+fn the_air_follows_a_change_of_wind_with_its_response_time() {
+    // The wind a node feels moves toward the set value by 1 − exp(−h / τ) per step: after k
+    // steps of a change from V₁ to V₂ it is V₂ + (V₁ − V₂) exp(−k h / τ). With τ = 0 at once.
+    let mut sim = Scene::load("flag").unwrap().simulation().unwrap();
+    let v1 = DVec3::from_array(sim.params().wind.velocity);
+    assert_eq!(sim.base_wind, v1, "the air starts at the scene's wind");
+    let (h, tau) = (sim.params().dt, 0.5);
+    let v2 = DVec3::new(-2.0, 1.0, 4.0);
+    let mut p = sim.params().clone();
+    p.wind.velocity = v2.to_array();
+    p.wind.response = tau;
+    sim.set_params(p).unwrap();
+    for k in 1..=30 {
+        sim.step();
+        let expected = v2 + (v1 - v2) * (-(k as f64) * h / tau).exp();
+        assert!(
+            (sim.base_wind - expected).length() < 1e-9,
+            "step {k}: {} expected {expected}",
+            sim.base_wind
+        );
+    }
+    let mut p = sim.params().clone();
+    p.wind.velocity = v1.to_array();
+    p.wind.response = 0.0;
+    sim.set_params(p).unwrap();
+    sim.step();
+    assert_eq!(
+        sim.base_wind, v1,
+        "with no response time the air follows at once"
+    );
+}
