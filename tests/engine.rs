@@ -1202,3 +1202,39 @@ fn the_air_follows_a_change_of_wind_with_its_response_time() {
         "with no response time the air follows at once"
     );
 }
+
+#[test]
+fn switching_integrators_runs_the_one_asked_for() {
+    // Each kind keeps its own instance across switches; the step must use the one asked for.
+    // Observable: only implicit-cg and choi-ko run a CG solve; choi-ko's starts with BDF1 and
+    // then uses BDF2; desbrun builds its inverse once.
+    let mut sim = run_preset("flag", 10);
+    let mut switch = |sim: &mut Simulation, kind: IntegratorKind| {
+        let mut p = sim.params().clone();
+        p.integrator = kind;
+        sim.set_params(p).unwrap();
+        sim.step();
+        sim.stats
+    };
+    for _round in 0..2 {
+        assert_eq!(
+            switch(&mut sim, IntegratorKind::Xpbd).cg.iterations,
+            0,
+            "xpbd ran a CG"
+        );
+        assert!(switch(&mut sim, IntegratorKind::ImplicitCg).cg.iterations > 0);
+        assert_eq!(
+            switch(&mut sim, IntegratorKind::Kang).cg.iterations,
+            0,
+            "kang ran a CG"
+        );
+        assert_eq!(switch(&mut sim, IntegratorKind::Hybrid).cg.iterations, 0);
+        let d = switch(&mut sim, IntegratorKind::Desbrun);
+        assert_eq!(
+            (d.cg.iterations, d.desbrun_builds),
+            (0, 1),
+            "desbrun: {d:?}"
+        );
+        assert!(switch(&mut sim, IntegratorKind::ChoiKo).cg.iterations > 0);
+    }
+}

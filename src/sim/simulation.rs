@@ -410,6 +410,10 @@ impl Simulation {
         self.stats.provot_corrections = 0;
         self.stats.tether_corrections = 0;
         self.stats.contacts = 0;
+        // What only some integrators report: a switch away from one must not leave its
+        // figures standing (the panel showed `implicit-cg`'s CG iterations under `kang`).
+        self.stats.cg = Default::default();
+        self.stats.bdf2 = false;
         let h = self.params.h();
         let mut failure = None;
         let mut swapped = false;
