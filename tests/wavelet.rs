@@ -172,6 +172,9 @@ fn the_thesis_setting_hangs_a_64_grid_stably_and_interpolates_a_good_part() {
         total += sim.stats.interpolated_fraction;
         // Interpolated nodes are never pinned ones.
         let interp = sim.interpolated();
+        // The statistic is the share of nodes interpolated.
+        let share = interp.iter().filter(|i| **i).count() as f64 / interp.len() as f64;
+        assert_eq!(sim.stats.interpolated_fraction, share);
         assert!(
             interp
                 .iter()
