@@ -1238,3 +1238,22 @@ fn switching_integrators_runs_the_one_asked_for() {
         assert!(switch(&mut sim, IntegratorKind::ChoiKo).cg.iterations > 0);
     }
 }
+
+#[test]
+fn with_the_guard_off_a_blow_up_runs_on() {
+    // The benchmark switches the guard off to time the steps of a scheme that is unstable at
+    // that step: then no step is rejected, however wild (explicit Euler at h²k/m ≫ 1).
+    let mut scene = Scene::load("flag").unwrap();
+    scene.params.integrator = IntegratorKind::ExplicitEuler;
+    scene.params.provot.enabled = false;
+    scene.params.dt = 0.05;
+    scene.params.stiffness.structural = 400.0;
+    let mut sim = scene.simulation().unwrap();
+    sim.guard = false;
+    for _ in 0..200 {
+        assert!(sim.step(), "a step was rejected with the guard off");
+    }
+    assert!(sim.divergence.is_none() && !sim.paused);
+    assert_eq!(sim.step_index, 200);
+    assert!(sim.cloth.max_strain() > 10.0 || sim.cloth.x.iter().any(|x| !x.is_finite()));
+}
