@@ -378,8 +378,6 @@ impl Simulation {
         self.integrators[slot(kind)].get_or_insert_with(|| integrators::make(kind))
     }
 
-    /// Advances one published step (`dt`). Does nothing while paused. Returns `false` when the
-    /// guard fired (the state is then the one from before the step).
     /// Runs up to `n` published steps, stopping after the first one the guard rejects (the
     /// simulation is then paused on the last good state). Returns how many it ran, the rejected
     /// one included. While paused every step does nothing, and all `n` "run".
@@ -392,6 +390,8 @@ impl Simulation {
         n
     }
 
+    /// Advances one published step (`dt`). Does nothing while paused. Returns `false` when the
+    /// guard fired (the state is then the one from before the step).
     pub fn step(&mut self) -> bool {
         if self.paused {
             return true;
