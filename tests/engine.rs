@@ -1209,7 +1209,7 @@ fn switching_integrators_runs_the_one_asked_for() {
     // Observable: only implicit-cg and choi-ko run a CG solve; choi-ko's starts with BDF1 and
     // then uses BDF2; desbrun builds its inverse once.
     let mut sim = run_preset("flag", 10);
-    let mut switch = |sim: &mut Simulation, kind: IntegratorKind| {
+    let switch = |sim: &mut Simulation, kind: IntegratorKind| {
         let mut p = sim.params().clone();
         p.integrator = kind;
         sim.set_params(p).unwrap();
