@@ -601,14 +601,20 @@ fn changing_parameters_mid_run_gives_no_nan_and_no_jump() {
     );
 }
 
-#[test]
-fn the_guard_catches_an_exploding_explicit_euler_run() {
+/// The flag under explicit Euler at `dt` = 0.05 s with stiff structural springs and no strain
+/// limiting: `h²k/m ≫ 1`, so it blows up within a few steps.
+fn exploding_flag() -> Scene {
     let mut scene = Scene::load("flag").unwrap();
     scene.params.integrator = IntegratorKind::ExplicitEuler;
     scene.params.provot.enabled = false;
     scene.params.dt = 0.05;
     scene.params.stiffness.structural = 400.0;
-    let mut sim = scene.simulation().unwrap();
+    scene
+}
+
+#[test]
+fn the_guard_catches_an_exploding_explicit_euler_run() {
+    let mut sim = exploding_flag().simulation().unwrap();
     let mut fired = false;
     for _ in 0..600 {
         let x0 = sim.cloth.x.clone();
@@ -997,12 +1003,9 @@ fn step_until_the_guard_fires(sim: &mut Simulation, steps: usize) {
 #[test]
 fn the_guard_restores_the_whole_state_from_before_the_failed_step() {
     for substeps in [1, 3] {
-        let mut scene = Scene::load("flag").unwrap();
-        scene.params.integrator = IntegratorKind::ExplicitEuler;
-        scene.params.provot.enabled = false;
+        let mut scene = exploding_flag();
         scene.params.dt = 0.05 * substeps as f64;
         scene.params.substeps = substeps;
-        scene.params.stiffness.structural = 400.0;
         // A wind that is still changing, so the lagging air is part of the state.
         scene.params.wind.velocity = [12.0, 0.0, 3.0];
         let mut sim = scene.simulation().unwrap();
@@ -1243,12 +1246,7 @@ fn switching_integrators_runs_the_one_asked_for() {
 fn with_the_guard_off_a_blow_up_runs_on() {
     // The benchmark switches the guard off to time the steps of a scheme that is unstable at
     // that step: then no step is rejected, however wild (explicit Euler at h²k/m ≫ 1).
-    let mut scene = Scene::load("flag").unwrap();
-    scene.params.integrator = IntegratorKind::ExplicitEuler;
-    scene.params.provot.enabled = false;
-    scene.params.dt = 0.05;
-    scene.params.stiffness.structural = 400.0;
-    let mut sim = scene.simulation().unwrap();
+    let mut sim = exploding_flag().simulation().unwrap();
     sim.guard = false;
     for _ in 0..200 {
         assert!(sim.step(), "a step was rejected with the guard off");
