@@ -1255,3 +1255,244 @@ fn with_the_guard_off_a_blow_up_runs_on() {
     assert_eq!(sim.step_index, 200);
     assert!(sim.cloth.max_strain() > 10.0 || sim.cloth.x.iter().any(|x| !x.is_finite()));
 }
+
+/// The flag at rest under forward Euler with a step of 0.1 ms: a free node's position moves by
+/// `h v` with the velocity from before the step, so a node with `v = 0` does not move at all,
+/// and one step changes a velocity `v` by `h F / m`, small at this `h`.
+fn still_flag(provot: bool, wind: [f64; 3]) -> Simulation {
+    let mut scene = Scene::load("flag").unwrap();
+    scene.params.integrator = IntegratorKind::ExplicitEuler;
+    scene.params.dt = 1e-4;
+    scene.params.provot.enabled = provot;
+    scene.params.wind.velocity = wind;
+    scene.params.wind.gust.strength = 0.0;
+    scene.params.colliders.clear();
+    scene.simulation().unwrap()
+}
+
+#[test]
+fn the_guard_names_the_first_spring_stretched_past_ten_times_its_rest_length() {
+    // Without strain limiting the guard watches the stretch. Node 55 is pulled 20 m out of a
+    // 1.2 m flag and held still: every spring it ends is stretched far past 10 L, no other is,
+    // and forward Euler leaves the positions as they are for the step. The message names the
+    // first of those springs in the cloth's list, with its stretch |x_b − x_a| / L.
+    let mut sim = still_flag(false, [6.0, 0.0, 0.0]);
+    let node = 55;
+    sim.cloth.x[node].z += 20.0;
+    let (index, s) = sim
+        .cloth
+        .springs
+        .iter()
+        .enumerate()
+        .find(|(_, s)| s.a == node || s.b == node)
+        .unwrap();
+    let (a, b, rest) = (s.a, s.b, s.rest);
+    let stretch = (sim.cloth.x[b] - sim.cloth.x[a]).length() / rest;
+    assert!(stretch > 100.0);
+    let x0 = sim.cloth.x.clone();
+    assert!(!sim.step(), "a 20 m stretch passed the guard");
+    assert_eq!(sim.cloth.x, x0);
+    let d = sim.divergence.clone().unwrap();
+    assert_eq!(
+        d.reason,
+        format!("spring {index} ({a}–{b}) stretched to {stretch:.1}× its rest length")
+    );
+
+    // A spring at 9 times its rest length is within the limit: node 55 moved out by 8 L of
+    // its shortest spring stretches no spring to 10 L.
+    let mut sim = still_flag(false, [6.0, 0.0, 0.0]);
+    let shortest = sim
+        .cloth
+        .springs
+        .iter()
+        .filter(|s| s.a == node || s.b == node)
+        .map(|s| s.rest)
+        .fold(f64::MAX, f64::min);
+    sim.cloth.x[node].z += 8.0 * shortest;
+    assert!(sim.step(), "{}", sim.divergence.clone().unwrap());
+}
+
+#[test]
+fn with_strain_limiting_the_guard_watches_the_speed_of_free_nodes_only() {
+    // Strain limiting on: a free node faster than max(50, 2.5 |wind|) m/s is a blow-up, and
+    // the message gives its speed and the limit. One step of 0.1 ms changes the speed by far
+    // less than the margins used here.
+    let node = 55;
+    let moving = |provot: bool, wind: [f64; 3], speed: f64| {
+        let mut sim = still_flag(provot, wind);
+        sim.cloth.v[node] = DVec3::new(0.0, 0.0, speed);
+        sim
+    };
+    let mut sim = moving(true, [6.0, 0.0, 0.0], 60.0);
+    assert!(!sim.step(), "a free node at 60 m/s passed a 50 m/s limit");
+    assert_eq!(
+        sim.divergence.clone().unwrap().reason,
+        "node 55 moves at 60 m/s (limit 50 m/s): the scheme is unstable at this step"
+    );
+    // 40 m/s is under the limit (40² < 50², though far above 50 or 2 × 50).
+    let mut sim = moving(true, [6.0, 0.0, 0.0], 40.0);
+    assert!(sim.step(), "{}", sim.divergence.clone().unwrap());
+    // In a 30 m/s wind the limit is 2.5 × 30 = 75 m/s.
+    let mut sim = moving(true, [30.0, 0.0, 0.0], 60.0);
+    assert!(sim.step(), "{}", sim.divergence.clone().unwrap());
+    let mut sim = moving(true, [30.0, 0.0, 0.0], 80.0);
+    assert!(!sim.step());
+    assert!(
+        sim.divergence
+            .clone()
+            .unwrap()
+            .reason
+            .contains("(limit 75 m/s)")
+    );
+    // Without strain limiting speed alone is no blow-up (stiff systems move fast).
+    let mut sim = moving(false, [6.0, 0.0, 0.0], 60.0);
+    assert!(sim.step(), "{}", sim.divergence.clone().unwrap());
+    // A kinematic node may move fast: the pole carried at 60 m/s is the user's doing.
+    let mut sim = still_flag(true, [6.0, 0.0, 0.0]);
+    for i in 0..sim.cloth.node_count() {
+        if sim.cloth.pinned[i] {
+            sim.cloth.v[i] = DVec3::new(0.0, 0.0, 60.0);
+        }
+    }
+    assert!(sim.step(), "{}", sim.divergence.clone().unwrap());
+    // A non-finite velocity is named as such, with or without strain limiting (with it, the
+    // sweeps carry the NaN to the nodes before 55).
+    let mut sim = still_flag(false, [6.0, 0.0, 0.0]);
+    sim.cloth.v[node].y = f64::NAN;
+    assert!(!sim.step());
+    assert_eq!(
+        sim.divergence.clone().unwrap().reason,
+        "node 55 has a non-finite position or velocity"
+    );
+    let mut sim = still_flag(true, [6.0, 0.0, 0.0]);
+    sim.cloth.v[node].y = f64::NAN;
+    assert!(!sim.step());
+    let reason = sim.divergence.clone().unwrap().reason;
+    assert!(
+        reason.starts_with("node ") && reason.ends_with(" has a non-finite position or velocity"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_grab_moves_only_the_grabbed_node_and_the_pole_keeps_its_path() {
+    // The grabbed node goes to its target (within reach of one step); every pinned node goes
+    // where it goes without a grab, whatever the grab does.
+    let mut free = run_preset("flag", 30);
+    let mut grabbed = free.clone();
+    let node = 55;
+    let target = grabbed.cloth.x[node] + DVec3::new(0.0, 0.05, 0.1);
+    grabbed.grab = Some(flagsim::sim::simulation::Grab { node, target });
+    for _ in 0..3 {
+        assert!(free.step());
+        assert!(grabbed.step(), "{}", grabbed.divergence.clone().unwrap());
+        assert!((grabbed.cloth.x[node] - target).length() < 1e-12);
+        for i in 0..free.cloth.node_count() {
+            if free.cloth.pinned[i] {
+                assert_eq!(grabbed.cloth.x[i], free.cloth.x[i], "pinned node {i}");
+            }
+        }
+    }
+}
+
+/// The flag flat and at rest in a steady wind along +Z (facing it), no gravity, the air at the
+/// set wind at once, with only the given air constants non-zero; forward Euler with explicit
+/// drag and no strain limiting, so one step gives each free node exactly `Δv = h F_air / m`
+/// (the springs are at rest).
+fn flag_facing_the_wind(drag: f64, lift: f64, linear: f64, wind: [f64; 3]) -> Simulation {
+    let mut scene = Scene::load("flag").unwrap();
+    scene.params.integrator = IntegratorKind::ExplicitEuler;
+    scene.params.gravity = [0.0; 3];
+    scene.params.wind = Wind {
+        velocity: wind,
+        drag,
+        lift,
+        linear,
+        drag_model: DragModel::Explicit,
+        response: 0.0,
+        ..Wind::default()
+    };
+    scene.params.wind.gust.strength = 0.0;
+    scene.params.provot.enabled = false;
+    scene.simulation().unwrap()
+}
+
+#[test]
+fn each_air_constant_alone_moves_the_cloth_through_the_steps_own_normals() {
+    // Drag alone, the cloth facing a wind V along +Z: per node K_D V² along +Z (10 × 10
+    // nodes: the paper's constants unscaled), so v_z = h K_D V² / m after one step.
+    let (kd, v) = (0.01, 6.0);
+    let mut sim = flag_facing_the_wind(kd, 0.0, 0.0, [0.0, 0.0, v]);
+    let h = sim.params().h();
+    assert!(sim.step());
+    for i in 0..sim.cloth.node_count() {
+        if !sim.cloth.pinned[i] {
+            let expected = h * kd * v * v / sim.cloth.m[i];
+            let got = sim.cloth.v[i];
+            assert!(
+                (got - DVec3::new(0.0, 0.0, expected)).length() < 1e-9 * expected,
+                "node {i}: {got}, expected {expected} along Z"
+            );
+        }
+    }
+    // Lift alone, the wind at 45° to the cloth: a force across the wind, so free nodes move.
+    let mut sim = flag_facing_the_wind(0.0, 0.01, 0.0, [v, 0.0, v]);
+    assert!(sim.step());
+    let moved = (0..sim.cloth.node_count())
+        .filter(|&i| !sim.cloth.pinned[i] && sim.cloth.v[i].length() > 1e-6)
+        .count();
+    assert_eq!(moved, 90, "lift alone moved {moved} of the 90 free nodes");
+}
+
+#[test]
+fn the_step_reports_what_strain_limiting_tethers_and_colliders_did() {
+    // Provot: node 55 of the resting flag lifted by 5 cm, half a cell, stretches its springs
+    // past 3 %, so the step makes corrections.
+    let mut sim = Scene::load("flag").unwrap().simulation().unwrap();
+    sim.cloth.x[55].z += 0.05;
+    assert!(sim.step(), "{}", sim.divergence.clone().unwrap());
+    assert!(sim.stats.provot_corrections > 0);
+    // Tethers: the hanging cloth has two pinned corners, two regions, so each of its 98 free
+    // nodes has two tethers. Node 45, about 0.67 m from each corner, pulled 0.3 m out of the
+    // plane is beyond both (√(0.67² + 0.3²) > 1.05 × 0.67), and forward Euler leaves it
+    // there for the tethers to pull in.
+    let mut scene = Scene::load("hanging").unwrap();
+    scene.params.colliders.clear();
+    scene.params.integrator = IntegratorKind::ExplicitEuler;
+    let mut sim = scene.clone().simulation().unwrap();
+    sim.cloth.x[45].z += 0.3;
+    assert!(sim.step(), "{}", sim.divergence.clone().unwrap());
+    assert_eq!(sim.stats.tethers, 196);
+    assert!(sim.stats.tether_corrections > 0);
+    // Strain limiting off: no tethers are in use, whatever their own switch says.
+    scene.params.provot.enabled = false;
+    assert!(scene.params.provot.tethers);
+    let mut sim = scene.simulation().unwrap();
+    assert!(sim.step());
+    assert_eq!(sim.stats.tethers, 0);
+    assert_eq!(sim.stats.tether_corrections, 0);
+    // Colliders: the drop-on-ball cloth moved 1 m below the ground. Every node is under it,
+    // none near the ball, so the step counts one contact per node.
+    let mut sim = Scene::load("drop-on-ball").unwrap().simulation().unwrap();
+    for x in &mut sim.cloth.x {
+        x.y = -1.0;
+    }
+    assert!(sim.step());
+    assert_eq!(sim.stats.contacts, sim.cloth.node_count());
+}
+
+#[test]
+fn with_the_wavelet_interpolation_off_no_node_is_interpolated() {
+    // The wavelet preset at rest is flat: with the interpolation on, the step fills in the
+    // interiors of flat regions; off, the statistics must say none were filled in.
+    let mut scene = Scene::load("wavelet").unwrap();
+    let mut on = scene.clone().simulation().unwrap();
+    assert!(on.wavelet_active() && on.step());
+    assert!(on.stats.interpolated_fraction > 0.0 && on.stats.interpolated_regions > 0);
+    scene.params.wavelet.enabled = false;
+    let mut off = scene.simulation().unwrap();
+    assert!(!off.wavelet_active() && off.step());
+    assert_eq!(off.stats.interpolated_fraction, 0.0);
+    assert_eq!(off.stats.interpolated_regions, 0);
+    assert!(off.interpolated().iter().all(|&i| !i));
+}
