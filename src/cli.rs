@@ -46,6 +46,11 @@ pub enum Command {
     /// Open the viewer on a scene file or preset (default: the flag).
     View(ViewArgs),
     /// Run N fixed steps headless and write JSON (stdout when no --out).
+    #[command(after_long_help = format!(
+        "Scene parameters (the scene file's \"params\" and \"render\" sections; also \
+         `flagsim params`):\n\n{}",
+        crate::sim::params::spec::text()
+    ))]
     Simulate(SimulateArgs),
     /// Run N steps and render one frame offscreen to a PNG (no window needed).
     Render(RenderArgs),
@@ -54,6 +59,16 @@ pub enum Command {
     Bench(BenchArgs),
     /// List the built-in presets, one line each.
     Presets,
+    /// List every scene parameter: unit, range, default and meaning (the table the viewer's
+    /// sliders and the scene validation are built from).
+    Params(ParamsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ParamsArgs {
+    /// Print a Markdown table (the one in README) instead of aligned text.
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 #[derive(Debug, Args)]
@@ -165,6 +180,11 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Simulate(args)) => simulate(args),
         Some(Command::Render(args)) => render(args),
         Some(Command::Presets) => presets(),
+        Some(Command::Params(args)) => print_stdout(&if args.markdown {
+            crate::sim::params::spec::markdown()
+        } else {
+            crate::sim::params::spec::text()
+        }),
         Some(Command::Bench(args)) => bench(args),
         Some(Command::View(args)) => view(args),
         None => view(ViewArgs {

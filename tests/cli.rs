@@ -351,3 +351,66 @@ fn a_closed_stdout_pipe_ends_the_run_quietly() {
     assert!(!err.contains("panicked"), "{err}");
     assert!(status.success(), "exit {status:?}: {err}");
 }
+
+/// The first column of `flagsim params --markdown`: every documented parameter's path.
+fn documented_parameters() -> Vec<String> {
+    let out = flagsim(&["params", "--markdown"]);
+    assert!(out.status.success());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .skip(2)
+        .map(|l| {
+            l.split('`')
+                .nth(1)
+                .expect("a `path` in each row")
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn the_readme_parameter_table_is_the_one_flagsim_params_prints() {
+    let out = flagsim(&["params", "--markdown"]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert!(
+        readme.contains(&table),
+        "README's parameter table differs from `flagsim params --markdown`; paste its output"
+    );
+}
+
+#[test]
+fn every_field_a_scene_file_takes_is_documented_and_nothing_else() {
+    // The fields as serde writes a scene's `params` and `render` sections, leaf by leaf
+    // (vectors and the list of colliders are leaves).
+    fn leaves(prefix: &str, v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(map) => {
+                for (k, v) in map {
+                    leaves(&format!("{prefix}{k}."), v, out);
+                }
+            }
+            _ => out.push(prefix.trim_end_matches('.').to_string()),
+        }
+    }
+    let mut fields = Vec::new();
+    let params = serde_json::to_value(flagsim::sim::Params::default()).unwrap();
+    leaves("", &params, &mut fields);
+    let render = serde_json::to_value(flagsim::upsample::RenderSettings::default()).unwrap();
+    leaves("render.", &render, &mut fields);
+    let mut documented: Vec<String> = documented_parameters()
+        .into_iter()
+        .map(|p| {
+            p.strip_suffix("[].sphere")
+                .or(p.strip_suffix("[].ground"))
+                .unwrap_or(&p)
+                .to_string()
+        })
+        .collect();
+    documented.dedup();
+    fields.sort();
+    documented.sort();
+    assert_eq!(documented, fields);
+}

@@ -304,12 +304,7 @@ fn validate_grid(g: &GridSpec) -> Result<(), String> {
             ));
         }
     }
-    if !(g.mass.is_finite() && g.mass > 0.0 && g.mass <= 1e6) {
-        return Err(format!(
-            "cloth.grid.mass: must be a finite mass in (0, 1e6] kg, got {}",
-            g.mass
-        ));
-    }
+    super::params::spec::TOTAL_MASS.check(g.mass)?;
     finite3("cloth.grid.origin", g.origin)?;
     if let Pins::List(list) = &g.pins {
         for (k, [i, j]) in list.iter().enumerate() {

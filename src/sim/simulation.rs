@@ -293,11 +293,9 @@ impl Simulation {
 
     /// Rescales the masses so the cloth weighs `total` kg.
     pub fn set_total_mass(&mut self, total: f64) -> Result<(), SimError> {
-        if !(total.is_finite() && total > 0.0 && total <= 1e6) {
-            return Err(SimError::InvalidParams(format!(
-                "total mass: must be a finite number in (0, 1e6] kg, got {total}"
-            )));
-        }
+        super::params::spec::TOTAL_MASS
+            .check(total)
+            .map_err(SimError::InvalidParams)?;
         self.cloth.set_total_mass(total);
         self.stats.h2k_over_m = self.h2k_over_m();
         Ok(())

@@ -384,14 +384,9 @@ impl Worker {
                     Err("pole offset must be finite".into())
                 }
             }
-            Command::SetTimeScale(s) => {
-                if s.is_finite() && (0.01..=10.0).contains(&s) {
-                    self.stepper.time_scale = s;
-                    Ok(())
-                } else {
-                    Err(format!("time scale must be in 0.01..=10, got {s}"))
-                }
-            }
+            Command::SetTimeScale(s) => super::params::spec::TIME_SCALE.check(s).map(|()| {
+                self.stepper.time_scale = s;
+            }),
             Command::SetCompare(on) => {
                 self.compare = on;
                 Ok(())

@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::sim::params::spec;
+
 /// What the render mesh shows (paper Fig. 9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -38,58 +40,53 @@ impl DisplayMode {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RenderSettings {
-    /// Render nodes along u and v, `[R_u, R_v]`. Range 2..=1024 each. Default `[50, 50]`.
+    /// Render nodes along u and v, `[R_u, R_v]`: [`spec::RESOLUTION`] each.
     pub resolution: [u32; 2],
-    /// Master switch for eq. 14; `false` shows the smooth spline even in `wrinkled` mode.
-    /// Default `true`.
+    /// Master switch for eq. 14: [`spec::WRINKLES`].
     pub wrinkles: bool,
-    /// Wrinkle frequency constant `c` of eq. 14 (radians per unit relative compression).
-    /// Range 0..=500. Default 60.
+    /// Wrinkle frequency constant `c` of eq. 14 (radians per unit relative compression):
+    /// [`spec::WRINKLE_C`].
     pub wrinkle_c: f64,
-    /// Display mode. Default `wrinkled`.
+    /// Display mode: [`spec::DISPLAY_MODE`].
     pub mode: DisplayMode,
-    /// Round the resolution to `(n - 1) s + 1` so every key node is a render node. Default `false`.
+    /// Round the resolution to `(n - 1) s + 1`: [`spec::KEY_ALIGNED`].
     pub key_aligned: bool,
-    /// Average the row-first and the column-first results. Default `false`.
+    /// Average the row-first and the column-first results: [`spec::SYMMETRIC`].
     pub symmetric: bool,
-    /// Round `f` to a multiple of π so a wrinkle meets the next segment smoothly. Default `false`.
+    /// Round `f` to a multiple of π: [`spec::C1_SEAM`].
     pub c1_seam: bool,
 }
 
 impl Default for RenderSettings {
     fn default() -> Self {
         Self {
-            resolution: [50, 50],
-            wrinkles: true,
-            wrinkle_c: 60.0,
+            resolution: [spec::RESOLUTION.default; 2],
+            wrinkles: spec::WRINKLES.default,
+            wrinkle_c: spec::WRINKLE_C.default,
             mode: DisplayMode::Wrinkled,
-            key_aligned: false,
-            symmetric: false,
-            c1_seam: false,
+            key_aligned: spec::KEY_ALIGNED.default,
+            symmetric: spec::SYMMETRIC.default,
+            c1_seam: spec::C1_SEAM.default,
         }
     }
 }
 
 /// Largest render resolution per axis accepted from a scene or the UI.
-pub const MAX_RESOLUTION: u32 = 1024;
+pub const MAX_RESOLUTION: u32 = spec::RESOLUTION.max;
 
 impl RenderSettings {
     /// Checks ranges; the message names the field.
     pub fn validate(&self) -> Result<(), String> {
         for (axis, r) in ["u", "v"].iter().zip(self.resolution) {
-            if !(2..=MAX_RESOLUTION).contains(&r) {
-                return Err(format!(
-                    "render.resolution ({axis}): must be between 2 and {MAX_RESOLUTION}, got {r}"
-                ));
-            }
+            spec::RESOLUTION.check(r).map_err(|e| {
+                e.replacen(
+                    "render.resolution",
+                    &format!("render.resolution ({axis})"),
+                    1,
+                )
+            })?;
         }
-        if !self.wrinkle_c.is_finite() || !(0.0..=500.0).contains(&self.wrinkle_c) {
-            return Err(format!(
-                "render.wrinkle_c: must be a finite number between 0 and 500, got {}",
-                self.wrinkle_c
-            ));
-        }
-        Ok(())
+        spec::WRINKLE_C.check(self.wrinkle_c)
     }
 
     /// The mode actually drawn: `wrinkles = false` turns `wrinkled` into `smooth`.

@@ -7,6 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod spec;
+
 /// The integrators of method.md §3.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -77,20 +79,20 @@ impl IntegratorKind {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Stiffness {
-    /// 4-neighbour springs. Range 0..=1e6 N/m. Default 40.
+    /// 4-neighbour springs: [`spec::STRUCTURAL`].
     pub structural: f64,
-    /// Diagonal springs. Range 0..=1e6 N/m. Default 10.
+    /// Diagonal springs: [`spec::SHEAR`].
     pub shear: f64,
-    /// Springs two nodes apart along rows and columns. Range 0..=1e6 N/m. Default 1.
+    /// Springs two nodes apart along rows and columns: [`spec::BEND`].
     pub bend: f64,
 }
 
 impl Default for Stiffness {
     fn default() -> Self {
         Self {
-            structural: 40.0,
-            shear: 10.0,
-            bend: 1.0,
+            structural: spec::STRUCTURAL.default,
+            shear: spec::SHEAR.default,
+            bend: spec::BEND.default,
         }
     }
 }
@@ -122,9 +124,9 @@ pub enum DragModel {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Gust {
-    /// Relative speed fluctuation (dimensionless, 0 = steady). Range 0..=2. Default 0.6.
+    /// Relative speed fluctuation: [`spec::GUST_STRENGTH`].
     pub strength: f64,
-    /// Typical time between gusts, s. Range 0.05..=60. Default 1.
+    /// Typical time between gusts: [`spec::GUST_PERIOD`].
     pub period: f64,
     /// Noise seed: the same seed gives the same wind. Default 1.
     pub seed: u64,
@@ -133,9 +135,9 @@ pub struct Gust {
 impl Default for Gust {
     fn default() -> Self {
         Self {
-            strength: 0.6,
-            period: 1.0,
-            seed: 1,
+            strength: spec::GUST_STRENGTH.default,
+            period: spec::GUST_PERIOD.default,
+            seed: spec::GUST_SEED_DEFAULT,
         }
     }
 }
@@ -146,38 +148,38 @@ impl Default for Gust {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Wind {
-    /// Base wind velocity, m/s. Each component in -200..=200. Default `[6, 0, 0]`.
+    /// Base wind velocity: [`spec::WIND_VELOCITY`].
     pub velocity: [f64; 3],
-    /// Drag constant `K_D` of eq. 17, kg/m. Range 0..=10. Default 0.004.
+    /// Drag constant `K_D` of eq. 17: [`spec::DRAG`].
     pub drag: f64,
-    /// Lift constant `K_L` of eq. 19, kg/m. Range 0..=10. Default 0.002.
+    /// Lift constant `K_L` of eq. 19: [`spec::LIFT`].
     pub lift: f64,
-    /// Default `paper`.
+    /// [`spec::LIFT_MODEL`].
     pub lift_model: LiftModel,
-    /// Default `semi-implicit`.
+    /// [`spec::DRAG_MODEL`].
     pub drag_model: DragModel,
-    /// Linear wind constant `k_w` of huang-2014, `F_w = k_w (v_wind - v)`, kg/s. Range 0..=10.
-    /// Default 0.004: the paper's pressure drag and lift vanish on cloth edge-on to the wind, so
-    /// without this skin-friction-like pull a flag in a steady wind would hang.
+    /// Linear wind constant `k_w` of huang-2014, `F_w = k_w (v_wind - v)`: [`spec::LINEAR`].
+    /// The paper's pressure drag and lift vanish on cloth edge-on to the wind, so without this
+    /// skin-friction-like pull a flag in a steady wind would hang.
     pub linear: f64,
     pub gust: Gust,
     /// Time constant with which the air follows a change of `velocity`, s: the wind a node feels
     /// moves toward the set value by `1 - exp(-h / response)` per step, so turning the wind up
-    /// does not hit the cloth as a step. 0 = instant. Range 0..=10. Default 0.5.
+    /// does not hit the cloth as a step: [`spec::RESPONSE`].
     pub response: f64,
 }
 
 impl Default for Wind {
     fn default() -> Self {
         Self {
-            velocity: [6.0, 0.0, 0.0],
-            drag: 0.004,
-            lift: 0.002,
+            velocity: spec::WIND_VELOCITY.default,
+            drag: spec::DRAG.default,
+            lift: spec::LIFT.default,
             lift_model: LiftModel::Paper,
             drag_model: DragModel::SemiImplicit,
-            linear: 0.004,
+            linear: spec::LINEAR.default,
             gust: Gust::default(),
-            response: 0.5,
+            response: spec::RESPONSE.default,
         }
     }
 }
@@ -186,19 +188,19 @@ impl Default for Wind {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Provot {
-    /// Default `true`.
+    /// [`spec::PROVOT`].
     pub enabled: bool,
-    /// Largest allowed stretch `τ` (0.1 = 10 %). Range 0..=10. Default 0.1.
+    /// Largest allowed stretch `τ`: [`spec::MAX_STRETCH`].
     pub max_stretch: f64,
     /// Most Gauss–Seidel sweeps per step; they stop at the first sweep that corrects nothing.
-    /// Range 0..=100. Default 4.
+    /// [`spec::PROVOT_ITERATIONS`].
     pub iterations: u32,
     /// Long-range tethers before the sweeps: every free node kept within
     /// `(1 + tether_stretch)` times its rest distance along the cloth from the kinematic nodes
     /// (the nearest node and the two ends of each pinned region; `sim::tethers`). They hold a
-    /// cloth of any resolution in one pass, which the sweeps alone cannot. Default `true`.
+    /// cloth of any resolution in one pass, which the sweeps alone cannot. [`spec::TETHERS`].
     pub tethers: bool,
-    /// How far a tether may stretch beyond its rest distance (0.05 = 5 %). Range 0..=10.
+    /// How far a tether may stretch beyond its rest distance: [`spec::TETHER_STRETCH`].
     /// Default 0: the cloth as a whole never moves farther from its pins than at rest, and the
     /// sweeps keep every spring within `τ` locally. (Tethers at `τ` let a hanging sheet sag
     /// until every tether is taut at `1 + τ`; then the sweeps must hold every spring at exactly
@@ -209,11 +211,11 @@ pub struct Provot {
 impl Default for Provot {
     fn default() -> Self {
         Self {
-            enabled: true,
-            max_stretch: 0.1,
-            iterations: 4,
-            tethers: true,
-            tether_stretch: 0.0,
+            enabled: spec::PROVOT.default,
+            max_stretch: spec::MAX_STRETCH.default,
+            iterations: spec::PROVOT_ITERATIONS.default,
+            tethers: spec::TETHERS.default,
+            tether_stretch: spec::TETHER_STRETCH.default,
         }
     }
 }
@@ -231,12 +233,12 @@ pub enum Collider {
 pub struct SphereCollider {
     /// Centre, m.
     pub center: [f64; 3],
-    /// Radius, m. Range > 0.
+    /// Radius: [`spec::SPHERE_RADIUS`].
     pub radius: f64,
-    /// Coulomb friction coefficient. Range 0..=10. Default 0.4.
+    /// Coulomb friction: [`spec::FRICTION`].
     #[serde(default = "default_friction")]
     pub friction: f64,
-    /// Extra thickness kept between nodes and the surface, m. Range 0..=1. Default 0.01.
+    /// Extra thickness kept between nodes and the surface: [`spec::MARGIN`].
     #[serde(default = "default_margin")]
     pub margin: f64,
 }
@@ -244,22 +246,22 @@ pub struct SphereCollider {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GroundCollider {
-    /// Height of the plane `y = height`, m. Default 0.
+    /// Height of the plane `y = height`: [`spec::GROUND_HEIGHT`].
     #[serde(default)]
     pub height: f64,
-    /// Coulomb friction coefficient. Range 0..=10. Default 0.4.
+    /// Coulomb friction: [`spec::FRICTION`].
     #[serde(default = "default_friction")]
     pub friction: f64,
-    /// Extra thickness, m. Range 0..=1. Default 0.01.
+    /// Extra thickness: [`spec::MARGIN`].
     #[serde(default = "default_margin")]
     pub margin: f64,
 }
 
 fn default_friction() -> f64 {
-    0.4
+    spec::FRICTION.default
 }
 fn default_margin() -> f64 {
-    0.01
+    spec::MARGIN.default
 }
 
 /// Scripted motion of the pinned nodes (the pole).
@@ -277,11 +279,11 @@ pub enum HandlePath {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Handle {
-    /// Default `none`.
+    /// [`spec::HANDLE_PATH`].
     pub path: HandlePath,
-    /// Size of the path, m. Range 0..=10. Default 0.3.
+    /// Size of the path: [`spec::HANDLE_AMPLITUDE`].
     pub amplitude: f64,
-    /// Time for one loop, s. Range 0.1..=60. Default 2.
+    /// Time for one loop: [`spec::HANDLE_PERIOD`].
     pub period: f64,
 }
 
@@ -289,8 +291,8 @@ impl Default for Handle {
     fn default() -> Self {
         Self {
             path: HandlePath::None,
-            amplitude: 0.3,
-            period: 2.0,
+            amplitude: spec::HANDLE_AMPLITUDE.default,
+            period: spec::HANDLE_PERIOD.default,
         }
     }
 }
@@ -299,17 +301,17 @@ impl Default for Handle {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CgSettings {
-    /// Relative residual at which CG stops. Range 1e-14..=1. Default 1e-6.
+    /// Relative residual at which CG stops: [`spec::CG_TOLERANCE`].
     pub tolerance: f64,
-    /// Iteration cap. Range 1..=10000. Default 200.
+    /// Iteration cap: [`spec::CG_MAX_ITERATIONS`].
     pub max_iterations: u32,
 }
 
 impl Default for CgSettings {
     fn default() -> Self {
         Self {
-            tolerance: 1e-6,
-            max_iterations: 200,
+            tolerance: spec::CG_TOLERANCE.default,
+            max_iterations: spec::CG_MAX_ITERATIONS.default,
         }
     }
 }
@@ -320,18 +322,18 @@ impl Default for CgSettings {
 #[serde(default, deny_unknown_fields)]
 pub struct ChoiKo {
     /// Flexural rigidity `k_b` of a type-2 link, N·m²: a slightly compressed link pushes back
-    /// with `12 k_b / L²`, a fully folded one with `4π² k_b / L²`. Range 0..=10. Default 2e-5.
+    /// with `12 k_b / L²`, a fully folded one with `4π² k_b / L²`: [`spec::FLEXURAL_RIGIDITY`].
     pub flexural_rigidity: f64,
     /// Slope `c_b` of eq. 11's clamp, N/m: the force of a type-2 link is
-    /// `max(f_b, c_b (|x| − L))`, so compression starts linearly. Range 0..=1e6. Default 40.
+    /// `max(f_b, c_b (|x| − L))`, so compression starts linearly: [`spec::BUCKLING_CLAMP`].
     pub buckling_clamp: f64,
 }
 
 impl Default for ChoiKo {
     fn default() -> Self {
         Self {
-            flexural_rigidity: 2e-5,
-            buckling_clamp: 40.0,
+            flexural_rigidity: spec::FLEXURAL_RIGIDITY.default,
+            buckling_clamp: spec::BUCKLING_CLAMP.default,
         }
     }
 }
@@ -340,19 +342,19 @@ impl Default for ChoiKo {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Wavelet {
-    /// Default `false`.
+    /// [`spec::WAVELET`].
     pub enabled: bool,
     /// Largest Haar detail coefficient of the key-node normals (dimensionless; unit normals,
     /// coefficients are quarter-sums of differences) for which a block counts as flat and its
-    /// interior is interpolated. 0 interpolates nothing. Range 0..=1. Default 0.025 (the thesis).
+    /// interior is interpolated: [`spec::WAVELET_THRESHOLD`].
     pub threshold: f64,
 }
 
 impl Default for Wavelet {
     fn default() -> Self {
         Self {
-            enabled: false,
-            threshold: 0.025,
+            enabled: spec::WAVELET.default,
+            threshold: spec::WAVELET_THRESHOLD.default,
         }
     }
 }
@@ -361,25 +363,24 @@ impl Default for Wavelet {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Params {
-    /// Default `kang`.
+    /// [`spec::INTEGRATOR`].
     pub integrator: IntegratorKind,
-    /// Published step `dt`, s. Range 1e-5..=0.5. Default 1/60.
+    /// Published step `dt`: [`spec::DT`].
     pub dt: f64,
-    /// Physics steps per published step; each advances `h = dt / substeps`. Range 1..=100.
-    /// Default 1.
+    /// Physics steps per `dt`, `h = dt / substeps`: [`spec::SUBSTEPS`].
     pub substeps: u32,
-    /// Jacobi iterations of `kang` (1 = eq. 9, 2 = eq. 10). Range 1..=50. Default 2.
+    /// `kang`'s Jacobi iterations: [`spec::JACOBI_ITERATIONS`].
     pub jacobi_iterations: u32,
-    /// Substeps of `xpbd` per physics step (one constraint pass each). Range 1..=100. Default 10.
+    /// `xpbd`'s substeps: [`spec::XPBD_SUBSTEPS`].
     pub xpbd_substeps: u32,
     pub stiffness: Stiffness,
-    /// Spring damping along each spring, N·s/m. Range 0..=1e3. Default 0.
+    /// Spring damping: [`spec::DAMPING`].
     pub damping: f64,
-    /// The viscosity term `h Σ k (v_j - v_i)` of eq. 4 in `F̃`. Default `true`.
+    /// The viscosity term of eq. 4: [`spec::VISCOSITY`].
     pub viscosity: bool,
-    /// Feed external forces through the filter too (for comparison). Default `false`.
+    /// [`spec::FILTER_EXTERNAL`].
     pub filter_external: bool,
-    /// Gravity, m/s². Default `[0, -9.81, 0]`.
+    /// Gravity: [`spec::GRAVITY`].
     pub gravity: [f64; 3],
     pub wind: Wind,
     pub provot: Provot,
@@ -395,15 +396,15 @@ impl Default for Params {
     fn default() -> Self {
         Self {
             integrator: IntegratorKind::Kang,
-            dt: 1.0 / 60.0,
-            substeps: 1,
-            jacobi_iterations: 2,
-            xpbd_substeps: 10,
+            dt: spec::DT.default,
+            substeps: spec::SUBSTEPS.default,
+            jacobi_iterations: spec::JACOBI_ITERATIONS.default,
+            xpbd_substeps: spec::XPBD_SUBSTEPS.default,
             stiffness: Stiffness::default(),
-            damping: 0.0,
-            viscosity: true,
-            filter_external: false,
-            gravity: [0.0, -9.81, 0.0],
+            damping: spec::DAMPING.default,
+            viscosity: spec::VISCOSITY.default,
+            filter_external: spec::FILTER_EXTERNAL.default,
+            gravity: spec::GRAVITY.default,
             wind: Wind::default(),
             provot: Provot::default(),
             colliders: Vec::new(),
@@ -415,129 +416,57 @@ impl Default for Params {
     }
 }
 
-fn check(ok: bool, field: &str, what: &str, value: impl std::fmt::Display) -> Result<(), String> {
-    if ok {
-        Ok(())
-    } else {
-        Err(format!("{field}: {what}, got {value}"))
-    }
-}
-
-fn in_range(field: &str, v: f64, lo: f64, hi: f64) -> Result<(), String> {
-    check(
-        v.is_finite() && v >= lo && v <= hi,
-        field,
-        &format!("must be a finite number in {lo}..={hi}"),
-        v,
-    )
-}
-
-fn vec_in_range(field: &str, v: [f64; 3], bound: f64) -> Result<(), String> {
-    for (c, x) in ["x", "y", "z"].iter().zip(v) {
-        in_range(&format!("{field}.{c}"), x, -bound, bound)?;
-    }
-    Ok(())
-}
-
 impl Params {
     /// `h`, the physics step, s.
     pub fn h(&self) -> f64 {
         self.dt / self.substeps.max(1) as f64
     }
 
-    /// Checks every range documented above. The message names the field (`params.…`).
+    /// Checks every range of [`spec`]. The message names the field (`params.…`).
     pub fn validate(&self) -> Result<(), String> {
-        in_range("params.dt", self.dt, 1e-5, 0.5)?;
-        check(
-            (1..=100).contains(&self.substeps),
-            "params.substeps",
-            "must be in 1..=100",
-            self.substeps,
-        )?;
-        check(
-            (1..=50).contains(&self.jacobi_iterations),
-            "params.jacobi_iterations",
-            "must be in 1..=50",
-            self.jacobi_iterations,
-        )?;
-        in_range(
-            "params.stiffness.structural",
-            self.stiffness.structural,
-            0.0,
-            1e6,
-        )?;
-        in_range("params.stiffness.shear", self.stiffness.shear, 0.0, 1e6)?;
-        in_range("params.stiffness.bend", self.stiffness.bend, 0.0, 1e6)?;
-        in_range("params.damping", self.damping, 0.0, 1e3)?;
-        vec_in_range("params.gravity", self.gravity, 1e3)?;
-        vec_in_range("params.wind.velocity", self.wind.velocity, 200.0)?;
-        in_range("params.wind.drag", self.wind.drag, 0.0, 10.0)?;
-        in_range("params.wind.lift", self.wind.lift, 0.0, 10.0)?;
-        in_range("params.wind.linear", self.wind.linear, 0.0, 10.0)?;
-        in_range(
-            "params.wind.gust.strength",
-            self.wind.gust.strength,
-            0.0,
-            2.0,
-        )?;
-        in_range("params.wind.gust.period", self.wind.gust.period, 0.05, 60.0)?;
-        in_range("params.wind.response", self.wind.response, 0.0, 10.0)?;
-        in_range(
-            "params.provot.max_stretch",
-            self.provot.max_stretch,
-            0.0,
-            10.0,
-        )?;
-        in_range(
-            "params.provot.tether_stretch",
-            self.provot.tether_stretch,
-            0.0,
-            10.0,
-        )?;
-        check(
-            self.provot.iterations <= 100,
-            "params.provot.iterations",
-            "must be in 0..=100",
-            self.provot.iterations,
-        )?;
+        spec::DT.check(self.dt)?;
+        spec::SUBSTEPS.check(self.substeps)?;
+        spec::JACOBI_ITERATIONS.check(self.jacobi_iterations)?;
+        spec::XPBD_SUBSTEPS.check(self.xpbd_substeps)?;
+        spec::STRUCTURAL.check(self.stiffness.structural)?;
+        spec::SHEAR.check(self.stiffness.shear)?;
+        spec::BEND.check(self.stiffness.bend)?;
+        spec::DAMPING.check(self.damping)?;
+        spec::GRAVITY.check(self.gravity)?;
+        spec::WIND_VELOCITY.check(self.wind.velocity)?;
+        spec::DRAG.check(self.wind.drag)?;
+        spec::LIFT.check(self.wind.lift)?;
+        spec::LINEAR.check(self.wind.linear)?;
+        spec::GUST_STRENGTH.check(self.wind.gust.strength)?;
+        spec::GUST_PERIOD.check(self.wind.gust.period)?;
+        spec::RESPONSE.check(self.wind.response)?;
+        spec::MAX_STRETCH.check(self.provot.max_stretch)?;
+        spec::PROVOT_ITERATIONS.check(self.provot.iterations)?;
+        spec::TETHER_STRETCH.check(self.provot.tether_stretch)?;
         for (i, c) in self.colliders.iter().enumerate() {
-            let f = format!("params.colliders[{i}]");
             match c {
                 Collider::Sphere(s) => {
-                    vec_in_range(&format!("{f}.sphere.center"), s.center, 1e4)?;
-                    in_range(&format!("{f}.sphere.radius"), s.radius, 1e-6, 1e4)?;
-                    in_range(&format!("{f}.sphere.friction"), s.friction, 0.0, 10.0)?;
-                    in_range(&format!("{f}.sphere.margin"), s.margin, 0.0, 1.0)?;
+                    let at = format!("params.colliders[{i}].sphere.");
+                    spec::SPHERE_CENTER.check_at(&at, s.center)?;
+                    spec::SPHERE_RADIUS.check_at(&at, s.radius)?;
+                    spec::FRICTION.check_at(&at, s.friction)?;
+                    spec::MARGIN.check_at(&at, s.margin)?;
                 }
                 Collider::Ground(g) => {
-                    in_range(&format!("{f}.ground.height"), g.height, -1e4, 1e4)?;
-                    in_range(&format!("{f}.ground.friction"), g.friction, 0.0, 10.0)?;
-                    in_range(&format!("{f}.ground.margin"), g.margin, 0.0, 1.0)?;
+                    let at = format!("params.colliders[{i}].ground.");
+                    spec::GROUND_HEIGHT.check_at(&at, g.height)?;
+                    spec::FRICTION.check_at(&at, g.friction)?;
+                    spec::MARGIN.check_at(&at, g.margin)?;
                 }
             }
         }
-        in_range("params.handle.amplitude", self.handle.amplitude, 0.0, 10.0)?;
-        in_range("params.handle.period", self.handle.period, 0.1, 60.0)?;
-        in_range("params.cg.tolerance", self.cg.tolerance, 1e-14, 1.0)?;
-        check(
-            (1..=10000).contains(&self.cg.max_iterations),
-            "params.cg.max_iterations",
-            "must be in 1..=10000",
-            self.cg.max_iterations,
-        )?;
-        in_range(
-            "params.choi_ko.flexural_rigidity",
-            self.choi_ko.flexural_rigidity,
-            0.0,
-            10.0,
-        )?;
-        in_range(
-            "params.choi_ko.buckling_clamp",
-            self.choi_ko.buckling_clamp,
-            0.0,
-            1e6,
-        )?;
-        in_range("params.wavelet.threshold", self.wavelet.threshold, 0.0, 1.0)?;
+        spec::HANDLE_AMPLITUDE.check(self.handle.amplitude)?;
+        spec::HANDLE_PERIOD.check(self.handle.period)?;
+        spec::CG_TOLERANCE.check(self.cg.tolerance)?;
+        spec::CG_MAX_ITERATIONS.check(self.cg.max_iterations)?;
+        spec::FLEXURAL_RIGIDITY.check(self.choi_ko.flexural_rigidity)?;
+        spec::BUCKLING_CLAMP.check(self.choi_ko.buckling_clamp)?;
+        spec::WAVELET_THRESHOLD.check(self.wavelet.threshold)?;
         Ok(())
     }
 }

@@ -1,0 +1,53 @@
+//! The banner over the view when the guard has stopped an integrator.
+
+use egui::{Color32, RichText, Ui};
+
+use super::{UiAction, UiState};
+use crate::sim::IntegratorKind;
+use crate::sim::params::spec;
+use crate::sim::thread::{Command, Snapshot};
+
+/// The banner shown when the guard stopped an integrator: which, when, why, and the way out.
+pub fn divergence_banner(ui: &mut Ui, state: &mut UiState, snap: &Snapshot) -> Vec<UiAction> {
+    let mut actions = Vec::new();
+    let Some(d) = &snap.divergence else {
+        return actions;
+    };
+    egui::Frame::new()
+        .fill(Color32::from_rgb(150, 30, 25))
+        .inner_margin(8.0)
+        .show(ui, |ui| {
+            ui.colored_label(
+                Color32::WHITE,
+                RichText::new(format!(
+                    "{} diverged at step {} (t = {:.2} s): {}",
+                    d.integrator.name(),
+                    d.step,
+                    d.time,
+                    d.reason
+                ))
+                .strong(),
+            );
+            ui.colored_label(
+                Color32::WHITE,
+                "The simulation is paused on the last good state.",
+            );
+            ui.horizontal(|ui| {
+                if ui.button("reset").clicked() {
+                    actions.push(UiAction::Sim(Command::Reset));
+                }
+                if ui.button("halve dt and resume").clicked() {
+                    state.params.dt = (state.params.dt * 0.5).max(spec::DT.min);
+                    actions.push(UiAction::Sim(Command::SetParams(Box::new(
+                        state.params.clone(),
+                    ))));
+                    actions.push(UiAction::Sim(Command::ClearDivergence));
+                }
+                if ui.button("switch to kang and resume").clicked() {
+                    actions.push(state.set_integrator(IntegratorKind::Kang));
+                    actions.push(UiAction::Sim(Command::ClearDivergence));
+                }
+            });
+        });
+    actions
+}

@@ -1,0 +1,55 @@
+//! The *Detail* panel: rendering quality and the wrinkled-spline upsampling settings.
+
+use egui::Ui;
+
+use super::widgets::{self, Edit};
+use super::{UiAction, UiState};
+use crate::render::RenderQuality;
+use crate::sim::params::spec;
+use crate::upsample::{DisplayMode, RenderSettings};
+
+impl Edit for RenderSettings {
+    fn ui(&mut self, ui: &mut Ui) -> bool {
+        let before = self.clone();
+        egui::ComboBox::from_label("display")
+            .selected_text(self.mode.name())
+            .show_ui(ui, |ui| {
+                for mode in DisplayMode::ALL {
+                    ui.selectable_value(&mut self.mode, mode, mode.name());
+                }
+            })
+            .response
+            .on_hover_text(spec::DISPLAY_MODE.help);
+        if self.mode == DisplayMode::Wrinkled {
+            self.wrinkles = true;
+        }
+        widgets::real(ui, &spec::WRINKLE_C, &mut self.wrinkle_c);
+        let mut res = self.resolution[0];
+        if widgets::whole(ui, &spec::RESOLUTION, &mut res) {
+            self.resolution = [res, res];
+        }
+        widgets::switch(ui, &spec::KEY_ALIGNED, &mut self.key_aligned);
+        widgets::switch(ui, &spec::SYMMETRIC, &mut self.symmetric);
+        widgets::switch(ui, &spec::C1_SEAM, &mut self.c1_seam);
+        *self != before
+    }
+}
+
+pub fn detail_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
+    let mut msaa = state.quality.msaa_samples > 1;
+    let mut aniso = state.quality.anisotropy > 1;
+    let a = ui
+        .checkbox(&mut msaa, "anti-aliasing (4× MSAA)")
+        .on_hover_text("Smooth edges. Costs about 15 ms a frame on a software rasteriser.");
+    let b = ui
+        .checkbox(&mut aniso, "anisotropic filtering (8×)")
+        .on_hover_text("Sharper texture at grazing angles. Costly on a software rasteriser.");
+    if a.changed() || b.changed() {
+        state.quality = RenderQuality {
+            msaa_samples: if msaa { 4 } else { 1 },
+            anisotropy: if aniso { 8 } else { 1 },
+        };
+        actions.push(UiAction::SetQuality(state.quality));
+    }
+    state.view.render.ui(ui);
+}

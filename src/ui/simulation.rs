@@ -1,0 +1,111 @@
+//! The *Simulation* panel: the integrator and its step, run controls and the time scale.
+
+use egui::Ui;
+
+use super::widgets::{self, Edit};
+use super::{UiAction, UiState};
+use crate::sim::IntegratorKind;
+use crate::sim::params::spec;
+use crate::sim::params::{CgSettings, ChoiKo, Wavelet};
+use crate::sim::thread::{Command, Snapshot};
+
+impl Edit for ChoiKo {
+    fn ui(&mut self, ui: &mut Ui) -> bool {
+        let mut changed = widgets::real(ui, &spec::FLEXURAL_RIGIDITY, &mut self.flexural_rigidity);
+        changed |= widgets::real(ui, &spec::BUCKLING_CLAMP, &mut self.buckling_clamp);
+        changed
+    }
+}
+
+impl Edit for CgSettings {
+    fn ui(&mut self, ui: &mut Ui) -> bool {
+        let mut changed = widgets::real(ui, &spec::CG_TOLERANCE, &mut self.tolerance);
+        changed |= widgets::whole(ui, &spec::CG_MAX_ITERATIONS, &mut self.max_iterations);
+        changed
+    }
+}
+
+impl Edit for Wavelet {
+    fn ui(&mut self, ui: &mut Ui) -> bool {
+        let mut changed = widgets::switch(ui, &spec::WAVELET, &mut self.enabled);
+        if self.enabled {
+            changed |= widgets::real(ui, &spec::WAVELET_THRESHOLD, &mut self.threshold);
+        }
+        changed
+    }
+}
+
+/// The integrator, its step and its own settings; sends the parameters when they change.
+pub fn integrator_ui(
+    ui: &mut Ui,
+    state: &mut UiState,
+    snap: &Snapshot,
+    actions: &mut Vec<UiAction>,
+) {
+    let p = &mut state.params;
+    let mut changed = false;
+    egui::ComboBox::from_label("integrator")
+        .selected_text(p.integrator.name())
+        .show_ui(ui, |ui| {
+            for kind in IntegratorKind::ALL {
+                changed |= ui
+                    .selectable_value(&mut p.integrator, kind, kind.name())
+                    .changed();
+            }
+        })
+        .response
+        .on_hover_text(spec::INTEGRATOR.help);
+    changed |= widgets::real(ui, &spec::DT, &mut p.dt);
+    changed |= widgets::whole(ui, &spec::SUBSTEPS, &mut p.substeps);
+    let local_implicit = matches!(p.integrator, IntegratorKind::Kang | IntegratorKind::Hybrid);
+    ui.add_enabled_ui(local_implicit, |ui| {
+        changed |= widgets::whole(ui, &spec::JACOBI_ITERATIONS, &mut p.jacobi_iterations);
+    });
+    match p.integrator {
+        IntegratorKind::Xpbd => {
+            changed |= widgets::whole(ui, &spec::XPBD_SUBSTEPS, &mut p.xpbd_substeps);
+        }
+        IntegratorKind::ChoiKo => {
+            changed |= p.choi_ko.ui(ui);
+            changed |= p.cg.ui(ui);
+        }
+        IntegratorKind::ImplicitCg => changed |= p.cg.ui(ui),
+        _ => {}
+    }
+    let on_grid = snap.grid.is_some();
+    ui.add_enabled_ui(local_implicit && on_grid, |ui| {
+        changed |= p.wavelet.ui(ui);
+    })
+    .response
+    .on_disabled_hover_text("The wavelet interpolation is for kang and hybrid on a grid cloth.");
+    if changed {
+        actions.push(UiAction::Sim(Command::SetParams(Box::new(p.clone()))));
+    }
+}
+
+/// Run, step, reset and the time scale.
+pub fn run_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mut Vec<UiAction>) {
+    ui.horizontal(|ui| {
+        let label = if snap.paused { "run" } else { "pause" };
+        if ui.button(label).on_hover_text("Space").clicked() {
+            actions.push(UiAction::Sim(Command::TogglePause));
+        }
+        if ui
+            .button("step")
+            .on_hover_text(". : one step while paused")
+            .clicked()
+        {
+            actions.push(UiAction::Sim(Command::Step));
+        }
+        if ui
+            .button("reset")
+            .on_hover_text("r : back to the scene's start")
+            .clicked()
+        {
+            actions.push(UiAction::Sim(Command::Reset));
+        }
+    });
+    if widgets::real(ui, &spec::TIME_SCALE, &mut state.time_scale) {
+        actions.push(UiAction::Sim(Command::SetTimeScale(state.time_scale)));
+    }
+}

@@ -1,0 +1,95 @@
+//! The *Stats* panel: frame and step timings, strain, the guard and each integrator's figures.
+
+use egui::Ui;
+
+use super::FrameInfo;
+use crate::sim::IntegratorKind;
+use crate::sim::thread::Snapshot;
+
+pub fn stats_ui(ui: &mut Ui, snap: &Snapshot, frame: &FrameInfo<'_>) {
+    let st = &snap.stats;
+    let status = if snap.divergence.is_some() {
+        "stopped by the guard"
+    } else if snap.paused {
+        "paused"
+    } else if snap.behind {
+        "running, behind real time"
+    } else {
+        "running"
+    };
+    egui::Grid::new("stats")
+        .num_columns(2)
+        .striped(true)
+        .show(ui, |ui| {
+            let mut row = |k: &str, v: String| {
+                ui.label(k);
+                ui.label(v);
+                ui.end_row();
+            };
+            row("fps", format!("{:.0}", frame.fps));
+            row("frame time", format!("{:.1} ms", frame.frame_ms));
+            row("frame CPU", format!("{:.2} ms", frame.cpu_ms));
+            row("step time", format!("{:.1} µs", st.step_seconds * 1e6));
+            row("steps / s", format!("{:.0}", snap.steps_per_second));
+            row("stepper", status.to_string());
+            row(
+                "sim time",
+                format!("{:.2} s (step {})", snap.time, snap.step),
+            );
+            row("h²k/m", format!("{:.3}", st.h2k_over_m));
+            row(
+                "max strain",
+                format!("{:.1} %", (st.max_strain - 1.0) * 100.0),
+            );
+            if snap.params.provot.enabled {
+                row(
+                    "strain limit",
+                    format!(
+                        "{} sweeps, {} corrections, {} tethers ({} pulled)",
+                        st.provot_sweeps, st.provot_corrections, st.tethers, st.tether_corrections
+                    ),
+                );
+            }
+            row(
+                "guard",
+                match &snap.divergence {
+                    Some(d) => format!("fired at step {}", d.step),
+                    None => "ok".into(),
+                },
+            );
+            if snap.params.integrator == IntegratorKind::ImplicitCg {
+                row("CG iterations", format!("{}", st.cg.iterations));
+            }
+            if snap.params.integrator == IntegratorKind::ChoiKo {
+                row(
+                    "PCG iterations",
+                    format!(
+                        "{} ({})",
+                        st.cg.iterations,
+                        if st.bdf2 { "BDF2" } else { "BDF1 start" }
+                    ),
+                );
+            }
+            if !snap.interpolated.is_empty() {
+                row(
+                    "interpolated",
+                    format!(
+                        "{:.0} % of nodes, {} regions",
+                        st.interpolated_fraction * 100.0,
+                        st.interpolated_regions
+                    ),
+                );
+            }
+            if snap.params.integrator == IntegratorKind::Desbrun {
+                row(
+                    "filter inverse",
+                    format!(
+                        "{:.2} ms ({} builds)",
+                        st.desbrun_precompute_seconds * 1e3,
+                        st.desbrun_builds
+                    ),
+                );
+            }
+            row("adapter", frame.adapter.to_string());
+        });
+}

@@ -1,0 +1,73 @@
+//! The controls every panel draws its parameters with. Each reads the parameter's label, unit,
+//! range, slider scale, default and meaning from its [`spec`](crate::sim::params::spec)
+//! constant, so a panel cannot offer a value the scene validation would refuse.
+
+use egui::Ui;
+
+use crate::sim::params::spec::{Real, Switch, Whole};
+
+/// A parameter group that draws its own controls; `ui` returns whether anything changed.
+pub trait Edit {
+    fn ui(&mut self, ui: &mut Ui) -> bool;
+}
+
+fn suffix(unit: &str) -> String {
+    match unit {
+        "" => String::new(),
+        "×" => "×".into(),
+        u => format!(" {u}"),
+    }
+}
+
+/// A slider over the whole valid range of a real parameter.
+pub fn real(ui: &mut Ui, spec: &Real, value: &mut f64) -> bool {
+    record(spec.path, spec.min, spec.max);
+    ui.add(
+        egui::Slider::new(value, spec.range())
+            .logarithmic(spec.log)
+            .text(spec.label)
+            .suffix(suffix(spec.unit)),
+    )
+    .on_hover_text(format!("{} Default {}.", spec.help, spec.default_text))
+    .changed()
+}
+
+/// A slider over the whole valid range of a whole-number parameter.
+pub fn whole(ui: &mut Ui, spec: &Whole, value: &mut u32) -> bool {
+    record(spec.path, f64::from(spec.min), f64::from(spec.max));
+    ui.add(
+        egui::Slider::new(value, spec.range())
+            .logarithmic(spec.log)
+            .text(spec.label)
+            .suffix(suffix(spec.unit)),
+    )
+    .on_hover_text(format!("{} Default {}.", spec.help, spec.default))
+    .changed()
+}
+
+/// A checkbox for an on/off parameter.
+pub fn switch(ui: &mut Ui, spec: &Switch, value: &mut bool) -> bool {
+    ui.checkbox(value, spec.label)
+        .on_hover_text(format!(
+            "{} Default {}.",
+            spec.help,
+            if spec.default { "on" } else { "off" }
+        ))
+        .changed()
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Every slider drawn on this thread: `(path, low end, high end)`, for the test that walks
+    /// the panels.
+    pub static DRAWN: std::cell::RefCell<Vec<(&'static str, f64, f64)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+#[cfg(test)]
+fn record(path: &'static str, min: f64, max: f64) {
+    DRAWN.with(|d| d.borrow_mut().push((path, min, max)));
+}
+
+#[cfg(not(test))]
+fn record(_: &'static str, _: f64, _: f64) {}
