@@ -19,12 +19,32 @@ fn suffix(unit: &str) -> String {
     }
 }
 
+/// A number as the panels show it: 0 as 0, very small or large values in scientific notation.
+fn format_real(v: f64, decimals: std::ops::RangeInclusive<usize>) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if v.abs() < 1e-3 || v.abs() >= 1e5 {
+        format!("{v:.2e}")
+    } else {
+        egui::emath::format_with_decimals_in_range(v, decimals)
+    }
+}
+
 /// A slider over the whole valid range of a real parameter.
 pub fn real(ui: &mut Ui, spec: &Real, value: &mut f64) -> bool {
     record(spec.path, spec.min, spec.max);
+    // A logarithmic slider that starts at 0 needs a smallest positive value to start its
+    // decades from: three decades below the default, or six below the top.
+    let smallest = if spec.default > 0.0 {
+        spec.default * 1e-3
+    } else {
+        spec.max * 1e-6
+    };
     ui.add(
         egui::Slider::new(value, spec.range())
             .logarithmic(spec.log)
+            .smallest_positive(smallest)
+            .custom_formatter(format_real)
             .text(spec.label)
             .suffix(suffix(spec.unit)),
     )

@@ -316,7 +316,7 @@ pub const WIND_SPEED: Real = Real {
     max: 200.0,
     default: 6.0,
     default_text: "6",
-    log: false,
+    log: true,
     help: "Base wind speed (the paper's Fig. 7 uses 40 m/s).",
 };
 
