@@ -1,11 +1,11 @@
-//! The command line (interface.md): one binary, subcommands for the viewer and the headless
-//! tools. Bad input is one clear message on stderr and exit code 2.
+//! The command line: one binary, subcommands for the viewer and the headless tools. Every
+//! failure is one clear message on stderr: exit code 2 for bad input, 1 for a failure while
+//! running ([`CliError`]).
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use serde::Serialize;
 
@@ -20,11 +20,90 @@ use crate::upsample::{DisplayMode, RenderSettings, try_upsample_cpu};
 
 /// Exit code for bad input (unknown preset, unreadable file, invalid scene or value).
 pub const EXIT_BAD_INPUT: i32 = 2;
+/// Exit code for a failure while running (a write, the GPU, the window).
+pub const EXIT_FAILURE: i32 = 1;
 
-/// An error caused by the user's input: reported with exit code 2.
+/// What can go wrong on the command line; each is reported once, as one message.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct BadInput(pub String);
+pub enum CliError {
+    /// The user's input: an unknown preset, an unreadable or invalid scene, a bad value.
+    #[error("{0}")]
+    BadInput(String),
+    /// An output could not be written (a full disk, a missing folder, a closed terminal).
+    #[error("{what}: cannot write: {source}")]
+    Write {
+        what: String,
+        source: std::io::Error,
+    },
+    /// The GPU, the window or the renderer failed while running.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl CliError {
+    /// 2 for bad input, 1 for a failure while running.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CliError::BadInput(_) => EXIT_BAD_INPUT,
+            CliError::Write { .. } | CliError::Failed(_) => EXIT_FAILURE,
+        }
+    }
+
+    fn write(what: impl std::fmt::Display, source: std::io::Error) -> Self {
+        CliError::Write {
+            what: what.to_string(),
+            source,
+        }
+    }
+}
+
+/// The command line's result.
+pub type Result<T, E = CliError> = std::result::Result<T, E>;
+
+fn failed(e: impl std::fmt::Display) -> CliError {
+    CliError::Failed(e.to_string())
+}
+
+impl clap::ValueEnum for IntegratorKind {
+    fn value_variants<'a>() -> &'a [Self] {
+        &IntegratorKind::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()))
+    }
+}
+
+impl clap::ValueEnum for DisplayMode {
+    fn value_variants<'a>() -> &'a [Self] {
+        &DisplayMode::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        let help = match self {
+            DisplayMode::KeyOnly => "the simulated key mesh (Fig. 9a)",
+            DisplayMode::Smooth => "cubic splines (Fig. 9b)",
+            DisplayMode::Wrinkled => "splines with eq. 14's wrinkles (Fig. 9c)",
+        };
+        Some(clap::builder::PossibleValue::new(self.name()).help(help))
+    }
+}
+
+impl clap::ValueEnum for ColorMode {
+    fn value_variants<'a>() -> &'a [Self] {
+        &ColorMode::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        let help = match self {
+            ColorMode::Texture => "the flag image",
+            ColorMode::NodeType => "key, frame and internal nodes (Fig. 2)",
+            ColorMode::Strain => "blue compressed, white at rest, red stretched",
+            ColorMode::Integration => "wavelet interpolation: yellow interpolated, red integrated",
+        };
+        Some(clap::builder::PossibleValue::new(self.name()).help(help))
+    }
+}
 
 #[derive(Debug, Parser)]
 #[command(
@@ -113,10 +192,9 @@ pub struct SimulateArgs {
     /// Also record every K-th step in `frames`.
     #[arg(long, value_name = "K")]
     pub every: Option<u64>,
-    /// Override the scene's integrator: kang, explicit-euler, symplectic-euler, verlet,
-    /// implicit-cg, desbrun, hybrid, xpbd, choi-ko.
+    /// Override the scene's integrator.
     #[arg(long, value_name = "NAME")]
-    pub integrator: Option<String>,
+    pub integrator: Option<IntegratorKind>,
     /// Also write the upsampled render mesh, R × R render nodes (2..=1024), in `render`.
     #[arg(long, value_name = "R")]
     pub upsample: Option<u32>,
@@ -140,14 +218,13 @@ pub struct RenderArgs {
     pub size: (u32, u32),
     /// Override the scene's integrator.
     #[arg(long, value_name = "NAME")]
-    pub integrator: Option<String>,
-    /// Display mode: key-only (Fig. 9a), smooth (9b) or wrinkled (9c); default the scene's.
+    pub integrator: Option<IntegratorKind>,
+    /// Display mode (default: the scene's).
     #[arg(long, value_name = "MODE")]
-    pub mode: Option<String>,
-    /// Surface colouring: texture, node-type (Fig. 2), strain, or integration (wavelet
-    /// interpolation: yellow interpolated, red integrated key nodes).
+    pub mode: Option<DisplayMode>,
+    /// Surface colouring.
     #[arg(long, value_name = "COLORS", default_value = "texture")]
-    pub color: String,
+    pub color: ColorMode,
     /// Draw the key mesh as lines.
     #[arg(long)]
     pub wireframe: bool,
@@ -201,7 +278,10 @@ fn view(args: ViewArgs) -> Result<()> {
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("png"))
     {
-        return Err(BadInput(format!("--screenshot: {} must end in .png", path.display())).into());
+        return Err(CliError::BadInput(format!(
+            "--screenshot: {} must end in .png",
+            path.display()
+        )));
     }
     crate::app::viewer::run(crate::app::viewer::ViewerOptions {
         scene,
@@ -209,26 +289,32 @@ fn view(args: ViewArgs) -> Result<()> {
         exit_after_frames: args.exit_after_frames,
         screenshot: args.screenshot,
     })
+    .map_err(|e| failed(format!("{e:#}")))
 }
 
 fn bench(args: BenchArgs) -> Result<()> {
     if let Some(p) = &args.plot
         && !p.extension().is_some_and(|e| e.eq_ignore_ascii_case("svg"))
     {
-        return Err(BadInput(format!("--plot: {} must end in .svg", p.display())).into());
+        return Err(CliError::BadInput(format!(
+            "--plot: {} must end in .svg",
+            p.display()
+        )));
     }
     let cfg = crate::bench::BenchConfig { quick: args.quick };
     let report = crate::bench::run(&cfg, |section| eprintln!("flagsim bench: {section} …"));
+    // The report first: a plot that cannot be written must not lose the measurements.
+    if args.json {
+        write_json(&report, None)?;
+    } else {
+        print_stdout(&crate::bench::table(&report))?;
+    }
     if let Some(p) = &args.plot {
         std::fs::write(p, crate::bench::plot_svg(&report))
-            .map_err(|e| BadInput(format!("{}: cannot write the plot: {e}", p.display())))?;
+            .map_err(|e| CliError::write(format!("the plot {}", p.display()), e))?;
         eprintln!("flagsim bench: wrote {}", p.display());
     }
-    if args.json {
-        write_json(&report, None)
-    } else {
-        print_stdout(&crate::bench::table(&report))
-    }
+    Ok(())
 }
 
 fn presets() -> Result<()> {
@@ -249,24 +335,16 @@ fn print_stdout(text: &str) -> Result<()> {
         .write_all(text.as_bytes())
         .and_then(|_| stdout.flush())
     {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(anyhow::Error::new(e).context("writing to stdout"))
-        }
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CliError::write("stdout", e)),
         _ => Ok(()),
     }
 }
 
 /// Loads a scene and applies an integrator override; errors are bad input.
-pub fn load_scene(name: &str, integrator: Option<&str>) -> Result<Scene> {
-    let mut scene = Scene::load(name).map_err(|e| BadInput(e.to_string()))?;
-    if let Some(nm) = integrator {
-        scene.params.integrator = IntegratorKind::from_name(nm).ok_or_else(|| {
-            let all: Vec<&str> = IntegratorKind::ALL.iter().map(|k| k.name()).collect();
-            BadInput(format!(
-                "--integrator: unknown integrator '{nm}'; choose one of {}",
-                all.join(", ")
-            ))
-        })?;
+pub fn load_scene(name: &str, integrator: Option<IntegratorKind>) -> Result<Scene> {
+    let mut scene = Scene::load(name).map_err(|e| CliError::BadInput(e.to_string()))?;
+    if let Some(kind) = integrator {
+        scene.params.integrator = kind;
     }
     Ok(scene)
 }
@@ -335,31 +413,29 @@ fn nodes_of(sim: &Simulation) -> Vec<NodeOut> {
 }
 
 fn simulate(args: SimulateArgs) -> Result<()> {
-    let scene = load_scene(&args.scene, args.integrator.as_deref())?;
+    let scene = load_scene(&args.scene, args.integrator)?;
     if args.every == Some(0) {
-        return Err(BadInput("--every: must be at least 1".into()).into());
+        return Err(CliError::BadInput("--every: must be at least 1".into()));
     }
     if args.gpu && args.upsample.is_none() {
-        return Err(BadInput("--gpu: only with --upsample R".into()).into());
+        return Err(CliError::BadInput("--gpu: only with --upsample R".into()));
     }
     if let Some(r) = args.upsample {
         if !(2..=MAX_RESOLUTION).contains(&r) {
-            return Err(BadInput(format!(
+            return Err(CliError::BadInput(format!(
                 "--upsample: must be in 2..={MAX_RESOLUTION}, got {r}"
-            ))
-            .into());
+            )));
         }
         if scene.cloth.grid.is_none() {
-            return Err(BadInput(format!(
+            return Err(CliError::BadInput(format!(
                 "--upsample: {} is not a grid cloth; the spline upsampler needs a grid",
                 args.scene
-            ))
-            .into());
+            )));
         }
     }
     let mut sim = scene
         .simulation()
-        .map_err(|e| BadInput(format!("{}: {e}", args.scene)))?;
+        .map_err(|e| CliError::BadInput(format!("{}: {e}", args.scene)))?;
     let start = Instant::now();
     let mut frames = args.every.map(|_| Vec::new());
     let mut interpolated_sum = 0.0;
@@ -416,7 +492,7 @@ fn upsample_output(sim: &Simulation, scene: &Scene, r: u32, gpu: bool) -> Result
     let grid = sim
         .cloth
         .grid
-        .ok_or_else(|| BadInput("--upsample needs a grid cloth".into()))?;
+        .ok_or_else(|| CliError::BadInput("--upsample needs a grid cloth".into()))?;
     let keys = view::key_positions(&sim.cloth.x);
     let key_grid = view::key_grid(&grid, &keys);
     let settings = RenderSettings {
@@ -424,11 +500,13 @@ fn upsample_output(sim: &Simulation, scene: &Scene, r: u32, gpu: bool) -> Result
         ..scene.render.clone()
     };
     let (mesh, source) = if gpu {
-        let mut headless = HeadlessRenderer::new(16, 16).context("--gpu")?;
-        (headless.upsample(&key_grid, &settings)?, "gpu")
+        let mut headless =
+            HeadlessRenderer::new(16, 16).map_err(|e| failed(format!("--gpu: {e}")))?;
+        let mesh = headless.upsample(&key_grid, &settings).map_err(failed)?;
+        (mesh, "gpu")
     } else {
         let mesh = try_upsample_cpu(&key_grid, &settings)
-            .map_err(|e| BadInput(format!("--upsample: {e}")))?;
+            .map_err(|e| CliError::BadInput(format!("--upsample: {e}")))?;
         (mesh, "cpu")
     };
     Ok(RenderOut {
@@ -440,42 +518,33 @@ fn upsample_output(sim: &Simulation, scene: &Scene, r: u32, gpu: bool) -> Result
 }
 
 fn render(args: RenderArgs) -> Result<()> {
-    let mut scene = load_scene(&args.scene, args.integrator.as_deref())?;
-    if let Some(mode) = &args.mode {
-        scene.render.mode = DisplayMode::ALL
-            .into_iter()
-            .find(|m| m.name() == mode)
-            .ok_or_else(|| {
-                BadInput(format!(
-                    "--mode: unknown mode '{mode}'; choose key-only, smooth or wrinkled"
-                ))
-            })?;
-        if scene.render.mode == DisplayMode::Wrinkled {
+    let mut scene = load_scene(&args.scene, args.integrator)?;
+    if let Some(mode) = args.mode {
+        scene.render.mode = mode;
+        if mode == DisplayMode::Wrinkled {
             scene.render.wrinkles = true;
         }
     }
-    let color_mode = ColorMode::ALL
-        .into_iter()
-        .find(|c| c.name() == args.color)
-        .ok_or_else(|| {
-            BadInput(format!(
-                "--color: unknown colouring '{}'; choose texture, node-type, strain or integration",
-                args.color
-            ))
-        })?;
+    let color_mode = args.color;
     if !(args.zoom.is_finite() && (0.1..=20.0).contains(&args.zoom)) {
-        return Err(BadInput(format!("--zoom: must be in 0.1..=20, got {}", args.zoom)).into());
+        return Err(CliError::BadInput(format!(
+            "--zoom: must be in 0.1..=20, got {}",
+            args.zoom
+        )));
     }
     let out_ok = args
         .out
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("png"));
     if !out_ok {
-        return Err(BadInput(format!("--out: {} must end in .png", args.out.display())).into());
+        return Err(CliError::BadInput(format!(
+            "--out: {} must end in .png",
+            args.out.display()
+        )));
     }
     let mut sim = scene
         .simulation()
-        .map_err(|e| BadInput(format!("{}: {e}", args.scene)))?;
+        .map_err(|e| CliError::BadInput(format!("{}: {e}", args.scene)))?;
     let initial = Snapshot::of(&sim);
     for _ in 0..args.steps {
         if !sim.step() {
@@ -494,14 +563,20 @@ fn render(args: RenderArgs) -> Result<()> {
         ..ViewSettings::default()
     };
     let (w, h) = args.size;
-    let mut headless = HeadlessRenderer::new(w, h)?;
+    let mut headless = HeadlessRenderer::new(w, h).map_err(failed)?;
     // Frame where the cloth started and where it ended (a drop, a blown-out flag).
     let mut camera = view::framing_camera(&[&initial, &snap]);
     camera.distance /= args.zoom;
-    let image = headless.render(&snap, &view_settings, &camera)?;
-    image
-        .save(&args.out)
-        .map_err(|e| BadInput(format!("{}: cannot write the PNG: {e}", args.out.display())))?;
+    let image = headless
+        .render(&snap, &view_settings, &camera)
+        .map_err(failed)?;
+    image.save(&args.out).map_err(|e| match e {
+        image::ImageError::IoError(e) => CliError::write(args.out.display(), e),
+        e => failed(format!(
+            "{}: cannot encode the PNG: {e}",
+            args.out.display()
+        )),
+    })?;
     eprintln!(
         "flagsim: wrote {} ({w}×{h}, step {}, t = {:.3} s, {})",
         args.out.display(),
@@ -513,10 +588,12 @@ fn render(args: RenderArgs) -> Result<()> {
 }
 
 fn write_json(value: &impl Serialize, out: Option<&PathBuf>) -> Result<()> {
-    let text = serde_json::to_string(value).context("serialising the output")?;
+    let text =
+        serde_json::to_string(value).map_err(|e| failed(format!("serialising the output: {e}")))?;
     match out {
-        Some(path) => std::fs::write(path, text + "\n")
-            .map_err(|e| BadInput(format!("{}: cannot write: {e}", path.display())).into()),
+        Some(path) => {
+            std::fs::write(path, text + "\n").map_err(|e| CliError::write(path.display(), e))
+        }
         None => print_stdout(&(text + "\n")),
     }
 }

@@ -1,16 +1,13 @@
-//! `flagsim`: parse the command line, run the viewer or a headless command.
+//! `flagsim`: parse the command line, run the viewer or a headless command. Exit code 0 on
+//! success, 2 for bad input, 1 for a failure while running.
 
 use clap::Parser;
-use flagsim::cli::{self, BadInput, Cli};
+use flagsim::cli::{self, Cli};
 
 fn main() {
     let cli = Cli::parse();
     if let Err(e) = cli::run(cli) {
-        if let Some(bad) = e.downcast_ref::<BadInput>() {
-            eprintln!("flagsim: error: {bad}");
-            std::process::exit(cli::EXIT_BAD_INPUT);
-        }
-        eprintln!("flagsim: error: {e:#}");
-        std::process::exit(1);
+        eprintln!("flagsim: error: {e}");
+        std::process::exit(e.exit_code());
     }
 }

@@ -100,3 +100,24 @@ fn bench_rejects_a_plot_that_is_not_svg() {
     );
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_plot_that_cannot_be_written_loses_no_measurement() {
+    // The report is printed first; then the failed write is reported and the exit code is 1.
+    let out = process::output_within(
+        Command::new(env!("CARGO_BIN_EXE_flagsim")).args([
+            "bench",
+            "--quick",
+            "--json",
+            "--plot",
+            "/nonexistent-flagsim-dir/plot.svg",
+        ]),
+        std::time::Duration::from_secs(600),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("plot.svg: cannot write"), "{err}");
+    let report: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("the report, whole, on stdout");
+    assert!(report.is_object());
+}

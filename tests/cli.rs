@@ -255,7 +255,7 @@ fn bad_command_line_values_are_exit_code_2() {
         ),
         (
             vec!["simulate", "flag", "--steps", "1", "--integrator", "rk4"],
-            "unknown integrator",
+            "invalid value 'rk4' for '--integrator",
         ),
         (vec!["simulate", "flag", "--steps", "-3"], "--steps"),
         (
@@ -413,4 +413,45 @@ fn every_field_a_scene_file_takes_is_documented_and_nothing_else() {
     fields.sort();
     documented.sort();
     assert_eq!(documented, fields);
+}
+
+#[test]
+fn a_mistyped_integrator_is_bad_input_and_the_right_name_is_suggested() {
+    let out = flagsim(&["simulate", "flag", "--steps", "1", "--integrator", "kangg"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("a similar value exists: 'kang'"), "{err}");
+    // Every integrator is listed.
+    for name in [
+        "explicit-euler",
+        "symplectic-euler",
+        "verlet",
+        "implicit-cg",
+        "desbrun",
+        "hybrid",
+        "xpbd",
+        "choi-ko",
+    ] {
+        assert!(err.contains(name), "{name} not offered: {err}");
+    }
+}
+
+#[test]
+fn a_write_that_fails_is_a_failure_not_bad_input() {
+    // The input is fine; the folder to write into does not exist: exit 1, one message.
+    let out = flagsim(&[
+        "simulate",
+        "flag",
+        "--steps",
+        "1",
+        "--out",
+        "/nonexistent-flagsim-dir/out.json",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("/nonexistent-flagsim-dir/out.json: cannot write"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
 }
