@@ -1329,6 +1329,21 @@ fn with_strain_limiting_the_guard_watches_the_speed_of_free_nodes_only() {
         sim.divergence.clone().unwrap().reason,
         "node 55 moves at 60 m/s (limit 50 m/s): the scheme is unstable at this step"
     );
+    // Exactly at the limit is not faster than it: with no gravity, no air and the springs at
+    // rest, forward Euler leaves a velocity of exactly 50 m/s as it is (a step of 10 µs moves
+    // the node 0.5 mm, well within the strain limit; no tethers, which hold every node at its
+    // rest distance from the pole).
+    let mut sim = moving(true, [0.0; 3], 50.0);
+    let mut p = sim.params().clone();
+    p.dt = 1e-5;
+    p.gravity = [0.0; 3];
+    (p.wind.drag, p.wind.lift, p.wind.linear) = (0.0, 0.0, 0.0);
+    p.provot.tethers = false;
+    sim.set_params(p).unwrap();
+    assert!(sim.step(), "{}", sim.divergence.clone().unwrap());
+    let v = sim.cloth.v[node];
+    assert!(v.z == 50.0 && v.x.abs() < 1e-12 && v.y.abs() < 1e-12, "{v}");
+    assert_eq!(v.length_squared(), 2500.0);
     // 40 m/s is under the limit (40² < 50², though far above 50 or 2 × 50).
     let mut sim = moving(true, [6.0, 0.0, 0.0], 40.0);
     assert!(sim.step(), "{}", sim.divergence.clone().unwrap());
