@@ -1,4 +1,4 @@
-// cloth.wgsl — the render mesh of the flag: lit, two-sided, textured (method.md §7 output).
+// cloth.wgsl — the render mesh of the flag: lit, two-sided, textured (docs/method.md §7 output).
 //
 // Appended to globals.wgsl. Vertices are pulled from the upsample pass's storage buffers:
 // render node (r, s) is entry `s * R_u + r` (r along u = the flag's width, s along v = height),
@@ -69,7 +69,7 @@ fn vs_cloth(@builtin(vertex_index) node: u32) -> ClothVertex {
 }
 
 // A render index lies on a key line when its spline parameter (n − 1) i / (R − 1) is a whole
-// number (method.md §7 sampling). Exact in integers for any resolution, key-aligned or not.
+// number (docs/method.md §7 sampling). Exact in integers for any resolution, key-aligned or not.
 fn on_key_line(index: u32, render_count: u32, key_count: u32) -> bool {
     return ((key_count - 1u) * index) % (render_count - 1u) == 0u;
 }

@@ -1,4 +1,4 @@
-// Wrinkled cubic spline upsampling (Kang et al. 2001 §3, eq. 14; method.md §7) on the GPU.
+// Wrinkled cubic spline upsampling (Kang et al. 2001 §3, eq. 14; docs/method.md §7) on the GPU.
 //
 // Three kernels, dispatched in this order, each one invocation per output node:
 //   frame_nodes_pass         pass 1: spline along each key row, sampled at every render column u_r

@@ -251,7 +251,7 @@ fn parse_size(text: &str) -> Result<(u32, u32), String> {
     Ok((parse(w)?, parse(h)?))
 }
 
-/// Runs the command line. Returns the process exit code.
+/// Runs the command line; the error says what went wrong and which exit code it means.
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Simulate(args)) => simulate(args),

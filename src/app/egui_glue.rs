@@ -96,12 +96,6 @@ impl EguiLayer {
         &self.ctx
     }
 
-    /// The wgpu renderer, e.g. to register a native texture (an offscreen view) as an
-    /// `egui::TextureId` for an image widget.
-    pub fn renderer_mut(&mut self) -> &mut egui_wgpu::Renderer {
-        &mut self.renderer
-    }
-
     /// Feeds one window event to egui. Call it before anything else looks at the event; when
     /// `consumed` is true (a click on a panel, a drag of a slider, typing into a field) the 3-D
     /// view must ignore the event. `repaint` means egui wants a redraw.

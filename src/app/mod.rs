@@ -6,58 +6,16 @@
 //! ([`frame_stats`]). It never touches the simulation: the application handler reads the latest
 //! simulation snapshot and hands it to the renderer, and egui panels return commands.
 //!
-//! # How the winit 0.30 `ApplicationHandler` is meant to be structured
+//! # The frame
 //!
-//! winit 0.30 drives the program through [`winit::application::ApplicationHandler`]; the event
-//! loop owns the main thread, and the handler is a plain struct whose GPU state is `Option`al
-//! because no window may exist before the first `resumed`.
-//!
-//! ```text
-//! main():
-//!     let event_loop = EventLoop::new()?;                 // must be on the main thread
-//!     let instance = surface::create_instance(Box::new(event_loop.owned_display_handle()));
-//!     let mut app = App { instance, gpu: None, window: None, egui: None, .. };
-//!     event_loop.run_app(&mut app)?;                      // returns after event_loop.exit()
-//!
-//! impl ApplicationHandler for App {
-//!     resumed(event_loop):
-//!         if self.window.is_some() { return }             // resumed can repeat (Android, iOS)
-//!         window  = Arc::new(event_loop.create_window(attributes)?)
-//!         adapter = surface::pick_adapter(&instance, &window)       // Vulkan first, then GL
-//!         (device, queue) = adapter.request_device(..)
-//!         surface = WindowSurface::new(&instance, &adapter, &device, window.clone())?
-//!         egui    = EguiLayer::new(&device, &window, surface.format())
-//!         spawn the simulation thread here (it only needs the command/snapshot channels)
-//!
-//!     window_event(event_loop, id, event):
-//!         let response = egui.on_window_event(&window, &event);   // egui sees input FIRST
-//!         if response.repaint { window.request_redraw() }
-//!         match event {
-//!             CloseRequested      => event_loop.exit(),            // clean exit, code 0
-//!             Resized(size)       => surface.resize(size.width, size.height),  // 0×0 = minimised
-//!             RedrawRequested     => self.redraw(),                // see below
-//!             mouse/keyboard if !response.consumed => camera / picking gets the event
-//!             _ => {}
-//!         }
-//!
-//!     about_to_wait(event_loop):
-//!         window.request_redraw();                        // continuous animation while simulating
-//! }
-//!
-//! redraw():
-//!     stats.tick(Instant::now());
-//!     let out = egui.run(&window, |ui| panels(ui));     // always run egui, even when minimised,
-//!                                                      // so texture deltas are never lost
-//!     let Some(frame) = surface.acquire() else { return };   // every skip reason handled inside
-//!     encoder: 3-D passes into frame.view (+ surface.depth_view()), clearing colour and depth
-//!     let extra = egui.paint(&device, &queue, &mut encoder, &frame.view, surface.size_px(),
-//!                            egui.pixels_per_point());   // LOADs the colour: egui over the scene
-//!     queue.submit(extra.into_iter().chain([encoder.finish()]));
-//!     egui.after_submit();                              // frees textures egui released
-//!     optional: screenshot::capture_texture(&device, &queue, &frame.texture.texture)  // before present
-//!     window.pre_present_notify();
-//!     surface.present(&queue, frame);
-//! ```
+//! [`viewer`] is the winit 0.30 `ApplicationHandler`: its GPU state is created on the first
+//! `resumed` (no window exists before). Every window event goes to egui first
+//! ([`egui_glue::EguiLayer::on_window_event`]); what egui does not consume goes to the camera and
+//! picking ([`controls`]) or the key table ([`keys`]). A redraw takes the latest snapshot
+//! ([`feed`] interpolates between the last two), runs the panels, draws the 3-D passes into the
+//! renderer's multisampled targets, resolves them into the surface texture, paints egui over it
+//! and presents. Screenshots and recordings read the frame before it is presented
+//! ([`screenshot`], [`recording`]).
 //!
 //! # Routing input between egui and the 3-D view
 //!
@@ -78,7 +36,7 @@
 //! not), so [`screenshot::capture_texture`] can read `frame.texture.texture` after the frame's
 //! commands are submitted and before it is presented. Without `COPY_SRC`, record the frame again
 //! into [`screenshot::create_capture_target`] and capture that; [`egui_glue::EguiLayer::paint`]
-//! may be called twice in one frame for this. `src/bin/viewer_demo.rs` does both.
+//! may be called twice in one frame for this.
 
 pub mod controls;
 pub mod egui_glue;

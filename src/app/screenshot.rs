@@ -246,17 +246,6 @@ pub fn save_png(image: &image::RgbaImage, path: &Path) -> Result<(), ScreenshotE
         })
 }
 
-/// [`capture_texture`] then [`save_png`].
-pub fn save_texture_png(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
-    texture: &wgpu::Texture,
-    path: &Path,
-) -> Result<(), ScreenshotError> {
-    let image = capture_texture(device, queue, texture)?;
-    save_png(&image, path)
-}
-
 /// A fresh file name in `dir` for a screenshot taken now, e.g.
 /// `screenshots/flagsim-2026-11-21_23-59-01.png` (UTC). If that file exists already (two
 /// shots in one second), `-2`, `-3`, … is appended.

@@ -1,4 +1,5 @@
-//! The presentable surface of the viewer window, with its depth buffer.
+//! The presentable surface of the viewer window. (The 3-D passes draw into the renderer's own
+//! multisampled colour and depth targets and resolve into the surface's texture.)
 //!
 //! A [`WindowSurface`] is made from an instance, adapter and device that the caller owns (the
 //! renderer shares them with its compute and draw passes). It picks a gamma-space (non-sRGB)
@@ -18,9 +19,6 @@
 use std::sync::Arc;
 
 use winit::window::Window;
-
-/// Depth format of the depth buffer that comes with the surface (single-sample, no stencil).
-pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// Errors of surface and adapter set-up. Per-frame problems are not errors: they skip a frame.
 #[derive(Debug, thiserror::Error)]
@@ -141,7 +139,7 @@ pub fn choose_format(formats: &[wgpu::TextureFormat]) -> Option<wgpu::TextureFor
         .or_else(|| formats.first().copied())
 }
 
-/// The window's surface, its configuration and a matching depth buffer.
+/// The window's surface and its configuration.
 pub struct WindowSurface {
     // `surface` is declared before `window` so it is dropped first.
     surface: wgpu::Surface<'static>,
@@ -150,40 +148,10 @@ pub struct WindowSurface {
     device: wgpu::Device,
     config: wgpu::SurfaceConfiguration,
     present_modes: Vec<wgpu::PresentMode>,
-    depth: DepthBuffer,
     minimised: bool,
     needs_reconfigure: bool,
     needs_recreate: bool,
     last_skip: Option<SkipReason>,
-}
-
-struct DepthBuffer {
-    texture: wgpu::Texture,
-    view: wgpu::TextureView,
-}
-
-impl DepthBuffer {
-    fn new(device: &wgpu::Device, width: u32, height: u32) -> Self {
-        let texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("window depth"),
-            size: wgpu::Extent3d {
-                width: width.max(1),
-                height: height.max(1),
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: DEPTH_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
-            view_formats: &[],
-        });
-        let view = texture.create_view(&wgpu::TextureViewDescriptor {
-            label: Some("window depth view"),
-            ..Default::default()
-        });
-        Self { texture, view }
-    }
 }
 
 impl WindowSurface {
@@ -225,7 +193,6 @@ impl WindowSurface {
             alpha_mode,
             view_formats: Vec::new(),
         };
-        let depth = DepthBuffer::new(device, config.width, config.height);
         let mut this = Self {
             surface,
             window,
@@ -233,7 +200,6 @@ impl WindowSurface {
             device: device.clone(),
             config,
             present_modes: caps.present_modes,
-            depth,
             minimised: size.width == 0 || size.height == 0,
             needs_reconfigure: false,
             needs_recreate: false,
@@ -361,16 +327,6 @@ impl WindowSurface {
         self.config.usage.contains(wgpu::TextureUsages::COPY_SRC)
     }
 
-    /// The depth buffer, same size as the surface, format [`DEPTH_FORMAT`], single-sample.
-    pub fn depth_view(&self) -> &wgpu::TextureView {
-        &self.depth.view
-    }
-
-    /// The depth texture behind [`Self::depth_view`].
-    pub fn depth_texture(&self) -> &wgpu::Texture {
-        &self.depth.texture
-    }
-
     /// Why the last [`Self::acquire`] returned `None`, if it did.
     pub fn last_skip(&self) -> Option<SkipReason> {
         self.last_skip
@@ -381,18 +337,14 @@ impl WindowSurface {
         None
     }
 
-    /// Applies `self.config` and resizes the depth buffer to match. Never called with a zero
-    /// size (which `Surface::configure` rejects with a panic).
+    /// Applies `self.config`. Never called with a zero size (which `Surface::configure` rejects
+    /// with a panic).
     fn configure(&mut self) {
         self.needs_reconfigure = false;
         if self.config.width == 0 || self.config.height == 0 {
             return;
         }
         self.surface.configure(&self.device, &self.config);
-        let depth_size = self.depth.texture.size();
-        if depth_size.width != self.config.width || depth_size.height != self.config.height {
-            self.depth = DepthBuffer::new(&self.device, self.config.width, self.config.height);
-        }
     }
 
     /// Replaces a lost surface by a new one for the same window. Returns whether it worked;

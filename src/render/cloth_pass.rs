@@ -405,18 +405,6 @@ impl ClothPass {
         })
     }
 
-    /// Replaces the flag texture (sRGB RGBA8, top row first), e.g. with a user's image.
-    pub fn set_texture(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        image: &image::RgbaImage,
-    ) -> Result<(), RenderError> {
-        self.texture = flag_texture::upload_rgba(device, queue, image, "flag texture")?;
-        self.bind_group = None;
-        Ok(())
-    }
-
     /// Checks the frame's buffers against its resolution, then uploads what changed.
     pub fn prepare(
         &mut self,

@@ -94,12 +94,6 @@ impl GpuContext {
     pub fn adapter_report(&self) -> String {
         adapter_report(&self.adapter.get_info())
     }
-
-    /// `true` on a software rasteriser (lavapipe, WARP, SwiftShader): slow, but exact enough for
-    /// comparisons.
-    pub fn is_software(&self) -> bool {
-        self.adapter.get_info().device_type == wgpu::DeviceType::Cpu
-    }
 }
 
 /// Formats an [`wgpu::AdapterInfo`] as one line.

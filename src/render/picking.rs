@@ -86,7 +86,7 @@ pub fn pick_render_mesh(origin: Vec3, dir: Vec3, mesh: &RenderMesh) -> Option<Me
 }
 
 /// The key node nearest the render sample `(r, s)` of an `R_u × R_v` mesh over `nx × ny` key
-/// nodes (render index `r` sits at key parameter `(nx − 1) r / (R_u − 1)`, method.md §7).
+/// nodes (render index `r` sits at key parameter `(nx − 1) r / (R_u − 1)`, docs/method.md §7).
 pub fn nearest_key_node(nx: usize, ny: usize, resolution: [u32; 2], r: f32, s: f32) -> usize {
     let to_key = |x: f32, n: usize, res: u32| -> usize {
         let u = (n - 1) as f32 * x / (res.max(2) - 1) as f32;

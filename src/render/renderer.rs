@@ -240,11 +240,6 @@ impl Renderer {
         self.targets
     }
 
-    /// The cloth pass, e.g. to replace the flag texture.
-    pub fn cloth_pass_mut(&mut self) -> &mut ClothPass {
-        &mut self.cloth
-    }
-
     /// Uploads `frame` and records one render pass that clears and draws the whole image.
     ///
     /// `color_view` is the multisampled colour attachment ([`TargetFormats::sample_count`]

@@ -1,5 +1,5 @@
 //! What happens after `x += h v`: strain limiting (long-range tethers, then Provot's sweeps;
-//! method.md §5), then colliders (§6). Kinematic nodes are never moved here.
+//! docs/method.md §5), then colliders (§6). Kinematic nodes are never moved here.
 
 use glam::DVec3;
 use rayon::prelude::*;

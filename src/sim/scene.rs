@@ -554,17 +554,3 @@ pub const PRESETS: [(&str, &str); 8] = [
 pub fn preset(name: &str) -> Option<&'static str> {
     PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
-
-/// The default scene (`flag`).
-pub fn default_scene() -> Scene {
-    // The embedded preset is validated by a test; fall back to defaults rather than panic.
-    Scene::from_json(PRESETS[0].1, "preset flag").unwrap_or_else(|_| Scene {
-        description: String::new(),
-        cloth: ClothSpec {
-            grid: Some(GridSpec::default()),
-            ..ClothSpec::default()
-        },
-        params: Params::default(),
-        render: RenderSettings::default(),
-    })
-}

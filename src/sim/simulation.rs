@@ -1,4 +1,4 @@
-//! One simulation: a cloth, its parameters, and the order of a step (method.md §8).
+//! One simulation: a cloth, its parameters, and the order of a step (docs/method.md §8).
 //!
 //! A published step advances `dt` in `substeps` physics steps of `h = dt / substeps`. Each physics
 //! step is one short pipeline:
@@ -364,11 +364,6 @@ impl Simulation {
                 DVec3::new(0.0, 0.5 * a * (2.0 * w * t).sin(), a * (w * t).sin())
             }
         }
-    }
-
-    /// Where pinned node `i` is at time `t`, m.
-    pub fn pinned_position(&self, i: usize, t: f64) -> DVec3 {
-        self.cloth.anchor[i] + self.pole_offset + self.handle_offset(t)
     }
 
     /// The integrator of `kind`, made on first use.

@@ -73,11 +73,6 @@ impl UpsampleParams {
     pub fn v_sample(&self, s: u32) -> SplineSample {
         render_sample(self.key_count[1], s, self.resolution[1])
     }
-
-    /// Number of render nodes, `R_u · R_v`.
-    pub fn render_node_count(&self) -> usize {
-        self.resolution[0] as usize * self.resolution[1] as usize
-    }
 }
 
 /// Frame node on key row `j` at render column `r` (pass 1): the wrinkled spline through the key
@@ -192,7 +187,7 @@ pub fn render_normal(positions: &[Vec3], resolution: [u32; 2], r: u32, s: u32) -
     unit_normal(du, dv).unwrap_or(FALLBACK_NORMAL)
 }
 
-/// Upsamples the key grid (method.md §7), or says why it cannot.
+/// Upsamples the key grid (docs/method.md §7), or says why it cannot.
 pub fn try_upsample_cpu(
     grid: &KeyGrid,
     settings: &RenderSettings,
@@ -201,7 +196,7 @@ pub fn try_upsample_cpu(
     Ok(upsample_with_params(grid, &params))
 }
 
-/// Upsamples the key grid (method.md §7). An invalid grid or settings (see
+/// Upsamples the key grid (docs/method.md §7). An invalid grid or settings (see
 /// [`KeyGrid::validate`], [`RenderSettings::validate`]) yields the empty mesh rather than a
 /// panic; use [`try_upsample_cpu`] to learn why.
 pub fn upsample_cpu(grid: &KeyGrid, settings: &RenderSettings) -> RenderMesh {

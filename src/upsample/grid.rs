@@ -13,7 +13,7 @@ pub const MAX_KEY_NODES_PER_AXIS: usize = 1024;
 /// has blown up; the simulator's stability guard stops it long before.
 pub const MAX_ABS_COORDINATE: f32 = 1.0e6;
 
-/// A borrowed view of the simulated key nodes (method.md §7 input).
+/// A borrowed view of the simulated key nodes (docs/method.md §7 input).
 #[derive(Debug, Clone, Copy)]
 pub struct KeyGrid<'a> {
     /// Key nodes along u (the width, index `i`). At least 2.

@@ -1,4 +1,4 @@
-//! Wrinkled cubic spline upsampling (paper §3, eq. 14; method.md §7): the CPU reference of
+//! Wrinkled cubic spline upsampling (paper §3, eq. 14; docs/method.md §7): the CPU reference of
 //! `shaders/upsample.wgsl`.
 //!
 //! A coarse `nx × ny` grid of simulated key nodes becomes an `R_u × R_v` render mesh. Pass 1

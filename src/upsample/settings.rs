@@ -1,4 +1,4 @@
-//! The user-facing settings of the wrinkled-spline upsampler (method.md §7).
+//! The user-facing settings of the wrinkled-spline upsampler (docs/method.md §7).
 //!
 //! Pure data: the scene file (`"render"` section), the viewer's Detail panel and the command line
 //! all fill this one struct, and both the CPU reference and the GPU pass read it.

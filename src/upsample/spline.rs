@@ -1,5 +1,5 @@
 //! Uniform Catmull-Rom splines and the mapping from render indices to spline parameters
-//! (method.md §7, "Spline" and "Sampling").
+//! (docs/method.md §7, "Spline" and "Sampling").
 //!
 //! Everything here is per-sample arithmetic in `f32`, written in the same order as the WGSL
 //! functions of the same names in `shaders/upsample.wgsl`, so that the GPU and this reference

@@ -163,11 +163,6 @@ impl ChoiKoScratch {
     pub fn save_history(&self) -> Option<History> {
         self.history.clone()
     }
-
-    /// Puts back what [`Self::save_history`] saved.
-    pub fn restore_history(&mut self, history: Option<History>) {
-        self.history = history;
-    }
 }
 
 /// One step: `dx` receives `Δx`, `dv` receives `vⁿ⁺¹ − vⁿ` (kinematic nodes: their known values).

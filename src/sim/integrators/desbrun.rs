@@ -1,4 +1,4 @@
-//! Desbrun et al.'s precomputed filter (paper eq. 5, method.md §3): `Δv = (D - h² K)⁻¹ h F̃`
+//! Desbrun et al.'s precomputed filter (paper eq. 5, docs/method.md §3): `Δv = (D - h² K)⁻¹ h F̃`
 //! with the same `D`, `K` and `F̃` as `kang`, as a true dense inverse over the free nodes.
 //!
 //! Kinematic rows are removed and their known `Δv` moves to the right-hand side. The inverse is

@@ -1,4 +1,4 @@
-//! Forward Euler: `v' = v + h F/m`, `x' = x + h v` with the *old* `v` (method.md §3).
+//! Forward Euler: `v' = v + h F/m`, `x' = x + h v` with the *old* `v` (docs/method.md §3).
 
 use super::explicit::advance_explicit;
 use super::{Integrator, Next, Step};

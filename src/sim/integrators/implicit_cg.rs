@@ -1,5 +1,5 @@
 //! Linearised backward Euler (Baraff & Witkin 1998) solved by conjugate gradients: the
-//! "general implicit integration" the paper compares against (method.md §3).
+//! "general implicit integration" the paper compares against (docs/method.md §3).
 //!
 //! ```text
 //! (M - h ∂f/∂v - h² ∂f/∂x) Δv = h (f + h ∂f/∂x v)

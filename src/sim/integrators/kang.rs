@@ -1,4 +1,4 @@
-//! Kang et al.'s approximate implicit update (paper eqs. 6–10, method.md §2).
+//! Kang et al.'s approximate implicit update (paper eqs. 6–10, docs/method.md §2).
 //!
 //! Implicit Euler with Desbrun's approximate Hessian gives `(D - h² K) Δv = h F̃` with
 //! `D_i = m_i + h² Σ_j k_ij`. Eq. 10 is two Jacobi iterations of that system from `Δv = 0`:
@@ -46,7 +46,7 @@ pub enum Update {
 impl Jacobi {
     /// `params.jacobi_iterations` Jacobi iterations from `Δv⁰` (the held nodes' `Δv`, zero
     /// elsewhere), the last one fused with the position update `update`. External forces are
-    /// added unfiltered after the sweeps (method.md §2) unless `params.filter_external`.
+    /// added unfiltered after the sweeps (docs/method.md §2) unless `params.filter_external`.
     pub fn step(&mut self, step: &Step, update: Update, next: &mut Next) {
         let StepInput {
             cloth,

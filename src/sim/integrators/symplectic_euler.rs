@@ -1,4 +1,4 @@
-//! Symplectic (semi-implicit) Euler: `v' = v + h F/m`, then `x' = x + h v'` (method.md §3).
+//! Symplectic (semi-implicit) Euler: `v' = v + h F/m`, then `x' = x + h v'` (docs/method.md §3).
 
 use super::explicit::advance_explicit;
 use super::{Integrator, Next, Step};

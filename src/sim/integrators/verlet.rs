@@ -1,4 +1,4 @@
-//! Position Verlet: `x' = 2x - x_prev + h² F/m`, `v' = (x' - x)/h` (method.md §3).
+//! Position Verlet: `x' = 2x - x_prev + h² F/m`, `v' = (x' - x)/h` (docs/method.md §3).
 //!
 //! `x_prev = x - h v`: after every step `v` is `(x - x_prev)/h`, so a switch to Verlet mid-run
 //! needs no history.

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod spec;
 
-/// The integrators of method.md §3.
+/// The integrators of docs/method.md §3.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum IntegratorKind {
@@ -97,7 +97,7 @@ impl Default for Stiffness {
     }
 }
 
-/// Lift formula (method.md §4).
+/// Lift formula (docs/method.md §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum LiftModel {
@@ -108,7 +108,7 @@ pub enum LiftModel {
     Smooth,
 }
 
-/// Drag integration (method.md §4).
+/// Drag integration (docs/method.md §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum DragModel {
@@ -184,7 +184,7 @@ impl Default for Wind {
     }
 }
 
-/// Provot's strain limiting (method.md §5).
+/// Provot's strain limiting (docs/method.md §5).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Provot {
@@ -220,7 +220,7 @@ impl Default for Provot {
     }
 }
 
-/// A collision shape for the key nodes (method.md §6).
+/// A collision shape for the key nodes (docs/method.md §6).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Collider {
