@@ -27,9 +27,9 @@ fn steps(c: &mut Criterion) {
             group.bench_with_input(BenchmarkId::new(kind.name(), n), &sim, |b, sim| {
                 b.iter_batched_ref(
                     || sim.clone(),
-                    |s| s.step(),
+                    flagsim::sim::Simulation::step,
                     criterion::BatchSize::SmallInput,
-                )
+                );
             });
         }
     }
@@ -46,7 +46,7 @@ fn upsample(c: &mut Criterion) {
     let key_grid = view::key_grid(&grid, &keys);
     let settings = RenderSettings::default();
     c.bench_function("upsample_cpu 50x50", |b| {
-        b.iter(|| upsample_cpu(&key_grid, &settings))
+        b.iter(|| upsample_cpu(&key_grid, &settings));
     });
 }
 

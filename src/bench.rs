@@ -48,10 +48,10 @@ pub struct BenchConfig {
 }
 
 impl BenchConfig {
-    fn repeats(&self) -> usize {
+    fn repeats(self) -> usize {
         if self.quick { 2 } else { 7 }
     }
-    fn grid_sizes(&self) -> Vec<usize> {
+    fn grid_sizes(self) -> Vec<usize> {
         if self.quick {
             vec![10, 16]
         } else {
@@ -577,7 +577,7 @@ pub fn upsampling(cfg: &BenchConfig, gpu: Option<&GpuContext>) -> Vec<Upsampling
         let gpu_t = match (gpu, pass.as_mut()) {
             (Some(g), Some(p)) => {
                 let mut runs = Vec::new();
-                for i in 0..reps + 1 {
+                for i in 0..=reps {
                     let t = Instant::now();
                     let _ = p.upload_keys(&g.device, &g.queue, &key_grid, &settings);
                     let mut enc =
@@ -783,7 +783,7 @@ fn machine() -> String {
         .unwrap_or_else(|| "unknown CPU".into());
     format!(
         "{cpu}, {} threads, {} build",
-        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
         if cfg!(debug_assertions) {
             "debug"
         } else {
@@ -799,8 +799,7 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Report {
     let kang_10x10_seconds = step_cost
         .iter()
         .find(|c| c.integrator == "kang" && c.n == 10)
-        .map(|c| c.seconds_per_step)
-        .unwrap_or(Stat::of(vec![]));
+        .map_or(Stat::of(vec![]), |c| c.seconds_per_step);
     let ratios = ratios(&step_cost, cfg.quick);
     let scaling = scaling(&step_cost, cfg.quick);
     progress("parallel kang");
@@ -813,7 +812,7 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Report {
     let wavelet = wavelet(cfg);
     progress("GPU");
     let gpu = GpuContext::new_headless();
-    let gpu_note = gpu.as_ref().err().map(|e| e.to_string());
+    let gpu_note = gpu.as_ref().err().map(std::string::ToString::to_string);
     let gpu = gpu.ok();
     progress("upsampling");
     let upsampling = upsampling(cfg, gpu.as_ref());

@@ -167,7 +167,7 @@ pub struct BenchArgs {
 pub struct ViewArgs {
     /// Scene file (.json) or preset name; default `flag`.
     pub scene: Option<String>,
-    /// Window size in logical pixels, WIDTHxHEIGHT.
+    /// Window size in logical pixels, `WIDTHxHEIGHT`.
     #[arg(long, default_value = "1280x800", value_parser = parse_size)]
     pub size: (u32, u32),
     /// Quit after presenting this many frames (automated smoke runs).
@@ -213,7 +213,7 @@ pub struct RenderArgs {
     /// The PNG to write.
     #[arg(long)]
     pub out: PathBuf,
-    /// Image size in pixels, WIDTHxHEIGHT (each 16..=8192).
+    /// Image size in pixels, `WIDTHxHEIGHT` (each 16..=8192).
     #[arg(long, default_value = "1280x800", value_parser = parse_size)]
     pub size: (u32, u32),
     /// Override the scene's integrator.
@@ -320,9 +320,8 @@ fn bench(args: BenchArgs) -> Result<()> {
 fn presets() -> Result<()> {
     let mut text = String::new();
     for (name, _) in PRESETS {
-        let description = Scene::load(name)
-            .map(|s| s.description)
-            .unwrap_or_else(|e| format!("(invalid: {e})"));
+        let description =
+            Scene::load(name).map_or_else(|e| format!("(invalid: {e})"), |s| s.description);
         text.push_str(&format!("{name:<14} {description}\n"));
     }
     print_stdout(&text)
@@ -333,7 +332,7 @@ fn print_stdout(text: &str) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(text.as_bytes())
-        .and_then(|_| stdout.flush())
+        .and_then(|()| stdout.flush())
     {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CliError::write("stdout", e)),
         _ => Ok(()),
@@ -475,7 +474,10 @@ fn simulate(args: SimulateArgs) -> Result<()> {
             wall_seconds,
             max_strain: sim.cloth.max_strain(),
             diverged: sim.divergence.is_some(),
-            divergence: sim.divergence.as_ref().map(|d| d.to_string()),
+            divergence: sim
+                .divergence
+                .as_ref()
+                .map(std::string::ToString::to_string),
             h2k_over_m: sim.h2k_over_m(),
             interpolated_fraction: sim
                 .wavelet_active()
@@ -512,8 +514,8 @@ fn upsample_output(sim: &Simulation, scene: &Scene, r: u32, gpu: bool) -> Result
     Ok(RenderOut {
         resolution: mesh.resolution,
         source,
-        x: mesh.positions.iter().map(|p| p.to_array()).collect(),
-        n: mesh.normals.iter().map(|p| p.to_array()).collect(),
+        x: mesh.positions.iter().map(glam::Vec3::to_array).collect(),
+        n: mesh.normals.iter().map(glam::Vec3::to_array).collect(),
     })
 }
 

@@ -13,7 +13,7 @@ fn bench_quick_json_has_every_section() {
         Command::new(env!("CARGO_BIN_EXE_flagsim"))
             .args(["bench", "--quick", "--json", "--plot"])
             .arg(&plot),
-        std::time::Duration::from_secs(600),
+        std::time::Duration::from_mins(10),
     );
     assert!(
         out.status.success(),
@@ -96,7 +96,7 @@ fn bench_quick_json_has_every_section() {
 fn bench_rejects_a_plot_that_is_not_svg() {
     let out = process::output_within(
         Command::new(env!("CARGO_BIN_EXE_flagsim")).args(["bench", "--quick", "--plot", "x.png"]),
-        std::time::Duration::from_secs(600),
+        std::time::Duration::from_mins(10),
     );
     assert_eq!(out.status.code(), Some(2));
 }
@@ -112,7 +112,7 @@ fn a_plot_that_cannot_be_written_loses_no_measurement() {
             "--plot",
             "/nonexistent-flagsim-dir/plot.svg",
         ]),
-        std::time::Duration::from_secs(600),
+        std::time::Duration::from_mins(10),
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");

@@ -12,7 +12,7 @@ fn flagsim(args: &[&str]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_flagsim"))
             .args(args)
             .env("RUST_BACKTRACE", "0"),
-        std::time::Duration::from_secs(120),
+        std::time::Duration::from_mins(2),
     )
 }
 
@@ -345,7 +345,7 @@ fn a_closed_stdout_pipe_ends_the_run_quietly() {
         .spawn()
         .unwrap();
     drop(child.stdout.take());
-    let status = process::wait_within(&mut child, std::time::Duration::from_secs(120), "simulate");
+    let status = process::wait_within(&mut child, std::time::Duration::from_mins(2), "simulate");
     let mut err = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
     assert!(!err.contains("panicked"), "{err}");

@@ -15,8 +15,8 @@ impl Lcg {
     fn next(&mut self) -> f64 {
         self.0 = self
             .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         (self.0 >> 11) as f64 / (1u64 << 53) as f64
     }
     fn range(&mut self, lo: f64, hi: f64) -> f64 {
@@ -372,8 +372,8 @@ fn the_wind_field_is_deterministic_and_gusty() {
         assert_eq!(a.velocity(x, t), b.velocity(x, t));
         speeds.push(a.velocity(x, t).length());
     }
-    let min = speeds.iter().cloned().fold(f64::MAX, f64::min);
-    let max = speeds.iter().cloned().fold(0.0, f64::max);
+    let min = speeds.iter().copied().fold(f64::MAX, f64::min);
+    let max = speeds.iter().copied().fold(0.0, f64::max);
     assert!(max - min > 0.1 * 6.0, "no gusts: {min}..{max}");
     let other = WindField::new(&Wind {
         gust: flagsim::sim::params::Gust {
@@ -521,13 +521,13 @@ fn changing_parameters_mid_run_gives_no_nan_and_no_jump() {
         ("dt ÷4", |p| p.dt /= 4.0),
         ("wind ×3", |p| p.wind.velocity[0] *= 3.0),
         ("integrator implicit-cg", |p| {
-            p.integrator = IntegratorKind::ImplicitCg
+            p.integrator = IntegratorKind::ImplicitCg;
         }),
         ("integrator desbrun", |p| {
-            p.integrator = IntegratorKind::Desbrun
+            p.integrator = IntegratorKind::Desbrun;
         }),
         ("integrator hybrid", |p| {
-            p.integrator = IntegratorKind::Hybrid
+            p.integrator = IntegratorKind::Hybrid;
         }),
     ];
     for (what, change) in changes {

@@ -3,6 +3,7 @@
 //! The cloth buffers are filled from the CPU in the upsample pass's layout (`vec4<f32>` per render
 //! node, index `s * R_u + r`), so these tests need nothing from the upsampler. Without an adapter
 //! the tests print `SKIPPED: no GPU adapter` and pass, except under `CI=true`, where they fail.
+#![allow(clippy::trivially_copy_pass_by_ref)] // reason: pixel predicates take `&Rgba` as iterators hand them out
 
 use flagsim::render::flag_texture::FLAG_PALETTE;
 use flagsim::render::lines_pass::{grid_wireframe, vector_segments};

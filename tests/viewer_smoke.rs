@@ -44,7 +44,7 @@ fn the_viewer_starts_renders_saves_a_screenshot_and_exits_cleanly() {
             .arg("--screenshot")
             .arg(&shot)
             .env("RUST_BACKTRACE", "0"),
-        std::time::Duration::from_secs(300),
+        std::time::Duration::from_mins(5),
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -86,7 +86,7 @@ fn the_viewer_starts_renders_saves_a_screenshot_and_exits_cleanly() {
 fn the_viewer_rejects_a_bad_scene_before_opening_a_window() {
     let out = process::output_within(
         Command::new(env!("CARGO_BIN_EXE_flagsim")).args(["view", "no-such-scene"]),
-        std::time::Duration::from_secs(300),
+        std::time::Duration::from_mins(5),
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown preset"));

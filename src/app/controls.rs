@@ -240,19 +240,16 @@ impl Controls {
     pub fn pick(&self, p: Vec2, snap: &Snapshot, view: &ViewSettings) -> Option<(usize, Vec3)> {
         let (origin, dir) = self.ray(p);
         let keys = view::key_positions(&snap.x);
-        match snap.grid {
-            Some(g) => {
-                let grid = view::key_grid(&g, &keys);
-                let mesh = upsample_cpu(&grid, &view.render);
-                let hit = pick_render_mesh(origin, dir, &mesh)?;
-                let node = nearest_key_node(g.nx, g.ny, mesh.resolution, hit.r, hit.s);
-                Some((node, hit.point))
-            }
-            None => {
-                let radius = 0.03 * self.camera.distance;
-                let node = nearest_node_to_ray(origin, dir, &keys, radius)?;
-                Some((node, keys[node]))
-            }
+        if let Some(g) = snap.grid {
+            let grid = view::key_grid(&g, &keys);
+            let mesh = upsample_cpu(&grid, &view.render);
+            let hit = pick_render_mesh(origin, dir, &mesh)?;
+            let node = nearest_key_node(g.nx, g.ny, mesh.resolution, hit.r, hit.s);
+            Some((node, hit.point))
+        } else {
+            let radius = 0.03 * self.camera.distance;
+            let node = nearest_node_to_ray(origin, dir, &keys, radius)?;
+            Some((node, keys[node]))
         }
     }
 

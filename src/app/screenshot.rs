@@ -344,7 +344,10 @@ mod tests {
         assert_eq!(first.parent(), Some(dir.as_path()));
         let name = first.file_name().unwrap().to_str().unwrap();
         assert!(
-            name.starts_with("flagsim-") && name.ends_with(".png"),
+            name.starts_with("flagsim-")
+                && std::path::Path::new(name)
+                    .extension()
+                    .is_some_and(|e| e == "png"),
             "{name}"
         );
         assert_eq!(name.len(), "flagsim-2026-11-21_23-59-01.png".len());

@@ -419,7 +419,7 @@ impl App {
                 }
                 (Err(e), true) => self.failure = Some(e.context("saving --screenshot")),
                 (Err(e), false) => {
-                    self.ui.message = Some((format!("screenshot failed: {e:#}"), true))
+                    self.ui.message = Some((format!("screenshot failed: {e:#}"), true));
                 }
             }
         }

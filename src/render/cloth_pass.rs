@@ -322,7 +322,7 @@ impl ClothPass {
                 vertex: wgpu::VertexState {
                     module: &module,
                     entry_point: Some(vs),
-                    compilation_options: Default::default(),
+                    compilation_options: wgpu::PipelineCompilationOptions::default(),
                     buffers: &[],
                 },
                 primitive: wgpu::PrimitiveState {
@@ -337,7 +337,7 @@ impl ClothPass {
                 fragment: Some(wgpu::FragmentState {
                     module: &module,
                     entry_point: Some(fs),
-                    compilation_options: Default::default(),
+                    compilation_options: wgpu::PipelineCompilationOptions::default(),
                     targets: &[Some(wgpu::ColorTargetState {
                         format: targets.color,
                         blend,

@@ -59,7 +59,7 @@ impl ClothScene {
         view_settings: &ViewSettings,
     ) -> Result<(), UpsampleError> {
         self.keys.clear();
-        self.keys.extend(snap.x.iter().map(|p| p.as_vec3()));
+        self.keys.extend(snap.x.iter().map(glam::DVec3::as_vec3));
         self.lines.clear();
         view::overlay_lines(snap, view_settings, &mut self.lines);
         self.spheres = view::spheres(&snap.params);

@@ -1,4 +1,4 @@
-//! The lines pass: coloured, depth-tested line segments (`shaders/lines.wgsl`, LineList).
+//! The lines pass: coloured, depth-tested line segments (`shaders/lines.wgsl`, `LineList`).
 //!
 //! Used for the key-mesh wireframe, one segment per key node for the velocity change `Δv`
 //! (from `x` to `x + scale·Δv`), and the paper's Fig. 8 comparison (two sets of segments in two
@@ -117,7 +117,7 @@ impl LinesPass {
             vertex: wgpu::VertexState {
                 module: &module,
                 entry_point: Some("vs_line"),
-                compilation_options: Default::default(),
+                compilation_options: wgpu::PipelineCompilationOptions::default(),
                 buffers: &[Some(wgpu::VertexBufferLayout {
                     array_stride: std::mem::size_of::<LineVertex>() as u64,
                     step_mode: wgpu::VertexStepMode::Vertex,
@@ -133,7 +133,7 @@ impl LinesPass {
             fragment: Some(wgpu::FragmentState {
                 module: &module,
                 entry_point: Some("fs_line"),
-                compilation_options: Default::default(),
+                compilation_options: wgpu::PipelineCompilationOptions::default(),
                 targets: &[Some(wgpu::ColorTargetState {
                     format: targets.color,
                     blend: Some(wgpu::BlendState::ALPHA_BLENDING),

@@ -171,7 +171,7 @@ pub struct FrameData<'a> {
     pub scene: SceneFrame<'a>,
 }
 
-impl<'a> FrameData<'a> {
+impl FrameData<'_> {
     /// A frame seen by `camera` on an image of `aspect = width / height`, default light, nothing
     /// but the sky; fill in the rest with struct update syntax.
     pub fn new(camera: &OrbitCamera, aspect: f32) -> Self {

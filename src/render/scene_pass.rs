@@ -307,7 +307,7 @@ impl ScenePass {
                 vertex: wgpu::VertexState {
                     module: &module,
                     entry_point: Some(vs),
-                    compilation_options: Default::default(),
+                    compilation_options: wgpu::PipelineCompilationOptions::default(),
                     buffers,
                 },
                 primitive: wgpu::PrimitiveState::default(),
@@ -316,7 +316,7 @@ impl ScenePass {
                 fragment: Some(wgpu::FragmentState {
                     module: &module,
                     entry_point: Some(fs),
-                    compilation_options: Default::default(),
+                    compilation_options: wgpu::PipelineCompilationOptions::default(),
                     targets: &[Some(targets.color.into())],
                 }),
                 multiview_mask: None,

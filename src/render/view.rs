@@ -57,7 +57,7 @@ impl Default for ViewSettings {
 
 /// Key positions in f32 (the GPU side's precision).
 pub fn key_positions(x: &[DVec3]) -> Vec<Vec3> {
-    x.iter().map(|p| p.as_vec3()).collect()
+    x.iter().map(glam::DVec3::as_vec3).collect()
 }
 
 /// The upsampler's view of a grid cloth.

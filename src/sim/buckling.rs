@@ -76,10 +76,10 @@ pub fn inverse_sinc(s: f64) -> f64 {
         let (g, _) = g_and_dg_over_theta(theta);
         // d sinc / dθ = (θ cos θ − sin θ) / θ² = θ g(θ)
         let slope = theta * g;
-        let mut next = if slope != 0.0 {
-            theta - f / slope
-        } else {
+        let mut next = if slope == 0.0 {
             0.5 * (lo + hi)
+        } else {
+            theta - f / slope
         };
         if !(next > lo && next < hi) {
             next = 0.5 * (lo + hi);

@@ -417,7 +417,9 @@ fn color_springs(
             continue;
         }
         let free = |u: &Vec<bool>, c: usize| !u.get(c).copied().unwrap_or(false);
-        let c = (0..)
+        // One of the first `max(used) + 1` colours is free at both ends.
+        let bound = used[s.a].len().max(used[s.b].len());
+        let c = (0..=bound)
             .find(|&c| free(&used[s.a], c) && free(&used[s.b], c))
             .unwrap_or(0);
         for node in [s.a, s.b] {

@@ -192,6 +192,7 @@ impl Springs<'_> {
         }
     }
 
+    #[allow(clippy::inline_always)] // reason: the innermost loop of the fast core (issue 11's profile)
     #[inline(always)]
     fn correct_in<'s>(
         &self,

@@ -192,6 +192,7 @@ impl External {
     /// The unfiltered velocity change of the external forces over `h` for node `i` of mass `m`:
     /// `h g`, the air force `h F / (m + h c_air)`, and the semi-implicit drag
     /// `-(c h / (m + c h)) v_rel`.
+    #[allow(clippy::inline_always)] // reason: the innermost loop of the fast core (issue 11's profile)
     #[inline(always)]
     pub fn delta_v(&self, i: usize, m: f64, h: f64) -> DVec3 {
         if !self.has_air {

@@ -213,7 +213,10 @@ impl Scene {
     /// Loads a scene from a path ending in `.json` or existing on disk, else a preset name.
     pub fn load(name_or_path: &str) -> Result<Self, SceneError> {
         let path = PathBuf::from(name_or_path);
-        if path.exists() || name_or_path.ends_with(".json") {
+        let json = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        if path.exists() || json {
             return Self::from_file(&path);
         }
         match preset(name_or_path) {

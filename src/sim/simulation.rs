@@ -405,7 +405,7 @@ impl Simulation {
         self.stats.contacts = 0;
         // What only some integrators report: a switch away from one must not leave its
         // figures standing (the panel showed `implicit-cg`'s CG iterations under `kang`).
-        self.stats.cg = Default::default();
+        self.stats.cg = super::integrators::implicit_cg::CgReport::default();
         self.stats.bdf2 = false;
         let h = self.params.h();
         let mut failure = None;

@@ -427,7 +427,7 @@ impl Worker {
     fn publish(&mut self) {
         let mut snap = Snapshot::of(&self.sim);
         snap.generation = self.generation;
-        snap.error = self.error.clone();
+        snap.error.clone_from(&self.error);
         snap.paused = !self.running || self.sim.paused;
         snap.steps_per_second = self.rate.rate;
         snap.behind = self.stepper.behind;

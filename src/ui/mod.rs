@@ -177,7 +177,7 @@ pub fn controls(
         egui::CollapsingHeader::new("Overlays")
             .default_open(true)
             .show(ui, |ui| {
-                overlays::overlays_ui(ui, state, snap, &mut actions)
+                overlays::overlays_ui(ui, state, snap, &mut actions);
             });
         egui::CollapsingHeader::new("Stats")
             .default_open(true)

@@ -85,7 +85,7 @@ pub fn compressed_grid(nx: usize, ny: usize, compression_u: f32, compression_v: 
     })
 }
 
-/// SplitMix64: a tiny, well-mixed deterministic generator for test data.
+/// `SplitMix64`: a tiny, well-mixed deterministic generator for test data.
 pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
