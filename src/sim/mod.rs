@@ -6,6 +6,7 @@ pub mod cloth;
 pub mod compare;
 pub mod constraints;
 pub mod forces;
+pub mod guard;
 pub mod integrators;
 pub mod params;
 pub mod scene;

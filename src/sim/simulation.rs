@@ -20,11 +20,11 @@
 use std::time::Instant;
 
 use glam::DVec3;
-use rayon::prelude::*;
 
 use super::cloth::Cloth;
 use super::constraints::{self, StrainScratch};
 use super::forces::{self, External};
+use super::guard;
 use super::integrators::desbrun::{Desbrun, TooLarge};
 use super::integrators::implicit_cg::CgReport;
 use super::integrators::{self, ForceWork, Integrator, Next, Step, StepInput};
@@ -35,20 +35,8 @@ use super::wavelet::Segmentation;
 /// Below it a loop is too short to pay for handing work to another thread.
 pub const PARALLEL_THRESHOLD: usize = 4096;
 
-/// A spring stretched beyond this multiple of its rest length counts as blown up.
-pub const BLOWUP_STRETCH: f64 = 10.0;
-
-/// With strain limiting on, a free node faster than this (m/s), or than [`BLOWUP_WIND_FACTOR`]
-/// times the wind speed, counts as blown up: no flag in a breeze moves that fast, but an unstable
-/// explicit scheme held together by strain limiting does (its positions stay bounded while it
-/// thrashes).
-pub const BLOWUP_SPEED: f64 = 50.0;
-
-/// See [`BLOWUP_SPEED`].
-pub const BLOWUP_WIND_FACTOR: f64 = 2.5;
-
 /// The fastest a kinematic node (the grabbed node, the pole's pins) moves toward its target,
-/// as a fraction of [`Simulation::speed_limit`]: a mouse flick or a pole drag that jumps a
+/// as a fraction of [`guard::speed_limit`]: a mouse flick or a pole drag that jumps a
 /// metre between two frames is followed over a few steps instead of in one, so the nodes it
 /// drags along never trip the guard's speed test (measured: a 300-pixel jump of the grab in
 /// one frame moved its neighbour at 58 m/s and stopped the viewer with a divergence).
@@ -419,7 +407,13 @@ impl Simulation {
         }
         let (strain_all, strain_limited) = self.cloth.strain_maxima(self.use_parallel());
         if failure.is_none() && self.guard {
-            failure = self.check_blowup(strain_all);
+            failure = guard::check(
+                &self.cloth,
+                &self.params,
+                &self.work.kinematic,
+                self.use_parallel(),
+                strain_all,
+            );
         }
         if let Some(reason) = failure {
             if swapped {
@@ -455,60 +449,10 @@ impl Simulation {
         true
     }
 
-    /// The fastest a free node may move before the guard calls it a blow-up, m/s.
+    /// The fastest a free node may move before the guard calls it a blow-up, m/s
+    /// ([`guard::speed_limit`]).
     pub fn speed_limit(&self) -> f64 {
-        let wind = DVec3::from_array(self.params.wind.velocity).length();
-        BLOWUP_SPEED.max(BLOWUP_WIND_FACTOR * wind)
-    }
-
-    /// The guard's test: non-finite values, a free node faster than [`Self::speed_limit`], or a
-    /// spring beyond [`BLOWUP_STRETCH`] times its rest length (`strain_all` is the largest
-    /// `|x_ab| / L` over every spring, from [`Cloth::strain_maxima`]).
-    fn check_blowup(&self, strain_all: f64) -> Option<String> {
-        let c = &self.cloth;
-        let limit = self.speed_limit();
-        let limit2 = limit * limit;
-        let check_speed = self.params.provot.enabled;
-        let kinematic = &self.work.kinematic;
-        // Strain limiting keeps positions bounded, so there speed is the symptom to watch;
-        // without it the stretch test below catches a blow-up, and stiff systems may
-        // legitimately move fast (the two-mass example at k = 5e4 N/m does).
-        let bad = |i: usize| {
-            !c.x[i].is_finite()
-                || !c.v[i].is_finite()
-                || (check_speed && !kinematic[i] && c.v[i].length_squared() > limit2)
-        };
-        let n = c.node_count();
-        let first_bad = if self.use_parallel() {
-            (0..n)
-                .into_par_iter()
-                .with_min_len(forces::MIN_PARALLEL_CHUNK)
-                .find_first(|&i| bad(i))
-        } else {
-            (0..n).find(|&i| bad(i))
-        };
-        if let Some(i) = first_bad {
-            return Some(if c.x[i].is_finite() && c.v[i].is_finite() {
-                format!(
-                    "node {i} moves at {:.0} m/s (limit {limit:.0} m/s): the scheme is unstable at this step",
-                    c.v[i].length()
-                )
-            } else {
-                format!("node {i} has a non-finite position or velocity")
-            });
-        }
-        if strain_all > BLOWUP_STRETCH {
-            let (si, s) = c.springs.iter().enumerate().find(|(_, s)| {
-                s.rest > 0.0 && (c.x[s.b] - c.x[s.a]).length() > BLOWUP_STRETCH * s.rest
-            })?;
-            return Some(format!(
-                "spring {si} ({}–{}) stretched to {:.1}× its rest length",
-                s.a,
-                s.b,
-                (c.x[s.b] - c.x[s.a]).length() / s.rest
-            ));
-        }
-        None
+        guard::speed_limit(&self.params)
     }
 
     /// Kinematic nodes: which they are, where they must be at `t + h`, and their known `Δv`.
