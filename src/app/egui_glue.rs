@@ -1,15 +1,15 @@
 //! egui over the 3-D view: input from winit, panels from the caller, triangles through wgpu.
 //!
-//! [`EguiLayer`] bundles the three egui pieces a winit + wgpu program needs: the
-//! [`egui::Context`], the [`egui_winit::State`] that turns window events into egui input and
-//! applies egui's platform output (cursor icon, clipboard, opened links, IME), and the
-//! [`egui_wgpu::Renderer`].
+//! [`EguiLayer`] bundles the egui pieces a winit + wgpu program needs: the [`egui::Context`],
+//! the [`egui_winit::State`] that turns window events into egui input and applies egui's
+//! platform output (cursor icon, clipboard, opened links, IME), and an [`EguiPainter`], which
+//! owns the [`egui_wgpu::Renderer`] and needs no window (`flagsim bench` paints with it
+//! offscreen).
 //!
 //! A frame goes: [`EguiLayer::on_window_event`] for every window event (its
 //! [`EventResponse::consumed`] says whether the 3-D view may also have it), then
-//! [`EguiLayer::run`] once per redraw (or [`EguiLayer::begin_frame`] … [`EguiLayer::end_frame`]),
-//! then [`EguiLayer::paint`] into the frame's colour target after the 3-D passes, then
-//! [`EguiLayer::after_submit`] once the encoder has been submitted.
+//! [`EguiLayer::run`] once per redraw, then [`EguiLayer::paint`] into the frame's colour target
+//! after the 3-D passes, then [`EguiLayer::after_submit`] once the encoder has been submitted.
 //!
 //! Texture updates are never lost: the deltas of every run are accumulated until a paint applies
 //! them all (uploads before drawing), and the textures egui frees are destroyed only after the
@@ -34,12 +34,10 @@ pub struct EguiOutput {
     pub viewport_commands: Vec<egui::ViewportCommand>,
 }
 
-/// The egui context, its winit input state and its wgpu renderer.
-pub struct EguiLayer {
-    ctx: egui::Context,
-    state: egui_winit::State,
+/// egui's triangles through wgpu, with no window: the shapes and texture changes of finished
+/// egui frames, painted over a colour target.
+pub struct EguiPainter {
     renderer: egui_wgpu::Renderer,
-    viewport_info: egui::ViewportInfo,
     /// Shapes of the last finished frame and the scale they were laid out at.
     shapes: Vec<ClippedShape>,
     shapes_pixels_per_point: f32,
@@ -49,23 +47,12 @@ pub struct EguiLayer {
     pending: TexturesDelta,
     /// Textures to destroy once the paint that last used them has been submitted.
     free_after_submit: Vec<egui::TextureId>,
-    in_frame: bool,
 }
 
-impl EguiLayer {
-    /// Creates the layer for `window`, drawing into targets of `output_format` (the surface
-    /// format; a gamma-space format such as `Bgra8Unorm` gives correct egui colours).
-    pub fn new(device: &wgpu::Device, window: &Window, output_format: wgpu::TextureFormat) -> Self {
-        let ctx = egui::Context::default();
-        let max_texture_side = device.limits().max_texture_dimension_2d as usize;
-        let state = egui_winit::State::new(
-            ctx.clone(),
-            ViewportId::ROOT,
-            window,
-            Some(window.scale_factor() as f32),
-            window.theme(),
-            Some(max_texture_side),
-        );
+impl EguiPainter {
+    /// A painter into targets of `output_format` (a gamma-space format such as `Bgra8Unorm`
+    /// gives correct egui colours).
+    pub fn new(device: &wgpu::Device, output_format: wgpu::TextureFormat) -> Self {
         let renderer = egui_wgpu::Renderer::new(
             device,
             output_format,
@@ -75,72 +62,25 @@ impl EguiLayer {
                 ..Default::default()
             },
         );
-        let mut viewport_info = egui::ViewportInfo::default();
-        egui_winit::update_viewport_info(&mut viewport_info, &ctx, window, true);
         Self {
-            ctx,
-            state,
             renderer,
-            viewport_info,
             shapes: Vec::new(),
-            shapes_pixels_per_point: window.scale_factor() as f32,
+            shapes_pixels_per_point: 1.0,
             primitives: None,
             pending: TexturesDelta::default(),
             free_after_submit: Vec::new(),
-            in_frame: false,
         }
     }
 
-    /// The egui context (cheap to clone), e.g. for styles, fonts or `request_repaint`.
-    pub fn context(&self) -> &egui::Context {
-        &self.ctx
-    }
-
-    /// Feeds one window event to egui. Call it before anything else looks at the event; when
-    /// `consumed` is true (a click on a panel, a drag of a slider, typing into a field) the 3-D
-    /// view must ignore the event. `repaint` means egui wants a redraw.
-    pub fn on_window_event(&mut self, window: &Window, event: &WindowEvent) -> EventResponse {
-        self.state.on_window_event(window, event)
-    }
-
-    /// Feeds raw mouse motion (`DeviceEvent::MouseMotion`); returns whether egui used it.
-    pub fn on_mouse_motion(&mut self, delta: (f64, f64)) -> bool {
-        self.state.on_mouse_motion(delta)
-    }
-
-    /// Whether egui is interested in the pointer now (over a panel or dragging a widget).
-    pub fn wants_pointer_input(&self) -> bool {
-        self.ctx.egui_wants_pointer_input()
-    }
-
-    /// Whether egui has keyboard focus (a text field is being edited).
-    pub fn wants_keyboard_input(&self) -> bool {
-        self.ctx.egui_wants_keyboard_input()
-    }
-
-    /// Runs one egui frame: `add_ui` receives the root [`egui::Ui`] (add `egui::Panel::left`
-    /// and friends to it). Handles the platform output and keeps the shapes for [`Self::paint`].
-    pub fn run(&mut self, window: &Window, add_ui: impl FnMut(&mut egui::Ui)) -> EguiOutput {
-        let input = self.take_input(window);
-        let full_output = self.ctx.run_ui(input, add_ui);
-        self.finish(window, full_output)
-    }
-
-    /// Starts an egui frame for code that only has the context; finish it with
-    /// [`Self::end_frame`]. Prefer [`Self::run`].
-    pub fn begin_frame(&mut self, window: &Window) {
-        let input = self.take_input(window);
-        self.ctx.begin_pass(input);
-        self.in_frame = true;
-    }
-
-    /// Ends the frame started by [`Self::begin_frame`]; without one it does nothing.
-    pub fn end_frame(&mut self, window: &Window) -> EguiOutput {
-        if !std::mem::take(&mut self.in_frame) {
-            return EguiOutput::default();
-        }
-        let full_output = self.ctx.end_pass();
-        self.finish(window, full_output)
+    /// Takes a finished frame's shapes and texture changes for the next [`Self::paint`];
+    /// returns the rest of the output (platform and viewport output).
+    pub fn accept(&mut self, mut full_output: egui::FullOutput) -> egui::FullOutput {
+        self.pending
+            .append(std::mem::take(&mut full_output.textures_delta));
+        self.shapes = std::mem::take(&mut full_output.shapes);
+        self.shapes_pixels_per_point = full_output.pixels_per_point;
+        self.primitives = None;
+        full_output
     }
 
     /// The pixels-per-point the last frame was laid out at; pass it to [`Self::paint`].
@@ -155,8 +95,10 @@ impl EguiLayer {
     /// `size_px` is the size of `view` in physical pixels; `pixels_per_point` normally
     /// [`Self::pixels_per_point`]. It may be called more than once per frame (into the window
     /// and into an offscreen capture target); the shapes are tessellated only once.
+    #[allow(clippy::too_many_arguments)] // reason: the target and the context, each used once
     pub fn paint(
         &mut self,
+        ctx: &egui::Context,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         encoder: &mut wgpu::CommandEncoder,
@@ -164,7 +106,7 @@ impl EguiLayer {
         size_px: [u32; 2],
         pixels_per_point: f32,
     ) -> Vec<wgpu::CommandBuffer> {
-        let (ctx, shapes) = (&self.ctx, &mut self.shapes);
+        let shapes = &mut self.shapes;
         let primitives = self
             .primitives
             .get_or_insert_with(|| ctx.tessellate(std::mem::take(shapes), pixels_per_point));
@@ -221,31 +163,76 @@ impl EguiLayer {
             self.renderer.free_texture(&id);
         }
     }
+}
 
-    fn take_input(&mut self, window: &Window) -> egui::RawInput {
-        self.after_submit();
+impl Drop for EguiPainter {
+    fn drop(&mut self) {
+        // The renderer goes away with its textures; unapplied deltas are moot, and
+        // `TexturesDelta` asserts in debug builds when dropped non-empty.
+        self.pending.clear();
+    }
+}
+
+/// The egui context, its winit input state and its painter.
+pub struct EguiLayer {
+    ctx: egui::Context,
+    state: egui_winit::State,
+    viewport_info: egui::ViewportInfo,
+    painter: EguiPainter,
+}
+
+impl EguiLayer {
+    /// Creates the layer for `window`, drawing into targets of `output_format` (the surface
+    /// format; a gamma-space format such as `Bgra8Unorm` gives correct egui colours).
+    pub fn new(device: &wgpu::Device, window: &Window, output_format: wgpu::TextureFormat) -> Self {
+        let ctx = egui::Context::default();
+        let max_texture_side = device.limits().max_texture_dimension_2d as usize;
+        let state = egui_winit::State::new(
+            ctx.clone(),
+            ViewportId::ROOT,
+            window,
+            Some(window.scale_factor() as f32),
+            window.theme(),
+            Some(max_texture_side),
+        );
+        let mut viewport_info = egui::ViewportInfo::default();
+        egui_winit::update_viewport_info(&mut viewport_info, &ctx, window, true);
+        Self {
+            ctx,
+            state,
+            viewport_info,
+            painter: EguiPainter::new(device, output_format),
+        }
+    }
+
+    /// Feeds one window event to egui. Call it before anything else looks at the event; when
+    /// `consumed` is true (a click on a panel, a drag of a slider, typing into a field) the 3-D
+    /// view must ignore the event. `repaint` means egui wants a redraw.
+    pub fn on_window_event(&mut self, window: &Window, event: &WindowEvent) -> EventResponse {
+        self.state.on_window_event(window, event)
+    }
+
+    /// Whether egui has keyboard focus (a text field is being edited).
+    pub fn wants_keyboard_input(&self) -> bool {
+        self.ctx.egui_wants_keyboard_input()
+    }
+
+    /// Runs one egui frame: `add_ui` receives the root [`egui::Ui`] (add `egui::Panel::left`
+    /// and friends to it). Handles the platform output and keeps the shapes for [`Self::paint`].
+    pub fn run(&mut self, window: &Window, add_ui: impl FnMut(&mut egui::Ui)) -> EguiOutput {
+        self.painter.after_submit();
         let mut input = self.state.take_egui_input(window);
         egui_winit::update_viewport_info(&mut self.viewport_info, &self.ctx, window, false);
         input
             .viewports
             .insert(ViewportId::ROOT, self.viewport_info.clone());
-        input
-    }
-
-    fn finish(&mut self, window: &Window, mut full_output: egui::FullOutput) -> EguiOutput {
-        let textures = std::mem::take(&mut full_output.textures_delta);
-        self.pending.append(textures);
+        let full_output = self.painter.accept(self.ctx.run_ui(input, add_ui));
         let egui::FullOutput {
             platform_output,
-            shapes,
-            pixels_per_point,
             mut viewport_output,
             ..
         } = full_output;
         self.state.handle_platform_output(window, platform_output);
-        self.shapes = shapes;
-        self.shapes_pixels_per_point = pixels_per_point;
-        self.primitives = None;
         viewport_output
             .remove(&ViewportId::ROOT)
             .map(|root| EguiOutput {
@@ -254,12 +241,35 @@ impl EguiLayer {
             })
             .unwrap_or_default()
     }
-}
 
-impl Drop for EguiLayer {
-    fn drop(&mut self) {
-        // The renderer goes away with its textures; unapplied deltas are moot, and
-        // `TexturesDelta` asserts in debug builds when dropped non-empty.
-        self.pending.clear();
+    /// The pixels-per-point the last frame was laid out at; pass it to [`Self::paint`].
+    pub fn pixels_per_point(&self) -> f32 {
+        self.painter.pixels_per_point()
+    }
+
+    /// [`EguiPainter::paint`] with this layer's context.
+    pub fn paint(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        view: &wgpu::TextureView,
+        size_px: [u32; 2],
+        pixels_per_point: f32,
+    ) -> Vec<wgpu::CommandBuffer> {
+        self.painter.paint(
+            &self.ctx,
+            device,
+            queue,
+            encoder,
+            view,
+            size_px,
+            pixels_per_point,
+        )
+    }
+
+    /// [`EguiPainter::after_submit`].
+    pub fn after_submit(&mut self) {
+        self.painter.after_submit();
     }
 }

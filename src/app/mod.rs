@@ -24,7 +24,7 @@
 //! orbits the camera. egui's answers come from its previous frame, and:
 //! - a button press or wheel over a panel is consumed; plain cursor motion is consumed only
 //!   while egui is dragging. Hover effects in the 3-D view (picking highlights) should also
-//!   check [`egui_glue::EguiLayer::wants_pointer_input`];
+//!   check whether egui wants the pointer (`egui::Context::egui_wants_pointer_input`);
 //! - a drag that starts in the 3-D view stays the view's: its motion and its release are not
 //!   consumed even over a panel (checked under Xvfb with xdotool);
 //! - events injected faster than frames (scripted input) are judged against the last frame's
@@ -41,6 +41,7 @@
 pub mod controls;
 pub mod egui_glue;
 pub mod feed;
+pub mod frame;
 pub mod frame_stats;
 pub mod keys;
 pub mod recording;

@@ -22,17 +22,17 @@ use winit::window::{Window, WindowId};
 use super::controls::{Button, Controls, Input};
 use super::egui_glue::EguiLayer;
 use super::feed::SnapshotFeed;
+use super::frame::{self, SceneDraw};
 use super::frame_stats::FrameStats;
 use super::keys::{self, KeyAction};
 use super::recording::LockStep;
 use super::screenshot;
 use super::surface::{self, WindowSurface};
-use crate::render::frame::ClothScene;
+use crate::render::RenderQuality;
 use crate::render::view;
-use crate::render::{MsaaAttachments, RenderQuality, Renderer};
 use crate::sim::scene::Scene;
 use crate::sim::thread::{Command, SimThread, Snapshot};
-use crate::ui::{self, FrameInfo, RecordingStatus, UiAction, UiState};
+use crate::ui::{FrameInfo, RecordingStatus, UiAction, UiState};
 
 /// How the viewer starts.
 #[derive(Debug, Clone)]
@@ -81,16 +81,13 @@ pub fn run(options: ViewerOptions) -> anyhow::Result<()> {
 }
 
 struct Gpu {
-    quality: RenderQuality,
     window: Arc<Window>,
     device: wgpu::Device,
     queue: wgpu::Queue,
     adapter: String,
     surface: WindowSurface,
     egui: EguiLayer,
-    renderer: Renderer,
-    cloth: ClothScene,
-    msaa: MsaaAttachments,
+    scene: SceneDraw,
 }
 
 /// A pending screenshot.
@@ -158,21 +155,21 @@ impl App {
         let surface = WindowSurface::new(&self.instance, &adapter, &device, window.clone())?;
         let egui = EguiLayer::new(&device, &window, surface.format());
         let quality = RenderQuality::for_device_type(info.device_type);
-        let renderer = Renderer::with_quality(&device, &queue, surface.format(), quality)?;
-        let cloth = ClothScene::new(&device)?;
-        let [sw, sh] = surface.size_px();
-        let msaa = MsaaAttachments::new(&device, &renderer.targets(), sw, sh, "window");
-        Ok(Gpu {
+        let scene = SceneDraw::new(
+            &device,
+            &queue,
+            surface.format(),
             quality,
+            surface.size_px(),
+        )?;
+        Ok(Gpu {
             adapter: format!("{} ({:?})", info.name, info.backend),
             window,
             device,
             queue,
             surface,
             egui,
-            renderer,
-            cloth,
-            msaa,
+            scene,
         })
     }
 
@@ -190,17 +187,10 @@ impl App {
             }
             UiAction::ToggleRecording => self.toggle_recording(),
             UiAction::SetQuality(q) => {
-                if let Some(gpu) = self.gpu.as_mut() {
-                    match Renderer::with_quality(&gpu.device, &gpu.queue, gpu.surface.format(), q) {
-                        Ok(r) => {
-                            let [w, h] = gpu.surface.size_px();
-                            gpu.msaa =
-                                MsaaAttachments::new(&gpu.device, &r.targets(), w, h, "window");
-                            gpu.renderer = r;
-                            gpu.quality = q;
-                        }
-                        Err(e) => self.ui.message = Some((format!("quality: {e}"), true)),
-                    }
+                if let Some(gpu) = self.gpu.as_mut()
+                    && let Err(e) = gpu.scene.set_quality(&gpu.device, &gpu.queue, q)
+                {
+                    self.ui.message = Some((format!("quality: {e}"), true));
                 }
             }
             UiAction::ResetCamera => {
@@ -313,34 +303,7 @@ impl App {
         let ui_state = &mut self.ui;
         let curr = self.feed.current();
         gpu.egui.run(&gpu.window, |root| {
-            if curr.divergence.is_some() {
-                egui::Panel::top("guard").show(root, |ui| {
-                    actions.extend(ui::divergence_banner(ui, ui_state, curr));
-                });
-            }
-            if ui_state.show_panels {
-                egui::Panel::left("controls")
-                    .resizable(true)
-                    .default_size(320.0)
-                    .show(root, |ui| {
-                        actions.extend(ui::controls(ui, ui_state, curr, &info));
-                    });
-            }
-            if ui_state.show_help {
-                egui::Window::new("keys and mouse")
-                    .collapsible(false)
-                    .resizable(false)
-                    .show(root.ctx(), |ui| {
-                        // One line per key: never wrapped, the window fits the text.
-                        ui.add(
-                            egui::Label::new(egui::RichText::new(keys::help_text()).monospace())
-                                .extend(),
-                        );
-                        if ui.button("close (h)").clicked() {
-                            ui_state.show_help = false;
-                        }
-                    });
-            }
+            actions = frame::panels(root, ui_state, curr, &info);
         });
         for a in actions {
             self.apply(a);
@@ -352,23 +315,20 @@ impl App {
             return;
         };
         let [w, h] = gpu.surface.size_px();
-        if gpu.msaa.width != w || gpu.msaa.height != h {
-            gpu.msaa = MsaaAttachments::new(&gpu.device, &gpu.renderer.targets(), w, h, "window");
-        }
+        gpu.scene.fit(&gpu.device, [w, h]);
         self.controls.size = Vec2::new(w as f32, h as f32);
-        let aspect = w as f32 / h.max(1) as f32;
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("viewer frame"),
             });
-        let drew = draw_scene(
-            gpu,
+        let drew = gpu.scene.draw(
+            &gpu.device,
+            &gpu.queue,
             &mut encoder,
             &snap,
-            &self.ui,
-            &self.controls,
-            aspect,
+            &self.ui.view,
+            &self.controls.camera,
             &frame.view,
         );
         if let Err(e) = drew {
@@ -408,7 +368,6 @@ impl App {
                 &snap,
                 &self.ui,
                 &self.controls,
-                aspect,
                 req.with_panels,
             )
             .and_then(|img| screenshot::save_png(&img, &req.path).map_err(Into::into));
@@ -423,7 +382,7 @@ impl App {
                 }
             }
         }
-        self.record_frame(&frame, &snap, aspect);
+        self.record_frame(&frame, &snap);
         if let Some(gpu) = self.gpu.as_mut() {
             gpu.window.pre_present_notify();
             gpu.surface.present(&gpu.queue, frame);
@@ -443,7 +402,7 @@ impl App {
     }
 
     /// Lock-step recording: capture when the awaited step has arrived, then ask for the next.
-    fn record_frame(&mut self, frame: &surface::SurfaceFrame, snap: &Snapshot, aspect: f32) {
+    fn record_frame(&mut self, frame: &surface::SurfaceFrame, snap: &Snapshot) {
         let (Some(rec), Some(gpu)) = (self.recorder.as_mut(), self.gpu.as_mut()) else {
             return;
         };
@@ -452,16 +411,8 @@ impl App {
             return;
         }
         let path = rec.dir.join(format!("frame-{:05}.png", rec.lock.frames));
-        let saved = capture(
-            gpu,
-            frame,
-            snap,
-            &self.ui,
-            &self.controls,
-            aspect,
-            rec.with_panels,
-        )
-        .and_then(|img| screenshot::save_png(&img, &path).map_err(Into::into));
+        let saved = capture(gpu, frame, snap, &self.ui, &self.controls, rec.with_panels)
+            .and_then(|img| screenshot::save_png(&img, &path).map_err(Into::into));
         if let Err(e) = saved {
             self.ui.message = Some((format!("recording stopped: {e:#}"), true));
             self.recorder = None;
@@ -478,40 +429,6 @@ impl App {
     }
 }
 
-/// Records the upsampling and the 3-D passes for `snap`, resolving into `target`.
-fn draw_scene(
-    gpu: &mut Gpu,
-    encoder: &mut wgpu::CommandEncoder,
-    snap: &Snapshot,
-    ui: &UiState,
-    controls: &Controls,
-    aspect: f32,
-    target: &wgpu::TextureView,
-) -> anyhow::Result<()> {
-    gpu.cloth
-        .prepare(&gpu.device, &gpu.queue, encoder, snap, &ui.view)?;
-    let frame = gpu
-        .cloth
-        .frame_data(snap, &ui.view, &controls.camera, aspect);
-    // With multisampling the scene is drawn into the MSAA attachment and resolved into
-    // `target`; without, straight into `target`.
-    let (color, resolve) = if gpu.renderer.targets().sample_count > 1 {
-        (&gpu.msaa.color_view, Some(target))
-    } else {
-        (target, None)
-    };
-    gpu.renderer.render(
-        &gpu.device,
-        &gpu.queue,
-        encoder,
-        color,
-        resolve,
-        &gpu.msaa.depth_view,
-        &frame,
-    )?;
-    Ok(())
-}
-
 /// The image of the frame just submitted: the surface itself when it can be copied and the panels
 /// are wanted, else the scene drawn again into a copyable target (and egui over it if wanted).
 fn capture(
@@ -520,7 +437,6 @@ fn capture(
     snap: &Snapshot,
     ui: &UiState,
     controls: &Controls,
-    aspect: f32,
     with_panels: bool,
 ) -> anyhow::Result<image::RgbaImage> {
     if with_panels && gpu.surface.supports_copy_src() {
@@ -538,7 +454,15 @@ fn capture(
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("capture frame"),
         });
-    draw_scene(gpu, &mut encoder, snap, ui, controls, aspect, &view)?;
+    gpu.scene.draw(
+        &gpu.device,
+        &gpu.queue,
+        &mut encoder,
+        snap,
+        &ui.view,
+        &controls.camera,
+        &view,
+    )?;
     let extra = if with_panels {
         let ppp = gpu.egui.pixels_per_point();
         gpu.egui
@@ -564,7 +488,7 @@ impl ApplicationHandler for App {
             Ok(gpu) => {
                 let [w, h] = gpu.surface.size_px();
                 self.controls.size = Vec2::new(w as f32, h as f32);
-                self.ui.quality = gpu.quality;
+                self.ui.quality = gpu.scene.quality;
                 self.gpu = Some(gpu);
             }
             Err(e) => {

@@ -1,0 +1,137 @@
+//! The viewer's frame, split into its parts, without a window.
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::{BenchConfig, Stat};
+use crate::render::gpu::GpuContext;
+use crate::render::view::{self, ViewSettings};
+use crate::sim::scene::Scene;
+use crate::sim::thread::Snapshot;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FrameSplit {
+    pub width: u32,
+    pub height: u32,
+    pub simulation: Stat,
+    pub upload: Stat,
+    pub upsampling: Stat,
+    pub drawing: Stat,
+    pub ui: Stat,
+    pub adapter: String,
+}
+
+/// The viewer's frame without a window: simulation step, upload of the key nodes, GPU
+/// upsampling, drawing at 1280 × 800 (the adapter's viewer quality), and the egui panels
+/// (layout, tessellation and painting into the same target), each through the viewer's own
+/// frame code ([`crate::app::frame`], [`crate::app::egui_glue::EguiPainter`]).
+pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
+    use crate::app::egui_glue::EguiPainter;
+    use crate::app::frame::{SceneDraw, panels};
+    use crate::render::{OffscreenTarget, RenderQuality};
+    let (w, h) = (1280u32, 800u32);
+    let (device, queue) = (&gpu.device, &gpu.queue);
+    let quality = RenderQuality::for_device_type(gpu.adapter.get_info().device_type);
+    let format = OffscreenTarget::FORMAT.remove_srgb_suffix();
+    let target = OffscreenTarget::with_format(device, w, h, format).ok()?;
+    let mut draw = SceneDraw::new(device, queue, format, quality, [w, h]).ok()?;
+    let scene = Scene::load("flag").ok()?;
+    let mut sim = scene.simulation().ok()?;
+    for _ in 0..60 {
+        sim.step();
+    }
+    let view_settings = ViewSettings::default();
+    let camera = view::framing_camera(&[&Snapshot::of(&sim)]);
+    let egui_ctx = egui::Context::default();
+    let mut painter = EguiPainter::new(device, format);
+    let mut ui_state = crate::ui::UiState::new(scene.clone(), 0.12);
+    let frames = if cfg.quick { 3 } else { 30 };
+    let (mut t_sim, mut t_up, mut t_ups, mut t_draw, mut t_ui) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let wait = || {
+        let _ = device.poll(wgpu::PollType::wait_indefinitely());
+    };
+    let encoder = |label| {
+        device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
+    };
+    for frame in 0..frames + 2 {
+        let t = Instant::now();
+        sim.step();
+        let sim_s = t.elapsed().as_secs_f64();
+        let snap = Snapshot::of(&sim);
+        // The viewer's frame, in its parts: upload and record the upsampling …
+        let t = Instant::now();
+        let mut enc = encoder("bench upsampling");
+        draw.prepare(device, queue, &mut enc, &snap, &view_settings)
+            .ok()?;
+        let up_s = t.elapsed().as_secs_f64();
+        // … run it …
+        let t = Instant::now();
+        queue.submit([enc.finish()]);
+        wait();
+        let ups_s = t.elapsed().as_secs_f64();
+        // … draw the 3-D passes …
+        let t = Instant::now();
+        let mut enc = encoder("bench draw");
+        draw.render(
+            device,
+            queue,
+            &mut enc,
+            &snap,
+            &view_settings,
+            &camera,
+            target.resolved_view(),
+        )
+        .ok()?;
+        queue.submit([enc.finish()]);
+        wait();
+        let draw_s = t.elapsed().as_secs_f64();
+        // … and lay out, tessellate and paint the panels over it.
+        let t = Instant::now();
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(w as f32, h as f32),
+            )),
+            ..Default::default()
+        };
+        let info = crate::ui::FrameInfo::default();
+        let output = egui_ctx.run_ui(input, |root| {
+            panels(root, &mut ui_state, &snap, &info);
+        });
+        let _ = painter.accept(output);
+        let mut enc = encoder("bench ui");
+        let ppp = painter.pixels_per_point();
+        let extra = painter.paint(
+            &egui_ctx,
+            device,
+            queue,
+            &mut enc,
+            target.resolved_view(),
+            [w, h],
+            ppp,
+        );
+        queue.submit(extra.into_iter().chain([enc.finish()]));
+        wait();
+        painter.after_submit();
+        let ui_s = t.elapsed().as_secs_f64();
+        if frame >= 2 {
+            t_sim.push(sim_s);
+            t_up.push(up_s);
+            t_ups.push(ups_s);
+            t_draw.push(draw_s);
+            t_ui.push(ui_s);
+        }
+    }
+    Some(FrameSplit {
+        width: w,
+        height: h,
+        simulation: Stat::of(t_sim),
+        upload: Stat::of(t_up),
+        upsampling: Stat::of(t_ups),
+        drawing: Stat::of(t_draw),
+        ui: Stat::of(t_ui),
+        adapter: format!("{} (viewer quality: {:?})", gpu.adapter_report(), quality),
+    })
+}

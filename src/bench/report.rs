@@ -1,0 +1,205 @@
+//! The report as text tables.
+
+use super::{RUNAWAY_STRAIN, Report, Stat};
+use crate::sim::IntegratorKind;
+
+fn us(s: f64) -> String {
+    if s < 1e-3 {
+        format!("{:.1} µs", s * 1e6)
+    } else if s < 1.0 {
+        format!("{:.2} ms", s * 1e3)
+    } else {
+        format!("{s:.2} s")
+    }
+}
+
+fn stat(s: &Stat) -> String {
+    format!("{} ({} … {})", us(s.median), us(s.min), us(s.max))
+}
+
+/// The report as text tables.
+pub fn table(r: &Report) -> String {
+    let mut o = String::new();
+    let mut line = |s: String| {
+        o.push_str(&s);
+        o.push('\n');
+    };
+    line(format!(
+        "flagsim bench on {}{}",
+        r.machine,
+        if r.quick { " (quick)" } else { "" }
+    ));
+    line(String::new());
+    line("Cost per published step (median, min … max), all forces, Provot on".into());
+    line(format!(
+        "{:<18} {:>9}  {}",
+        "integrator", "grid", "time per step"
+    ));
+    for c in &r.step_cost {
+        let mut extra = String::new();
+        if let Some(p) = c.precompute_seconds {
+            extra += &format!("  [inverse built in {}]", us(p));
+        }
+        if let Some(i) = c.cg_iterations {
+            extra += &format!("  [{i:.1} CG iterations]");
+        }
+        if !c.finite {
+            extra += "  [state went non-finite]";
+        }
+        line(format!(
+            "{:<18} {:>4}×{:<4}  {}{extra}",
+            c.integrator,
+            c.n,
+            c.n,
+            stat(&c.seconds_per_step)
+        ));
+    }
+    line(String::new());
+    line(format!(
+        "kang, full step at 10 × 10: {} (target ≤ 10 µs)",
+        stat(&r.kang_10x10_seconds)
+    ));
+    for x in &r.ratios {
+        line(format!(
+            "{} at {}×{}: {:.2} (target {}) {}",
+            x.name,
+            x.n,
+            x.n,
+            x.value,
+            x.target,
+            if x.met { "met" } else { "MISSED" }
+        ));
+    }
+    line(format!(
+        "kang scaling slope, {} → {} nodes: {:.3} (target {}) {}",
+        r.scaling.from_nodes,
+        r.scaling.to_nodes,
+        r.scaling.slope,
+        r.scaling.target,
+        if r.scaling.met { "met" } else { "MISSED" }
+    ));
+    let p = &r.parallel;
+    line(format!(
+        "parallel kang at {}×{} on {} threads: serial {}, parallel {}, speed-up {:.2}×, bit-identical: {} (used from {} nodes)",
+        p.n,
+        p.n,
+        p.threads,
+        us(p.serial.median),
+        us(p.parallel.median),
+        p.speedup,
+        p.bit_identical,
+        p.threshold_nodes
+    ));
+    line(String::new());
+    line(format!(
+        "Largest stable dt, s (guard never fires, strain below {RUNAWAY_STRAIN}, {} simulated s)",
+        r.stability.first().map_or(0.0, |s| s.simulated_seconds)
+    ));
+    let header: Vec<String> = IntegratorKind::ALL
+        .iter()
+        .map(|k| format!("{:>17}", k.name()))
+        .collect();
+    line(format!("  {:<20}{}", "", header.join("")));
+    let configs = [
+        ("flag", true),
+        ("hanging", true),
+        ("flag", false),
+        ("hanging", false),
+    ];
+    let find = |preset: &str, limiting: bool, kind: &str| {
+        r.stability
+            .iter()
+            .find(|s| s.preset == preset && s.strain_limiting == limiting && s.integrator == kind)
+            .map(|s| s.largest_stable_dt)
+    };
+    for (preset, limiting) in configs {
+        let row: Vec<String> = IntegratorKind::ALL
+            .iter()
+            .map(|k| match find(preset, limiting, k.name()) {
+                Some(dt) => format!("{dt:>17.4}"),
+                None => format!("{:>17}", "—"),
+            })
+            .collect();
+        let label = format!("{preset}, Provot {}", if limiting { "on" } else { "off" });
+        line(format!("  {label:<20}{}", row.join("")));
+    }
+    for limiting in [true, false] {
+        if let (Some(k), Some(s)) = (
+            find("flag", limiting, "kang"),
+            find("flag", limiting, "symplectic-euler"),
+        ) {
+            let ratio = k / s;
+            line(format!(
+                "  kang / symplectic-euler on flag, Provot {}: {ratio:.1}× (target ≥ 10) {}",
+                if limiting { "on" } else { "off" },
+                if ratio >= 10.0 { "met" } else { "MISSED" }
+            ));
+        }
+    }
+    line(String::new());
+    line("kang's Δv against the precomputed filter (Fig. 8)".into());
+    for a in r
+        .accuracy_vs_h2k_over_m
+        .iter()
+        .chain(&r.accuracy_vs_resolution)
+    {
+        line(format!(
+            "  {:>3}×{:<3} h²k/m = {:>10.4}: cosine {:.5}, relative error {:.4}",
+            a.n, a.n, a.h2k_over_m, a.cosine, a.relative_error
+        ));
+    }
+    line(String::new());
+    line("Upsampling".into());
+    for u in &r.upsampling {
+        line(format!(
+            "  {}×{} render nodes: CPU {}, GPU {}",
+            u.resolution,
+            u.resolution,
+            stat(&u.cpu_seconds),
+            u.gpu_seconds.as_ref().map_or("—".into(), stat)
+        ));
+    }
+    line(String::new());
+    line(
+        "Wavelet interpolation (Chi 2007 §6: hung by two corners, k = 2000 N/m, dt = 0.01 s / 4)"
+            .into(),
+    );
+    for w in &r.wavelet {
+        if w.plain_diverged || w.wavelet_diverged {
+            line(format!(
+                "  {:<7}{:>4}×{:<4} diverged (plain: {}, wavelet: {}): no timing",
+                w.integrator, w.n, w.n, w.plain_diverged, w.wavelet_diverged
+            ));
+            continue;
+        }
+        line(format!(
+            "  {:<7}{:>4}×{:<4} threshold {}: plain {}, wavelet {}: {:+.0} % time saved, {:.0} % of nodes interpolated, strain {:.3} / {:.3}",
+            w.integrator,
+            w.n,
+            w.n,
+            w.threshold,
+            us(w.plain.median),
+            us(w.wavelet.median),
+            w.time_saved * 100.0,
+            w.interpolated_fraction * 100.0,
+            w.plain_max_strain,
+            w.wavelet_max_strain
+        ));
+    }
+    if let Some(f) = &r.frame {
+        line(String::new());
+        line(format!(
+            "Viewer frame at {}×{} on {}",
+            f.width, f.height, f.adapter
+        ));
+        line(format!("  simulation {}", stat(&f.simulation)));
+        line(format!("  upload     {}", stat(&f.upload)));
+        line(format!("  upsampling {}", stat(&f.upsampling)));
+        line(format!("  drawing    {}", stat(&f.drawing)));
+        line(format!("  UI (egui)  {}", stat(&f.ui)));
+    }
+    if let Some(n) = &r.gpu_note {
+        line(format!("GPU sections skipped: {n}"));
+    }
+    o
+}
