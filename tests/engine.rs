@@ -250,6 +250,22 @@ fn pinned_neighbours_enter_with_their_known_velocity_change() {
     );
     // The held node itself is where it was taken.
     assert!((sim.cloth.x[0] - target).length() < 1e-15);
+
+    // The same with node 0 already moving at u: its known Δv_0 = d / h − u, and the viscosity
+    // term gives F̃_1 = h k (v_0 − v_1) = h k u, so Δv_1 = (h F̃_1 + h² k Δv_0) / (m + h² k) =
+    // h² k (d / h) / (m + h² k) again: u cancels only if Δv_0 subtracts it.
+    let mut sim = two_masses(m, k, h, DVec3::new(0.5, 0.0, 0.0), 0.5, "kang");
+    let u = DVec3::new(0.3, 0.0, -0.2);
+    sim.cloth.v[0] = u;
+    let target = sim.cloth.x[0] + d;
+    sim.grab = Some(flagsim::sim::simulation::Grab { node: 0, target });
+    sim.step();
+    assert!(
+        rel_err(sim.cloth.dv[1], expected) < 1e-6,
+        "moving: got {:?}, expected {expected:?}",
+        sim.cloth.dv[1]
+    );
+    assert!(rel_err(sim.cloth.dv[0], d / h - u) < 1e-9);
 }
 
 #[test]
@@ -1484,10 +1500,17 @@ fn the_step_reports_what_strain_limiting_tethers_and_colliders_did() {
     assert!(sim.step(), "{}", sim.divergence.clone().unwrap());
     assert_eq!(sim.stats.tethers, 196);
     assert!(sim.stats.tether_corrections > 0);
-    // Strain limiting off: no tethers are in use, whatever their own switch says.
+    // Strain limiting off: no tethers are in use, whatever their own switch says: from the
+    // start, and after it is switched off mid-run (the tethers built before stay unused).
     scene.params.provot.enabled = false;
     assert!(scene.params.provot.tethers);
-    let mut sim = scene.simulation().unwrap();
+    let mut fresh = scene.simulation().unwrap();
+    assert!(fresh.step());
+    assert_eq!(fresh.stats.tethers, 0);
+    assert_eq!(fresh.stats.tether_corrections, 0);
+    let mut p = sim.params().clone();
+    p.provot.enabled = false;
+    sim.set_params(p).unwrap();
     assert!(sim.step());
     assert_eq!(sim.stats.tethers, 0);
     assert_eq!(sim.stats.tether_corrections, 0);
