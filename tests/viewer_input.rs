@@ -600,3 +600,56 @@ mod recording {
         }
     }
 }
+
+#[test]
+fn a_paused_untouched_viewer_draws_nothing_and_anything_new_wakes_it() {
+    use flagsim::app::viewer::Redraw;
+    use std::time::{Duration, Instant};
+    let now = Instant::now();
+    let idle = Redraw {
+        drawn_seq: 7,
+        ..Redraw::default()
+    };
+    // Paused, no input, the snapshot already drawn, egui content: nothing to draw.
+    assert!(!idle.due(false, 7, now));
+    // A running cloth, a new snapshot (a single step while paused), an input: draw.
+    assert!(idle.due(true, 7, now));
+    assert!(idle.due(false, 8, now));
+    let touched = Redraw {
+        wanted: true,
+        ..idle
+    };
+    assert!(touched.due(false, 7, now));
+    // egui's own timers: due once their time has come, and the wait ends no later than them.
+    let later = now + Duration::from_millis(20);
+    let tooltip = Redraw {
+        egui_at: Some(later),
+        ..Redraw::default()
+    };
+    assert!(!tooltip.due(false, 0, now));
+    assert!(tooltip.due(false, 0, later));
+    assert_eq!(tooltip.next_check(now), later);
+    // Idle with no timer: look for a new snapshot again after the poll interval, no sooner.
+    assert_eq!(idle.next_check(now), now + Redraw::POLL);
+    assert!(
+        Redraw::POLL >= Duration::from_millis(10) && Redraw::POLL <= Duration::from_millis(100)
+    );
+}
+
+#[test]
+fn held_camera_keys_repeat_and_held_switches_do_not() {
+    use flagsim::app::keys::repeats;
+    use winit::keyboard::{Key, NamedKey, SmolStr};
+    for k in [
+        NamedKey::ArrowLeft,
+        NamedKey::ArrowRight,
+        NamedKey::ArrowUp,
+        NamedKey::ArrowDown,
+    ] {
+        assert!(repeats(&Key::Named(k)), "{k:?}");
+    }
+    assert!(!repeats(&Key::Named(NamedKey::Space)));
+    for c in ["w", "v", "h", "r", ".", "1"] {
+        assert!(!repeats(&Key::Character(SmolStr::new(c))), "{c}");
+    }
+}

@@ -165,6 +165,12 @@ pub const MOUSE: &[(&str, &str)] = &[
     ("Wheel", "zoom"),
 ];
 
+/// Whether holding `key` repeats its action: the camera keys do (hold an arrow to keep
+/// orbiting), the switches do not (a held Space would toggle pause on and off).
+pub fn repeats(key: &Key) -> bool {
+    matches!(action_for(key), Some(KeyAction::View(_)))
+}
+
 /// What `key` asks for, if anything.
 pub fn action_for(key: &Key) -> Option<KeyAction> {
     let digit = |c: &str| {

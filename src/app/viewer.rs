@@ -67,6 +67,7 @@ pub fn run(options: ViewerOptions) -> anyhow::Result<()> {
         shot: None,
         recorder: None,
         cpu_ms: 0.0,
+        redraw: Redraw::default(),
         gpu_error: Arc::default(),
     };
     event_loop
@@ -105,6 +106,44 @@ struct Recorder {
     with_panels: bool,
 }
 
+/// When the viewer draws: every display frame while the cloth moves, and otherwise only when
+/// something changed (an input, a new snapshot, egui's own animations), so a paused, untouched
+/// viewer draws nothing.
+#[derive(Debug, Default)]
+pub struct Redraw {
+    /// An input or an action changed what is shown.
+    pub wanted: bool,
+    /// The sequence number of the snapshot last drawn.
+    pub drawn_seq: u64,
+    /// When egui asked to be run again (its animations, tooltips), if it did.
+    pub egui_at: Option<Instant>,
+    /// The viewer waited without drawing since the last frame (the frame-time statistics
+    /// start over, or the wait would count as one long frame).
+    pub idled: bool,
+}
+
+impl Redraw {
+    /// How long to wait when idle before looking for a new snapshot again (a command sent while
+    /// paused, such as a single step, publishes one).
+    pub const POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+    /// Whether to draw now: the cloth is moving (`running`, or a lock-step recording or a
+    /// counted run is under way), a snapshot newer than the one drawn has arrived, or an input
+    /// or egui asked for it.
+    pub fn due(&self, running: bool, latest_seq: u64, now: Instant) -> bool {
+        running
+            || self.wanted
+            || latest_seq != self.drawn_seq
+            || self.egui_at.is_some_and(|t| t <= now)
+    }
+
+    /// When to wake up and look again if nothing is due.
+    pub fn next_check(&self, now: Instant) -> Instant {
+        let poll = now + Self::POLL;
+        self.egui_at.map_or(poll, |t| t.min(poll))
+    }
+}
+
 struct App {
     instance: wgpu::Instance,
     options: ViewerOptions,
@@ -120,6 +159,8 @@ struct App {
     shot: Option<ShotRequest>,
     recorder: Option<Recorder>,
     cpu_ms: f64,
+    /// What the next frame is waited for (see [`Redraw`]).
+    redraw: Redraw,
     /// The last GPU error reported by the device, shown in the panel.
     gpu_error: Arc<std::sync::Mutex<Option<String>>>,
 }
@@ -287,7 +328,7 @@ impl App {
         let Some(gpu) = self.gpu.as_mut() else {
             return;
         };
-        if gpu.surface.is_minimised() {
+        if gpu.surface.is_minimised() || self.redraw.idled {
             self.stats.reset();
         } else {
             self.stats.tick(started);
@@ -297,14 +338,21 @@ impl App {
             fps: summary.map_or(0.0, |s| s.fps),
             frame_ms: summary.map_or(0.0, |s| s.median.as_secs_f64() * 1e3),
             cpu_ms: self.cpu_ms,
+            frames: self.frames,
             adapter: &gpu.adapter,
         };
         let mut actions = Vec::new();
         let ui_state = &mut self.ui;
         let curr = self.feed.current();
-        gpu.egui.run(&gpu.window, |root| {
+        let egui_out = gpu.egui.run(&gpu.window, |root| {
             actions = frame::panels(root, ui_state, curr, &info);
         });
+        self.redraw = Redraw {
+            wanted: false,
+            drawn_seq: curr.seq,
+            egui_at: Instant::now().checked_add(egui_out.repaint_delay),
+            idled: false,
+        };
         for a in actions {
             self.apply(a);
         }
@@ -508,6 +556,10 @@ impl ApplicationHandler for App {
         // egui sees every event first; the 3-D view only gets what egui did not consume.
         let response = gpu.egui.on_window_event(&gpu.window, &event);
         let keyboard_to_egui = gpu.egui.wants_keyboard_input();
+        // Any event but the redraw itself may change what is shown: an input, a resize, focus.
+        if !matches!(event, WindowEvent::RedrawRequested) {
+            self.redraw.wanted = true;
+        }
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::Resized(PhysicalSize { width, height }) => {
@@ -543,7 +595,7 @@ impl ApplicationHandler for App {
             }
             WindowEvent::KeyboardInput { event, .. }
                 if event.state == ElementState::Pressed
-                    && !event.repeat
+                    && (!event.repeat || keys::repeats(&event.logical_key))
                     && !response.consumed
                     && !keyboard_to_egui =>
             {
@@ -553,9 +605,24 @@ impl ApplicationHandler for App {
         }
     }
 
-    fn about_to_wait(&mut self, _event_loop: &ActiveEventLoop) {
-        if let Some(gpu) = &self.gpu {
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        let Some(gpu) = &self.gpu else {
+            return;
+        };
+        let now = Instant::now();
+        let latest = self.sim.latest();
+        let moving = !latest.paused
+            || self.recorder.is_some()
+            || self.shot.is_some()
+            || self.options.exit_after_frames.is_some();
+        if self.redraw.due(moving, latest.seq, now) {
             gpu.window.request_redraw();
+            event_loop.set_control_flow(winit::event_loop::ControlFlow::Wait);
+        } else {
+            self.redraw.idled = true;
+            event_loop.set_control_flow(winit::event_loop::ControlFlow::WaitUntil(
+                self.redraw.next_check(now),
+            ));
         }
     }
 }

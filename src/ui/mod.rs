@@ -52,6 +52,8 @@ pub struct FrameInfo<'a> {
     pub frame_ms: f64,
     /// Time to build and submit the last frame on the CPU, ms.
     pub cpu_ms: f64,
+    /// Frames drawn since the start (none while paused and untouched).
+    pub frames: u64,
     /// The GPU adapter, for the Stats panel.
     pub adapter: &'a str,
 }

@@ -29,6 +29,7 @@ pub fn stats_ui(ui: &mut Ui, snap: &Snapshot, frame: &FrameInfo<'_>) {
             row("fps", format!("{:.0}", frame.fps));
             row("frame time", format!("{:.1} ms", frame.frame_ms));
             row("frame CPU", format!("{:.2} ms", frame.cpu_ms));
+            row("frames drawn", frame.frames.to_string());
             row("step time", format!("{:.1} µs", st.step_seconds * 1e6));
             row("steps / s", format!("{:.0}", snap.steps_per_second));
             row("stepper", status.to_string());
