@@ -167,7 +167,7 @@ pub struct BenchArgs {
 pub struct ViewArgs {
     /// Scene file (.json) or preset name; default `flag`.
     pub scene: Option<String>,
-    /// Window size in logical pixels, `WIDTHxHEIGHT`.
+    /// Window size in logical pixels, width x height, e.g. 1280x800.
     #[arg(long, default_value = "1280x800", value_parser = parse_size)]
     pub size: (u32, u32),
     /// Quit after presenting this many frames (automated smoke runs).
@@ -213,7 +213,7 @@ pub struct RenderArgs {
     /// The PNG to write.
     #[arg(long)]
     pub out: PathBuf,
-    /// Image size in pixels, `WIDTHxHEIGHT` (each 16..=8192).
+    /// Image size in pixels, width x height, e.g. 1280x800 (each 16..=8192).
     #[arg(long, default_value = "1280x800", value_parser = parse_size)]
     pub size: (u32, u32),
     /// Override the scene's integrator.

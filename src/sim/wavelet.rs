@@ -120,7 +120,7 @@ struct Level {
     blocks: usize,
     /// Largest detail magnitude in the block's subtree.
     rough: Vec<f64>,
-    /// `Σ|d_u`| and `Σ|d_v`| over the subtree.
+    /// `Σ |d_u|` and `Σ |d_v|` over the subtree.
     sum_u: Vec<f64>,
     sum_v: Vec<f64>,
 }
