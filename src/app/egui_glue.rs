@@ -36,10 +36,25 @@ pub struct EguiOutput {
 
 /// egui's triangles through wgpu, with no window: the shapes and texture changes of finished
 /// egui frames, painted over a colour target.
+///
+/// [`Self::paint_cached`] keeps the last painted UI in a layer texture and, while egui's
+/// output does not change, only lays that layer over the new frame: on a software rasteriser
+/// painting the panels costs as much as drawing the scene, and most frames' panels are the same.
 pub struct EguiPainter {
     renderer: egui_wgpu::Renderer,
-    /// Shapes of the last finished frame and the scale they were laid out at.
+    format: wgpu::TextureFormat,
+    /// The last painted UI over a transparent background, and its size in pixels.
+    layer: Option<(wgpu::Texture, wgpu::BindGroup, [u32; 2])>,
+    /// Whether egui's output changed since the layer was painted.
+    dirty: bool,
+    /// Where the last frame's shapes draw, in points (the composite's scissor).
+    drawn: egui::Rect,
+    composite: wgpu::RenderPipeline,
+    composite_layout: wgpu::BindGroupLayout,
+    /// Shapes of the last finished frame (taken by the first paint that tessellates them, so a
+    /// copy is kept to compare the next frame's with) and the scale they were laid out at.
     shapes: Vec<ClippedShape>,
+    last_shapes: Vec<ClippedShape>,
     shapes_pixels_per_point: f32,
     /// The shapes tessellated by the first paint of the frame, reused by further paints.
     primitives: Option<Vec<ClippedPrimitive>>,
@@ -62,9 +77,30 @@ impl EguiPainter {
                 ..Default::default()
             },
         );
+        let composite_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("egui layer"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                count: None,
+            }],
+        });
+        let composite = composite_pipeline(device, &composite_layout, output_format);
         Self {
             renderer,
+            format: output_format,
+            layer: None,
+            dirty: true,
+            drawn: egui::Rect::NOTHING,
+            composite,
+            composite_layout,
             shapes: Vec::new(),
+            last_shapes: Vec::new(),
             shapes_pixels_per_point: 1.0,
             primitives: None,
             pending: TexturesDelta::default(),
@@ -73,14 +109,136 @@ impl EguiPainter {
     }
 
     /// Takes a finished frame's shapes and texture changes for the next [`Self::paint`];
-    /// returns the rest of the output (platform and viewport output).
+    /// returns the rest of the output (platform and viewport output). A frame whose shapes,
+    /// scale and textures are those of the last one changes nothing.
     pub fn accept(&mut self, mut full_output: egui::FullOutput) -> egui::FullOutput {
-        self.pending
-            .append(std::mem::take(&mut full_output.textures_delta));
-        self.shapes = std::mem::take(&mut full_output.shapes);
-        self.shapes_pixels_per_point = full_output.pixels_per_point;
-        self.primitives = None;
+        let textures = std::mem::take(&mut full_output.textures_delta);
+        let shapes = std::mem::take(&mut full_output.shapes);
+        let same = textures.is_empty()
+            && full_output.pixels_per_point == self.shapes_pixels_per_point
+            && shapes == self.last_shapes;
+        if !same {
+            self.pending.append(textures);
+            self.drawn = shapes.iter().fold(egui::Rect::NOTHING, |r, s| {
+                r.union(s.shape.visual_bounding_rect().intersect(s.clip_rect))
+            });
+            self.last_shapes.clone_from(&shapes);
+            self.shapes = shapes;
+            self.shapes_pixels_per_point = full_output.pixels_per_point;
+            self.primitives = None;
+            self.dirty = true;
+        }
         full_output
+    }
+
+    /// Whether the next [`Self::paint_cached`] paints the UI anew (egui's output changed).
+    pub fn is_dirty(&self) -> bool {
+        self.dirty
+    }
+
+    /// Lays the last UI over `view`: paints it into the layer first when egui's output changed
+    /// (or the size did), then composites the layer within the area egui drew. Same result as
+    /// [`Self::paint`]; returns the command buffers to submit before `encoder`.
+    #[allow(clippy::too_many_arguments)] // reason: the target and the context, each used once
+    pub fn paint_cached(
+        &mut self,
+        ctx: &egui::Context,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        view: &wgpu::TextureView,
+        size_px: [u32; 2],
+        pixels_per_point: f32,
+    ) -> Vec<wgpu::CommandBuffer> {
+        if self.layer.as_ref().is_none_or(|l| l.2 != size_px) {
+            self.layer = Some(self.make_layer(device, size_px));
+            self.dirty = true;
+        }
+        let mut buffers = Vec::new();
+        if self.dirty {
+            let layer = self
+                .layer
+                .as_ref()
+                .map(|l| l.0.create_view(&wgpu::TextureViewDescriptor::default()));
+            if let Some(layer) = layer {
+                buffers = self.paint_into(
+                    ctx,
+                    device,
+                    queue,
+                    encoder,
+                    &layer,
+                    size_px,
+                    pixels_per_point,
+                    wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                );
+                self.dirty = false;
+            }
+        }
+        // The area egui drew, in whole pixels within the target.
+        let r = self.drawn * pixels_per_point;
+        let x0 = r.min.x.floor().clamp(0.0, size_px[0] as f32) as u32;
+        let y0 = r.min.y.floor().clamp(0.0, size_px[1] as f32) as u32;
+        let x1 = r.max.x.ceil().clamp(0.0, size_px[0] as f32) as u32;
+        let y1 = r.max.y.ceil().clamp(0.0, size_px[1] as f32) as u32;
+        let Some((_, bind_group, _)) = &self.layer else {
+            return buffers;
+        };
+        if x1 <= x0 || y1 <= y0 {
+            return buffers;
+        }
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("egui layer"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view,
+                resolve_target: None,
+                depth_slice: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Load,
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: None,
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        pass.set_pipeline(&self.composite);
+        pass.set_bind_group(0, bind_group, &[]);
+        pass.set_scissor_rect(x0, y0, x1 - x0, y1 - y0);
+        pass.draw(0..3, 0..1);
+        drop(pass);
+        buffers
+    }
+
+    fn make_layer(
+        &self,
+        device: &wgpu::Device,
+        [w, h]: [u32; 2],
+    ) -> (wgpu::Texture, wgpu::BindGroup, [u32; 2]) {
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("egui layer"),
+            size: wgpu::Extent3d {
+                width: w.max(1),
+                height: h.max(1),
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: self.format,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("egui layer"),
+            layout: &self.composite_layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(&view),
+            }],
+        });
+        (texture, bind_group, [w, h])
     }
 
     /// The pixels-per-point the last frame was laid out at; pass it to [`Self::paint`].
@@ -105,6 +263,30 @@ impl EguiPainter {
         view: &wgpu::TextureView,
         size_px: [u32; 2],
         pixels_per_point: f32,
+    ) -> Vec<wgpu::CommandBuffer> {
+        self.paint_into(
+            ctx,
+            device,
+            queue,
+            encoder,
+            view,
+            size_px,
+            pixels_per_point,
+            wgpu::LoadOp::Load,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)] // reason: paint's arguments and the load operation
+    fn paint_into(
+        &mut self,
+        ctx: &egui::Context,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        view: &wgpu::TextureView,
+        size_px: [u32; 2],
+        pixels_per_point: f32,
+        load: wgpu::LoadOp<wgpu::Color>,
     ) -> Vec<wgpu::CommandBuffer> {
         let shapes = &mut self.shapes;
         let primitives = self
@@ -136,7 +318,7 @@ impl EguiPainter {
                 resolve_target: None,
                 depth_slice: None,
                 ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Load,
+                    load,
                     store: wgpu::StoreOp::Store,
                 },
             })],
@@ -163,6 +345,56 @@ impl EguiPainter {
             self.renderer.free_texture(&id);
         }
     }
+}
+
+/// The pipeline that lays the layer over a target of `format` (premultiplied "over").
+fn composite_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    format: wgpu::TextureFormat,
+) -> wgpu::RenderPipeline {
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("composite.wgsl"),
+        source: wgpu::ShaderSource::Wgsl(crate::render::shaders::COMPOSITE_WGSL.into()),
+    });
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("egui layer"),
+        bind_group_layouts: &[Some(layout)],
+        immediate_size: 0,
+    });
+    let over = wgpu::BlendComponent {
+        src_factor: wgpu::BlendFactor::One,
+        dst_factor: wgpu::BlendFactor::OneMinusSrcAlpha,
+        operation: wgpu::BlendOperation::Add,
+    };
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("egui layer"),
+        layout: Some(&pipeline_layout),
+        vertex: wgpu::VertexState {
+            module: &module,
+            entry_point: Some("vs_main"),
+            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            buffers: &[],
+        },
+        fragment: Some(wgpu::FragmentState {
+            module: &module,
+            entry_point: Some("fs_main"),
+            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            targets: &[Some(wgpu::ColorTargetState {
+                format,
+                blend: Some(wgpu::BlendState {
+                    color: over,
+                    alpha: over,
+                }),
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        }),
+        primitive: wgpu::PrimitiveState::default(),
+        depth_stencil: None,
+        multisample: wgpu::MultisampleState::default(),
+        multiview_mask: None,
+        cache: None,
+    })
 }
 
 impl Drop for EguiPainter {
@@ -258,6 +490,27 @@ impl EguiLayer {
         pixels_per_point: f32,
     ) -> Vec<wgpu::CommandBuffer> {
         self.painter.paint(
+            &self.ctx,
+            device,
+            queue,
+            encoder,
+            view,
+            size_px,
+            pixels_per_point,
+        )
+    }
+
+    /// [`EguiPainter::paint_cached`] with this layer's context.
+    pub fn paint_cached(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        view: &wgpu::TextureView,
+        size_px: [u32; 2],
+        pixels_per_point: f32,
+    ) -> Vec<wgpu::CommandBuffer> {
+        self.painter.paint_cached(
             &self.ctx,
             device,
             queue,

@@ -383,7 +383,7 @@ impl App {
             self.ui.message = Some((format!("drawing failed: {e}"), true));
         }
         let ppp = gpu.egui.pixels_per_point();
-        let extra = gpu.egui.paint(
+        let extra = gpu.egui.paint_cached(
             &gpu.device,
             &gpu.queue,
             &mut encoder,

@@ -18,7 +18,11 @@ pub struct FrameSplit {
     pub upload: Stat,
     pub upsampling: Stat,
     pub drawing: Stat,
+    /// The panels in every frame: laid out always, painted anew only when they changed (the
+    /// Stats figures refresh 4 times a second), otherwise the last painted layer composited.
     pub ui: Stat,
+    /// The frames among those whose panels were painted anew.
+    pub ui_repaint: Stat,
     pub adapter: String,
 }
 
@@ -49,6 +53,7 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
     let frames = if cfg.quick { 3 } else { 30 };
     let (mut t_sim, mut t_up, mut t_ups, mut t_draw, mut t_ui) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut t_repaint = Vec::new();
     let wait = || {
         let _ = device.poll(wgpu::PollType::wait_indefinitely());
     };
@@ -103,7 +108,8 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
         let _ = painter.accept(output);
         let mut enc = encoder("bench ui");
         let ppp = painter.pixels_per_point();
-        let extra = painter.paint(
+        let repaint = painter.is_dirty();
+        let extra = painter.paint_cached(
             &egui_ctx,
             device,
             queue,
@@ -122,6 +128,9 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
             t_ups.push(ups_s);
             t_draw.push(draw_s);
             t_ui.push(ui_s);
+            if repaint {
+                t_repaint.push(ui_s);
+            }
         }
     }
     Some(FrameSplit {
@@ -132,6 +141,7 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
         upsampling: Stat::of(t_ups),
         drawing: Stat::of(t_draw),
         ui: Stat::of(t_ui),
+        ui_repaint: Stat::of(t_repaint),
         adapter: format!("{} (viewer quality: {:?})", gpu.adapter_report(), quality),
     })
 }

@@ -197,6 +197,11 @@ pub fn table(r: &Report) -> String {
         line(format!("  upsampling {}", stat(&f.upsampling)));
         line(format!("  drawing    {}", stat(&f.drawing)));
         line(format!("  UI (egui)  {}", stat(&f.ui)));
+        line(format!(
+            "    of which {} frames repainted the panels: {}",
+            f.ui_repaint.runs,
+            stat(&f.ui_repaint)
+        ));
     }
     if let Some(n) = &r.gpu_note {
         line(format!("GPU sections skipped: {n}"));

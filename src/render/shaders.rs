@@ -35,6 +35,9 @@ pub const LINES_WGSL: &str = include_str!("../../shaders/lines.wgsl");
 /// Sky, ground, pole and colliders (`ScenePass`), compiled after [`GLOBALS_WGSL`].
 pub const SCENE_WGSL: &str = include_str!("../../shaders/scene.wgsl");
 
+/// The viewer's cached egui layer over the frame (`app::egui_glue::EguiPainter`).
+pub const COMPOSITE_WGSL: &str = include_str!("../../shaders/composite.wgsl");
+
 /// A pass's WGSL with [`GLOBALS_WGSL`] in front, as handed to `create_shader_module`.
 pub fn with_globals(pass_wgsl: &str) -> String {
     format!("{GLOBALS_WGSL}\n{pass_wgsl}")
@@ -66,5 +69,10 @@ pub const ALL: &[ShaderFile] = &[
         path: "shaders/scene.wgsl",
         source: SCENE_WGSL,
         prelude: GLOBALS_WGSL,
+    },
+    ShaderFile {
+        path: "shaders/composite.wgsl",
+        source: COMPOSITE_WGSL,
+        prelude: "",
     },
 ];

@@ -92,6 +92,8 @@ pub struct UiState {
     pub scene_path: String,
     /// The last message for the user (a saved file, an error), and whether it is an error.
     pub message: Option<(String, bool)>,
+    /// The Stats panel's figures and when they were taken (see [`stats::REFRESH`]).
+    stats_rows: Option<(std::time::Instant, Vec<(&'static str, String)>)>,
     /// Wind direction as the user set it, degrees (kept when the speed is zero).
     azimuth_deg: f64,
     elevation_deg: f64,
@@ -118,6 +120,7 @@ impl UiState {
             recording: None,
             scene_path: "scene.json".into(),
             message: None,
+            stats_rows: None,
             azimuth_deg,
             elevation_deg,
         }
@@ -183,7 +186,7 @@ pub fn controls(
             });
         egui::CollapsingHeader::new("Stats")
             .default_open(true)
-            .show(ui, |ui| stats::stats_ui(ui, snap, frame));
+            .show(ui, |ui| stats::stats_ui(ui, state, snap, frame));
         egui::CollapsingHeader::new("Capture")
             .default_open(false)
             .show(ui, |ui| capture::capture_ui(ui, state, &mut actions));

@@ -6,7 +6,38 @@ use super::FrameInfo;
 use crate::sim::IntegratorKind;
 use crate::sim::thread::Snapshot;
 
-pub fn stats_ui(ui: &mut Ui, snap: &Snapshot, frame: &FrameInfo<'_>) {
+/// How often the figures are refreshed while the cloth runs: often enough to follow, seldom
+/// enough to read, and the panel does not have to be painted anew every frame (the viewer
+/// reuses the last painted panels while nothing in them changes).
+pub const REFRESH: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// The panel: the figures of the last refresh (every [`REFRESH`], and at once while paused).
+pub fn stats_ui(ui: &mut Ui, state: &mut super::UiState, snap: &Snapshot, frame: &FrameInfo<'_>) {
+    let now = std::time::Instant::now();
+    let stale = state
+        .stats_rows
+        .as_ref()
+        .is_none_or(|(at, _)| snap.paused || now.duration_since(*at) >= REFRESH);
+    if stale {
+        state.stats_rows = Some((now, rows(snap, frame)));
+    }
+    let Some((_, rows)) = &state.stats_rows else {
+        return;
+    };
+    egui::Grid::new("stats")
+        .num_columns(2)
+        .striped(true)
+        .show(ui, |ui| {
+            for (k, v) in rows {
+                ui.label(*k);
+                ui.label(v);
+                ui.end_row();
+            }
+        });
+}
+
+/// Every figure of the panel, as `(name, value)`.
+pub fn rows(snap: &Snapshot, frame: &FrameInfo<'_>) -> Vec<(&'static str, String)> {
     let st = &snap.stats;
     let status = if snap.divergence.is_some() {
         "stopped by the guard"
@@ -17,80 +48,75 @@ pub fn stats_ui(ui: &mut Ui, snap: &Snapshot, frame: &FrameInfo<'_>) {
     } else {
         "running"
     };
-    egui::Grid::new("stats")
-        .num_columns(2)
-        .striped(true)
-        .show(ui, |ui| {
-            let mut row = |k: &str, v: String| {
-                ui.label(k);
-                ui.label(v);
-                ui.end_row();
-            };
-            row("fps", format!("{:.0}", frame.fps));
-            row("frame time", format!("{:.1} ms", frame.frame_ms));
-            row("frame CPU", format!("{:.2} ms", frame.cpu_ms));
-            row("frames drawn", frame.frames.to_string());
-            row("step time", format!("{:.1} µs", st.step_seconds * 1e6));
-            row("steps / s", format!("{:.0}", snap.steps_per_second));
-            row("stepper", status.to_string());
+    let mut out = Vec::new();
+    {
+        let mut row = |k: &'static str, v: String| out.push((k, v));
+        row("fps", format!("{:.0}", frame.fps));
+        row("frame time", format!("{:.1} ms", frame.frame_ms));
+        row("frame CPU", format!("{:.2} ms", frame.cpu_ms));
+        row("frames drawn", frame.frames.to_string());
+        row("step time", format!("{:.1} µs", st.step_seconds * 1e6));
+        row("steps / s", format!("{:.0}", snap.steps_per_second));
+        row("stepper", status.to_string());
+        row(
+            "sim time",
+            format!("{:.2} s (step {})", snap.time, snap.step),
+        );
+        row("h²k/m", format!("{:.3}", st.h2k_over_m));
+        row(
+            "max strain",
+            format!("{:.1} %", (st.max_strain - 1.0) * 100.0),
+        );
+        if snap.params.provot.enabled {
             row(
-                "sim time",
-                format!("{:.2} s (step {})", snap.time, snap.step),
+                "strain limit",
+                format!(
+                    "{} sweeps, {} corrections, {} tethers ({} pulled)",
+                    st.provot_sweeps, st.provot_corrections, st.tethers, st.tether_corrections
+                ),
             );
-            row("h²k/m", format!("{:.3}", st.h2k_over_m));
+        }
+        row(
+            "guard",
+            match &snap.divergence {
+                Some(d) => format!("fired at step {}", d.step),
+                None => "ok".into(),
+            },
+        );
+        if snap.params.integrator == IntegratorKind::ImplicitCg {
+            row("CG iterations", format!("{}", st.cg.iterations));
+        }
+        if snap.params.integrator == IntegratorKind::ChoiKo {
             row(
-                "max strain",
-                format!("{:.1} %", (st.max_strain - 1.0) * 100.0),
+                "PCG iterations",
+                format!(
+                    "{} ({})",
+                    st.cg.iterations,
+                    if st.bdf2 { "BDF2" } else { "BDF1 start" }
+                ),
             );
-            if snap.params.provot.enabled {
-                row(
-                    "strain limit",
-                    format!(
-                        "{} sweeps, {} corrections, {} tethers ({} pulled)",
-                        st.provot_sweeps, st.provot_corrections, st.tethers, st.tether_corrections
-                    ),
-                );
-            }
+        }
+        if !snap.interpolated.is_empty() {
             row(
-                "guard",
-                match &snap.divergence {
-                    Some(d) => format!("fired at step {}", d.step),
-                    None => "ok".into(),
-                },
+                "interpolated",
+                format!(
+                    "{:.0} % of nodes, {} regions",
+                    st.interpolated_fraction * 100.0,
+                    st.interpolated_regions
+                ),
             );
-            if snap.params.integrator == IntegratorKind::ImplicitCg {
-                row("CG iterations", format!("{}", st.cg.iterations));
-            }
-            if snap.params.integrator == IntegratorKind::ChoiKo {
-                row(
-                    "PCG iterations",
-                    format!(
-                        "{} ({})",
-                        st.cg.iterations,
-                        if st.bdf2 { "BDF2" } else { "BDF1 start" }
-                    ),
-                );
-            }
-            if !snap.interpolated.is_empty() {
-                row(
-                    "interpolated",
-                    format!(
-                        "{:.0} % of nodes, {} regions",
-                        st.interpolated_fraction * 100.0,
-                        st.interpolated_regions
-                    ),
-                );
-            }
-            if snap.params.integrator == IntegratorKind::Desbrun {
-                row(
-                    "filter inverse",
-                    format!(
-                        "{:.2} ms ({} builds)",
-                        st.desbrun_precompute_seconds * 1e3,
-                        st.desbrun_builds
-                    ),
-                );
-            }
-            row("adapter", frame.adapter.to_string());
-        });
+        }
+        if snap.params.integrator == IntegratorKind::Desbrun {
+            row(
+                "filter inverse",
+                format!(
+                    "{:.2} ms ({} builds)",
+                    st.desbrun_precompute_seconds * 1e3,
+                    st.desbrun_builds
+                ),
+            );
+        }
+        row("adapter", frame.adapter.to_string());
+    }
+    out
 }

@@ -1,0 +1,170 @@
+//! The viewer's cached egui layer (`EguiPainter::paint_cached`) gives the frame that painting the
+//! panels straight onto it gives (`EguiPainter::paint`), both when it paints the layer anew and
+//! when it only lays the last layer over a new frame. On a real adapter (lavapipe in CI): without
+//! one the test prints `SKIPPED` and passes, except under `CI=true`, where it fails.
+
+use flagsim::app::egui_glue::EguiPainter;
+use flagsim::app::frame::panels;
+use flagsim::app::screenshot::{capture_texture, create_capture_target};
+use flagsim::render::GpuContext;
+use flagsim::sim::Scene;
+use flagsim::sim::thread::Snapshot;
+use flagsim::ui::{FrameInfo, UiState};
+
+const SIZE: [u32; 2] = [640, 420];
+const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+
+fn gpu() -> Option<GpuContext> {
+    match GpuContext::new_headless() {
+        Ok(g) => Some(g),
+        Err(e) if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("no GPU adapter under CI=true: {e}")
+        }
+        Err(e) => {
+            eprintln!("SKIPPED: no GPU adapter ({e})");
+            None
+        }
+    }
+}
+
+/// One egui frame of the viewer's panels (with the help window over them) from a fresh state.
+fn frame(ctx: &egui::Context, state: &mut UiState, snap: &Snapshot) -> egui::FullOutput {
+    let input = egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(
+            egui::Pos2::ZERO,
+            egui::vec2(SIZE[0] as f32, SIZE[1] as f32),
+        )),
+        ..Default::default()
+    };
+    ctx.run_ui(input, |root| {
+        panels(root, state, snap, &FrameInfo::default());
+    })
+}
+
+/// A target filled with `color`, standing for the 3-D frame under the panels.
+fn scene_frame(g: &GpuContext, color: wgpu::Color) -> wgpu::Texture {
+    let target = create_capture_target(&g.device, FORMAT, SIZE);
+    let view = target.create_view(&wgpu::TextureViewDescriptor::default());
+    let mut enc = g
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    drop(enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: None,
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view: &view,
+            resolve_target: None,
+            depth_slice: None,
+            ops: wgpu::Operations {
+                load: wgpu::LoadOp::Clear(color),
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: None,
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    }));
+    g.queue.submit([enc.finish()]);
+    target
+}
+
+/// Paints with `paint` (`cached`: `paint_cached`) over a fresh frame of `color`; the pixels.
+fn painted(
+    g: &GpuContext,
+    ctx: &egui::Context,
+    painter: &mut EguiPainter,
+    cached: bool,
+    color: wgpu::Color,
+) -> image::RgbaImage {
+    let target = scene_frame(g, color);
+    let view = target.create_view(&wgpu::TextureViewDescriptor::default());
+    let mut enc = g
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    let ppp = painter.pixels_per_point();
+    let extra = if cached {
+        painter.paint_cached(ctx, &g.device, &g.queue, &mut enc, &view, SIZE, ppp)
+    } else {
+        painter.paint(ctx, &g.device, &g.queue, &mut enc, &view, SIZE, ppp)
+    };
+    g.queue.submit(extra.into_iter().chain([enc.finish()]));
+    painter.after_submit();
+    capture_texture(&g.device, &g.queue, &target).expect("read back")
+}
+
+/// Largest channel difference, and how many pixels differ from the bare background.
+fn compare(a: &image::RgbaImage, b: &image::RgbaImage, background: [u8; 3]) -> (u8, usize) {
+    let mut worst = 0;
+    let mut painted = 0;
+    for (p, q) in a.pixels().zip(b.pixels()) {
+        for c in 0..3 {
+            worst = worst.max(p.0[c].abs_diff(q.0[c]));
+        }
+        if (0..3).any(|c| p.0[c].abs_diff(background[c]) > 8) {
+            painted += 1;
+        }
+    }
+    (worst, painted)
+}
+
+#[test]
+fn the_cached_layer_gives_the_frame_painting_directly_gives() {
+    let Some(g) = gpu() else {
+        return;
+    };
+    let scene = Scene::load("flag").unwrap();
+    let snap = Snapshot::of(&scene.clone().simulation().unwrap());
+    // Two identical egui contexts and states, one painter each: the same frames go to both.
+    let (ctx_a, ctx_b) = (egui::Context::default(), egui::Context::default());
+    let mut state_a = UiState::new(scene.clone(), 0.12);
+    let mut state_b = UiState::new(scene, 0.12);
+    state_a.show_help = true;
+    state_b.show_help = true;
+    let mut direct = EguiPainter::new(&g.device, FORMAT);
+    let mut cached = EguiPainter::new(&g.device, FORMAT);
+    let blue = wgpu::Color {
+        r: 0.1,
+        g: 0.3,
+        b: 0.6,
+        a: 1.0,
+    };
+    let green = wgpu::Color {
+        r: 0.5,
+        g: 0.7,
+        b: 0.2,
+        a: 1.0,
+    };
+    // The first frame: the layer is painted, then laid over the frame.
+    let _ = direct.accept(frame(&ctx_a, &mut state_a, &snap));
+    let _ = cached.accept(frame(&ctx_b, &mut state_b, &snap));
+    assert!(cached.is_dirty());
+    let a = painted(&g, &ctx_a, &mut direct, false, blue);
+    let b = painted(&g, &ctx_b, &mut cached, true, blue);
+    let (worst, covered) = compare(&a, &b, [26, 77, 153]);
+    // The panel and the help window cover a good part of the frame; the 8-bit layer may round
+    // an edge pixel by a level or two.
+    assert!(covered > 40_000, "only {covered} pixels painted");
+    assert!(worst <= 3, "the composited frame differs by {worst} levels");
+    // egui settles its layout and its animations (panels opening) over its first frames; then
+    // the same panels change nothing, and the layer is only laid over the new frame.
+    let mut settled = false;
+    for _ in 0..60 {
+        let _ = direct.accept(frame(&ctx_a, &mut state_a, &snap));
+        let _ = cached.accept(frame(&ctx_b, &mut state_b, &snap));
+        if !cached.is_dirty() {
+            settled = true;
+            break;
+        }
+        painted(&g, &ctx_a, &mut direct, false, blue);
+        painted(&g, &ctx_b, &mut cached, true, blue);
+    }
+    assert!(
+        settled,
+        "the same panels frame after frame still repaint the layer"
+    );
+    let a = painted(&g, &ctx_a, &mut direct, false, green);
+    let b = painted(&g, &ctx_b, &mut cached, true, green);
+    let (worst, covered) = compare(&a, &b, [128, 179, 51]);
+    assert!(covered > 40_000, "only {covered} pixels painted");
+    assert!(worst <= 3, "the composited frame differs by {worst} levels");
+}
