@@ -653,3 +653,243 @@ fn held_camera_keys_repeat_and_held_switches_do_not() {
         assert!(!repeats(&Key::Character(SmolStr::new(c))), "{c}");
     }
 }
+
+#[test]
+fn while_the_view_is_dragged_a_wheel_or_key_over_a_panel_does_nothing() {
+    // An orbit drag started in the 3-D view keeps its motion and release even over a panel, but
+    // other events egui consumed (the wheel over a panel) stay egui's.
+    let (snap, mut controls) = facing_flag();
+    let view = ViewSettings::default();
+    controls.handle(
+        Input::CursorMoved(Vec2::new(40.0, 40.0)),
+        false,
+        &snap,
+        &view,
+    );
+    controls.handle(
+        Input::Button {
+            button: Button::Left,
+            pressed: true,
+        },
+        false,
+        &snap,
+        &view,
+    );
+    assert!(controls.dragging());
+    let distance = controls.camera.distance;
+    controls.handle(Input::Wheel(3.0), true, &snap, &view);
+    controls.handle(Input::Key(ViewKey::ZoomIn), true, &snap, &view);
+    assert_eq!(
+        controls.camera.distance, distance,
+        "a consumed wheel zoomed"
+    );
+    assert!(controls.dragging());
+}
+
+#[test]
+fn an_orbit_drag_turns_the_camera_in_proportion_to_the_cursor_motion() {
+    // Pitch changes by a fixed angle per pixel of vertical motion, yaw per pixel of horizontal
+    // motion: twice the motion, twice the turn (in either direction).
+    let turn = |dx: f32, dy: f32| {
+        let (snap, mut controls) = facing_flag();
+        let view = ViewSettings::default();
+        let start = Vec2::new(40.0, 40.0);
+        controls.handle(Input::CursorMoved(start), false, &snap, &view);
+        controls.handle(
+            Input::Button {
+                button: Button::Left,
+                pressed: true,
+            },
+            false,
+            &snap,
+            &view,
+        );
+        let before = controls.camera;
+        controls.handle(
+            Input::CursorMoved(start + Vec2::new(dx, dy)),
+            false,
+            &snap,
+            &view,
+        );
+        let yaw = (controls.camera.yaw - before.yaw + std::f32::consts::PI)
+            .rem_euclid(std::f32::consts::TAU)
+            - std::f32::consts::PI;
+        (yaw, controls.camera.pitch - before.pitch)
+    };
+    let (_, p1) = turn(0.0, 10.0);
+    let (_, p2) = turn(0.0, 20.0);
+    let (_, p3) = turn(0.0, -10.0);
+    assert!(p1.abs() > 1e-4, "no pitch from a vertical drag");
+    assert!(
+        (p2 - 2.0 * p1).abs() < 1e-5 * p1.abs().max(1.0),
+        "{p1} then {p2}"
+    );
+    assert!((p3 + p1).abs() < 1e-6, "{p1} and {p3}");
+    let (y1, q1) = turn(10.0, 0.0);
+    let (y2, _) = turn(20.0, 0.0);
+    assert!(
+        q1.abs() < 1e-7,
+        "a horizontal drag tilted the camera by {q1}"
+    );
+    assert!(
+        y1.abs() > 1e-4 && (y2 - 2.0 * y1).abs() < 1e-5,
+        "{y1} then {y2}"
+    );
+}
+
+#[test]
+fn an_orbit_drag_turns_the_scene_with_the_cursor() {
+    // The side of the scene nearer than the target follows the cursor: drag right and a point
+    // between the eye and the target moves right on screen; drag down and it moves down.
+    let (snap, mut controls) = facing_flag();
+    let view = ViewSettings::default();
+    let cam = controls.camera;
+    let point = cam.target + 0.5 * (cam.eye() - cam.target) + Vec3::new(0.1, 0.1, 0.0);
+    let near = |c: &Controls| {
+        c.camera
+            .project_to_pixel(point, SIZE.x, SIZE.y)
+            .expect("in front of the camera")
+    };
+    let start = Vec2::new(40.0, 40.0);
+    controls.handle(Input::CursorMoved(start), false, &snap, &view);
+    controls.handle(
+        Input::Button {
+            button: Button::Left,
+            pressed: true,
+        },
+        false,
+        &snap,
+        &view,
+    );
+    let (x0, y0) = near(&controls);
+    controls.handle(
+        Input::CursorMoved(start + Vec2::new(30.0, 0.0)),
+        false,
+        &snap,
+        &view,
+    );
+    let (x1, y1) = near(&controls);
+    assert!(
+        x1 > x0 + 1.0,
+        "dragging right moved the near side from {x0} to {x1}"
+    );
+    assert!((y1 - y0).abs() < 0.5 * (x1 - x0), "{y0} → {y1}");
+    controls.handle(
+        Input::CursorMoved(start + Vec2::new(30.0, 30.0)),
+        false,
+        &snap,
+        &view,
+    );
+    let (_, y2) = near(&controls);
+    assert!(
+        y2 > y1 + 1.0,
+        "dragging down moved the near side from {y1} to {y2}"
+    );
+}
+
+#[test]
+fn a_pole_drag_moves_the_pole_with_the_point_under_the_cursor() {
+    // The pole moves by the displacement of the cursor's point on the plane through the pole
+    // top facing the camera: intersect the two cursor rays with that plane here.
+    let (snap, mut controls) = facing_flag();
+    let view = ViewSettings::default();
+    let top = flagsim::render::view::pole(&snap)
+        .expect("the flag has a pole")
+        .top;
+    let normal = controls.camera.forward();
+    let on_plane = |p: Vec2| {
+        let (o, d) = controls.camera.ray_through_pixel(p.x, p.y, SIZE.x, SIZE.y);
+        o + d * ((top - o).dot(normal) / d.dot(normal))
+    };
+    let (a, b) = (Vec2::new(600.0, 300.0), Vec2::new(650.0, 200.0));
+    let expected = (on_plane(b) - on_plane(a)).as_dvec3();
+    controls.handle(Input::Shift(true), false, &snap, &view);
+    controls.handle(Input::CursorMoved(a), false, &snap, &view);
+    controls.handle(
+        Input::Button {
+            button: Button::Left,
+            pressed: true,
+        },
+        false,
+        &snap,
+        &view,
+    );
+    let cmds = controls.handle(Input::CursorMoved(b), false, &snap, &view);
+    let Some(Command::SetPoleOffset(offset)) = cmds.first() else {
+        panic!("no pole move: {cmds:?}");
+    };
+    assert!(
+        (*offset - expected).length() < 1e-4,
+        "pole moved by {offset}, the cursor's point by {expected}"
+    );
+}
+
+#[test]
+fn the_wheel_away_from_the_user_zooms_in_and_towards_zooms_out() {
+    let (snap, mut controls) = facing_flag();
+    let view = ViewSettings::default();
+    let d0 = controls.camera.distance;
+    controls.handle(Input::Wheel(2.0), false, &snap, &view);
+    let d1 = controls.camera.distance;
+    assert!(d1 < d0, "wheel away: {d0} → {d1}");
+    controls.handle(Input::Wheel(-2.0), false, &snap, &view);
+    assert!(
+        (controls.camera.distance - d0).abs() < 1e-5 * d0,
+        "back: {}",
+        controls.camera.distance
+    );
+    controls.handle(Input::Wheel(-1.0), false, &snap, &view);
+    assert!(controls.camera.distance > d0);
+}
+
+#[test]
+fn on_a_cloth_without_a_grid_a_node_is_picked_within_three_percent_of_the_view_distance() {
+    // Without a surface to hit, a node counts as under the cursor when the cursor's ray passes
+    // within 3 % of the camera distance of it: at 2 % it is picked, at 5 % it is not.
+    let sim = Scene::load("two-masses").unwrap().simulation().unwrap();
+    let snap = Snapshot::of(&sim);
+    let camera = framing_camera(&[&snap]);
+    let controls = Controls::new(camera, SIZE);
+    let view = ViewSettings::default();
+    let right = camera.forward().cross(Vec3::Y).normalize();
+    let node = snap.x[0].as_vec3();
+    let near = pixel(&controls, node + right * (0.02 * camera.distance));
+    assert_eq!(controls.pick(near, &snap, &view).map(|p| p.0), Some(0));
+    let far = pixel(&controls, node - right * (0.05 * camera.distance));
+    assert!(
+        controls.pick(far, &snap, &view).is_none_or(|p| p.0 != 0),
+        "picked node 0 from 5 % of the distance away"
+    );
+}
+
+#[test]
+fn the_help_overlay_lines_its_descriptions_up_in_one_column_per_block() {
+    use flagsim::app::keys::{BINDINGS, MOUSE, help_text};
+    let text = help_text();
+    let mut blocks = text.split("\n\n");
+    let (keys, mouse) = (blocks.next().unwrap(), blocks.next().unwrap());
+    // Where each description starts: the line's length less the description's.
+    let column = |block: &str, rows: Vec<(&str, &str)>| {
+        let lines: Vec<&str> = block.lines().collect();
+        assert_eq!(lines.len(), rows.len());
+        let starts: Vec<usize> = lines
+            .iter()
+            .zip(&rows)
+            .map(|(line, (label, help))| {
+                assert!(line.starts_with(label) && line.ends_with(help), "{line}");
+                line.chars().count() - help.chars().count()
+            })
+            .collect();
+        let widest = rows.iter().map(|(l, _)| l.chars().count()).max().unwrap();
+        assert!(starts.iter().all(|&s| s == widest + 2), "{starts:?}");
+    };
+    column(
+        keys,
+        BINDINGS
+            .iter()
+            .filter(|b| !b.label.is_empty())
+            .map(|b| (b.label, b.help))
+            .collect(),
+    );
+    column(mouse, MOUSE.to_vec());
+}
