@@ -893,3 +893,57 @@ fn the_help_overlay_lines_its_descriptions_up_in_one_column_per_block() {
     );
     column(mouse, MOUSE.to_vec());
 }
+
+#[test]
+fn the_arrow_keys_orbit_left_right_up_and_down() {
+    // Left turns the view the way a drag to the left does, Right the other way; Up raises the
+    // eye over the cloth, Down lowers it; each pair undoes the other.
+    let (snap, mut controls) = facing_flag();
+    let view = ViewSettings::default();
+    let key = |c: &mut Controls, k: ViewKey| {
+        c.handle(Input::Key(k), false, &snap, &view);
+    };
+    let before = controls.camera;
+    key(&mut controls, ViewKey::Left);
+    let left = controls.camera.eye() - before.eye();
+    key(&mut controls, ViewKey::Right);
+    assert!((controls.camera.eye() - before.eye()).length() < 1e-5);
+    key(&mut controls, ViewKey::Right);
+    let right = controls.camera.eye() - before.eye();
+    assert!(
+        left.dot(right) < 0.0,
+        "Left {left} and Right {right} turn the same way"
+    );
+    // A drag to the left from the same start moves the eye the way Left does.
+    let (snap2, mut dragged) = facing_flag();
+    let start = Vec2::new(40.0, 40.0);
+    dragged.handle(Input::CursorMoved(start), false, &snap2, &view);
+    dragged.handle(
+        Input::Button {
+            button: Button::Left,
+            pressed: true,
+        },
+        false,
+        &snap2,
+        &view,
+    );
+    dragged.handle(
+        Input::CursorMoved(start - Vec2::new(6.0, 0.0)),
+        false,
+        &snap2,
+        &view,
+    );
+    assert!((dragged.camera.eye() - before.eye()).dot(left) > 0.0);
+    let (_, mut controls) = facing_flag();
+    key(&mut controls, ViewKey::Up);
+    assert!(
+        controls.camera.eye().y > before.eye().y,
+        "Up did not raise the eye"
+    );
+    key(&mut controls, ViewKey::Down);
+    key(&mut controls, ViewKey::Down);
+    assert!(
+        controls.camera.eye().y < before.eye().y,
+        "Down did not lower the eye"
+    );
+}
