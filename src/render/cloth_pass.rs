@@ -18,7 +18,7 @@ use wgpu::util::DeviceExt;
 use super::error::RenderError;
 use super::flag_texture::{self, GpuTexture};
 use super::globals::{srgb_to_linear, with_globals};
-use super::renderer::TargetFormats;
+use super::targets::TargetFormats;
 
 pub use super::shaders::CLOTH_WGSL;
 

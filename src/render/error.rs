@@ -38,8 +38,8 @@ pub enum RenderError {
     /// The renderer was built for other attachment formats than the target has.
     #[error("the renderer was built for {renderer:?} but the target is {target:?}")]
     TargetMismatch {
-        renderer: super::renderer::TargetFormats,
-        target: super::renderer::TargetFormats,
+        renderer: super::targets::TargetFormats,
+        target: super::targets::TargetFormats,
     },
     /// Reading the rendered image back from the GPU failed.
     #[error("reading the rendered image back failed: {0}")]

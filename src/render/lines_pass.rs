@@ -10,7 +10,7 @@ use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
 use super::globals::with_globals;
-use super::renderer::TargetFormats;
+use super::targets::TargetFormats;
 
 pub use super::shaders::LINES_WGSL;
 

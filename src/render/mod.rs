@@ -24,6 +24,7 @@ pub mod picking;
 pub mod renderer;
 pub mod scene_pass;
 pub mod shaders;
+pub mod targets;
 pub mod upsample_pass;
 pub mod view;
 
@@ -34,6 +35,7 @@ pub use globals::{CameraMatrices, Light};
 pub use gpu::{GpuContext, GpuError};
 pub use lines_pass::LineVertex;
 pub use offscreen::OffscreenTarget;
-pub use renderer::{FrameData, MsaaAttachments, RenderQuality, Renderer, TargetFormats};
+pub use renderer::{FrameData, Renderer};
 pub use scene_pass::{Pole, SceneFrame, SceneStyle, Sphere};
+pub use targets::{MsaaAttachments, RenderQuality, TargetFormats};
 pub use upsample_pass::{OutputBuffers, UpsamplePass, UpsampleUniforms};

@@ -11,7 +11,8 @@ use std::sync::mpsc;
 use image::RgbaImage;
 
 use super::error::RenderError;
-use super::renderer::{FrameData, MsaaAttachments, Renderer, TargetFormats};
+use super::renderer::{FrameData, Renderer};
+use super::targets::{MsaaAttachments, TargetFormats};
 
 /// Attachments and readback buffer for `width × height` offscreen renders.
 #[derive(Debug)]

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use wgpu::util::DeviceExt;
 
 use super::globals::{UniformBinding, srgb_to_linear, with_globals};
-use super::renderer::TargetFormats;
+use super::targets::TargetFormats;
 
 pub use super::shaders::SCENE_WGSL;
 

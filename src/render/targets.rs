@@ -1,0 +1,142 @@
+//! What the drawing passes are built for and draw into: attachment formats, sample count and
+//! quality, and the multisampled attachments. Below the renderer and the passes, which all
+//! read it; it imports nothing from `render/`.
+
+/// Formats and sample count every pipeline of a [`Renderer`](super::Renderer) is built for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TargetFormats {
+    /// The colour attachment's format (MSAA texture and resolve target share it).
+    pub color: wgpu::TextureFormat,
+    /// Depth attachment format.
+    pub depth: wgpu::TextureFormat,
+    /// MSAA samples of the colour and depth attachments.
+    pub sample_count: u32,
+}
+
+/// The fill-rate knobs: what a software rasteriser pays for per pixel. Geometry, lighting and the
+/// upsampling are the same at every quality.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RenderQuality {
+    /// Multisample anti-aliasing: 1 (off) or 4 samples per pixel.
+    pub msaa_samples: u32,
+    /// Anisotropic texture filtering, 1 (off) ..= 16.
+    pub anisotropy: u16,
+}
+
+impl RenderQuality {
+    /// 4× MSAA and 8× anisotropic filtering: pictures, and real GPUs.
+    pub const HIGH: Self = Self {
+        msaa_samples: 4,
+        anisotropy: 8,
+    };
+    /// No MSAA, plain trilinear filtering: interactive use on a software rasteriser, where the
+    /// two cost about 15 ms each per 1280 × 800 frame on 2 cores (lavapipe).
+    pub const FAST: Self = Self {
+        msaa_samples: 1,
+        anisotropy: 1,
+    };
+
+    /// [`Self::FAST`] on a CPU (software) adapter, [`Self::HIGH`] otherwise.
+    pub fn for_device_type(device_type: wgpu::DeviceType) -> Self {
+        if device_type == wgpu::DeviceType::Cpu {
+            Self::FAST
+        } else {
+            Self::HIGH
+        }
+    }
+}
+
+impl Default for RenderQuality {
+    fn default() -> Self {
+        Self::HIGH
+    }
+}
+
+impl TargetFormats {
+    /// Depth format of every target the renderer draws into.
+    pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+    /// 4× MSAA, supported for these formats by every WebGPU-conformant adapter.
+    pub const SAMPLE_COUNT: u32 = 4;
+
+    /// The default setup (4× MSAA, `Depth32Float`) for a colour target of `color` format.
+    pub fn new(color: wgpu::TextureFormat) -> Self {
+        Self {
+            color,
+            depth: Self::DEPTH_FORMAT,
+            sample_count: Self::SAMPLE_COUNT,
+        }
+    }
+
+    /// Depth-tested state (`Less`), writing depth if `write`.
+    pub fn depth_state(&self, write: bool) -> wgpu::DepthStencilState {
+        wgpu::DepthStencilState {
+            format: self.depth,
+            depth_write_enabled: Some(write),
+            depth_compare: Some(wgpu::CompareFunction::Less),
+            stencil: wgpu::StencilState::default(),
+            bias: wgpu::DepthBiasState::default(),
+        }
+    }
+
+    pub fn multisample(&self) -> wgpu::MultisampleState {
+        wgpu::MultisampleState {
+            count: self.sample_count,
+            ..Default::default()
+        }
+    }
+}
+
+/// The multisampled colour and depth attachments a [`Renderer`](super::Renderer) draws into
+/// before resolving.
+/// The viewer makes one per swapchain size (and again on resize) and passes the swapchain image
+/// as the resolve target.
+#[derive(Debug)]
+pub struct MsaaAttachments {
+    /// Size in pixels (each at least 1).
+    pub width: u32,
+    pub height: u32,
+    /// `formats.color`, `formats.sample_count` samples.
+    pub color_view: wgpu::TextureView,
+    /// `formats.depth`, `formats.sample_count` samples.
+    pub depth_view: wgpu::TextureView,
+}
+
+impl MsaaAttachments {
+    /// Allocates both attachments; `label` prefixes their debug labels. A zero size (a minimised
+    /// window) is raised to 1.
+    pub fn new(
+        device: &wgpu::Device,
+        formats: &TargetFormats,
+        width: u32,
+        height: u32,
+        label: &str,
+    ) -> Self {
+        let (width, height) = (width.max(1), height.max(1));
+        let view = |what: &str, format| {
+            let texture = device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(&format!("{label} MSAA {what}")),
+                size: wgpu::Extent3d {
+                    width,
+                    height,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: formats.sample_count,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                view_formats: &[],
+            });
+            texture.create_view(&wgpu::TextureViewDescriptor {
+                label: Some(&format!("{label} MSAA {what} view")),
+                ..Default::default()
+            })
+        };
+        Self {
+            width,
+            height,
+            color_view: view("colour", formats.color),
+            depth_view: view("depth", formats.depth),
+        }
+    }
+}
