@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::Context as _;
 use glam::Vec2;
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
@@ -46,12 +45,31 @@ pub struct ViewerOptions {
     pub screenshot: Option<PathBuf>,
 }
 
+/// What can stop the viewer, each with one message.
+#[derive(Debug, thiserror::Error)]
+pub enum ViewerError {
+    /// No window system to talk to (no display), or its event loop failed.
+    #[error("the window system: {0}")]
+    EventLoop(#[from] winit::error::EventLoopError),
+    #[error("creating the window: {0}")]
+    Window(#[from] winit::error::OsError),
+    #[error("starting the simulation: {0}")]
+    Simulation(#[from] crate::sim::simulation::SimError),
+    #[error(transparent)]
+    Surface(#[from] surface::SurfaceError),
+    #[error("opening the GPU device: {0}")]
+    Device(#[from] wgpu::RequestDeviceError),
+    #[error(transparent)]
+    Frame(#[from] frame::FrameError),
+    #[error("saving a screenshot: {0}")]
+    Screenshot(#[from] screenshot::ScreenshotError),
+}
+
 /// Opens the window and runs until it is closed (or `exit_after_frames`).
-pub fn run(options: ViewerOptions) -> anyhow::Result<()> {
-    let event_loop = EventLoop::new().context("opening a window: no display?")?;
+pub fn run(options: ViewerOptions) -> Result<(), ViewerError> {
+    let event_loop = EventLoop::new()?;
     let instance = surface::create_instance(Box::new(event_loop.owned_display_handle()));
-    let sim = SimThread::spawn(options.scene.clone(), false)
-        .map_err(|e| anyhow::anyhow!("starting the simulation: {e}"))?;
+    let sim = SimThread::spawn(options.scene.clone(), false)?;
     let first = sim.latest();
     let mut app = App {
         ui: UiState::new(options.scene.clone(), first.total_mass),
@@ -70,9 +88,7 @@ pub fn run(options: ViewerOptions) -> anyhow::Result<()> {
         redraw: Redraw::default(),
         gpu_error: Arc::default(),
     };
-    event_loop
-        .run_app(&mut app)
-        .context("running the event loop")?;
+    event_loop.run_app(&mut app)?;
     // GPU objects go before the window; the simulation thread is joined when `app` drops.
     drop(app.gpu.take());
     match app.failure.take() {
@@ -155,7 +171,7 @@ struct App {
     /// The latest snapshot taken and the one before it, for interpolation.
     feed: SnapshotFeed,
     frames: u64,
-    failure: Option<anyhow::Error>,
+    failure: Option<ViewerError>,
     shot: Option<ShotRequest>,
     recorder: Option<Recorder>,
     cpu_ms: f64,
@@ -166,24 +182,20 @@ struct App {
 }
 
 impl App {
-    fn create_gpu(&self, event_loop: &ActiveEventLoop) -> anyhow::Result<Gpu> {
+    fn create_gpu(&self, event_loop: &ActiveEventLoop) -> Result<Gpu, ViewerError> {
         let (w, h) = self.options.size;
         let attributes = Window::default_attributes()
             .with_title(format!("flagsim — {}", self.ui.scene.description))
             .with_inner_size(winit::dpi::LogicalSize::new(w as f64, h as f64));
-        let window = Arc::new(
-            event_loop
-                .create_window(attributes)
-                .context("creating the window")?,
-        );
+        let window = Arc::new(event_loop.create_window(attributes)?);
         let adapter = pollster::block_on(surface::pick_adapter(&self.instance, &window))?;
         let info = adapter.get_info();
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("flagsim viewer device"),
-            required_limits: adapter.limits(),
-            ..Default::default()
-        }))
-        .context("opening the GPU device")?;
+        let (device, queue) =
+            pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+                label: Some("flagsim viewer device"),
+                required_limits: adapter.limits(),
+                ..Default::default()
+            }))?;
         // A GPU validation error must not take the viewer down: report it in the panel instead
         // (wgpu's default handler panics).
         let gpu_error = self.gpu_error.clone();
@@ -424,7 +436,7 @@ impl App {
                 (Ok(()), false) => {
                     self.ui.message = Some((format!("saved {}", req.path.display()), false));
                 }
-                (Err(e), true) => self.failure = Some(e.context("saving --screenshot")),
+                (Err(e), true) => self.failure = Some(e),
                 (Err(e), false) => {
                     self.ui.message = Some((format!("screenshot failed: {e:#}"), true));
                 }
@@ -486,7 +498,7 @@ fn capture(
     ui: &UiState,
     controls: &Controls,
     with_panels: bool,
-) -> anyhow::Result<image::RgbaImage> {
+) -> Result<image::RgbaImage, ViewerError> {
     if with_panels && gpu.surface.supports_copy_src() {
         return Ok(screenshot::capture_texture(
             &gpu.device,
