@@ -186,22 +186,7 @@ impl EguiPainter {
         if x1 <= x0 || y1 <= y0 {
             return buffers;
         }
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("egui layer"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view,
-                resolve_target: None,
-                depth_slice: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Load,
-                    store: wgpu::StoreOp::Store,
-                },
-            })],
-            depth_stencil_attachment: None,
-            timestamp_writes: None,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
+        let mut pass = color_pass(encoder, "egui layer", view, wgpu::LoadOp::Load);
         pass.set_pipeline(&self.composite);
         pass.set_bind_group(0, bind_group, &[]);
         pass.set_scissor_rect(x0, y0, x1 - x0, y1 - y0);
@@ -311,22 +296,7 @@ impl EguiPainter {
             .renderer
             .update_buffers(device, queue, encoder, primitives, &screen);
 
-        let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("egui"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view,
-                resolve_target: None,
-                depth_slice: None,
-                ops: wgpu::Operations {
-                    load,
-                    store: wgpu::StoreOp::Store,
-                },
-            })],
-            depth_stencil_attachment: None,
-            timestamp_writes: None,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
+        let pass = color_pass(encoder, "egui", view, load);
         // `Renderer::render` wants a `RenderPass<'static>`: `forget_lifetime` turns the
         // borrow of `encoder` into a run-time check. The pass is dropped (ended) right here,
         // before anything else touches the encoder.
@@ -345,6 +315,31 @@ impl EguiPainter {
             self.renderer.free_texture(&id);
         }
     }
+}
+
+/// A render pass over one colour target with no depth, loading or clearing it as `load` says.
+fn color_pass<'e>(
+    encoder: &'e mut wgpu::CommandEncoder,
+    label: &str,
+    view: &wgpu::TextureView,
+    load: wgpu::LoadOp<wgpu::Color>,
+) -> wgpu::RenderPass<'e> {
+    encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some(label),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view,
+            resolve_target: None,
+            depth_slice: None,
+            ops: wgpu::Operations {
+                load,
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: None,
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    })
 }
 
 /// The pipeline that lays the layer over a target of `format` (premultiplied "over").

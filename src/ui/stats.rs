@@ -120,3 +120,50 @@ pub fn rows(snap: &Snapshot, frame: &FrameInfo<'_>) -> Vec<(&'static str, String
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::scene::Scene;
+    use crate::ui::UiState;
+
+    fn shown_step(state: &UiState) -> String {
+        let (_, rows) = state.stats_rows.as_ref().expect("figures taken");
+        rows.iter()
+            .find(|(k, _)| *k == "sim time")
+            .unwrap()
+            .1
+            .clone()
+    }
+
+    #[test]
+    fn running_figures_wait_for_the_refresh_and_paused_ones_follow_at_once() {
+        let scene = Scene::load("flag").unwrap();
+        let mut snap = Snapshot::of(&scene.clone().simulation().unwrap());
+        let mut state = UiState::new(scene, 0.12);
+        let ctx = egui::Context::default();
+        let draw = |state: &mut UiState, snap: &Snapshot| {
+            let mut out = ctx.run_ui(egui::RawInput::default(), |ui| {
+                stats_ui(ui, state, snap, &FrameInfo::default());
+            });
+            out.textures_delta.clear();
+        };
+        snap.paused = false;
+        snap.step = 1;
+        draw(&mut state, &snap);
+        assert!(shown_step(&state).ends_with("(step 1)"));
+        // Running, a step later and well within REFRESH: the panel keeps its figures.
+        snap.step = 2;
+        draw(&mut state, &snap);
+        assert!(
+            shown_step(&state).ends_with("(step 1)"),
+            "{}",
+            shown_step(&state)
+        );
+        // Paused (a single step, say): the figures follow at once.
+        snap.paused = true;
+        snap.step = 3;
+        draw(&mut state, &snap);
+        assert!(shown_step(&state).ends_with("(step 3)"));
+    }
+}
