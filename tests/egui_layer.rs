@@ -4,7 +4,7 @@
 //! one the test prints `SKIPPED` and passes, except under `CI=true`, where it fails.
 
 use flagsim::app::egui_glue::EguiPainter;
-use flagsim::app::frame::panels;
+use flagsim::app::frame::{panels, uncovered};
 use flagsim::app::screenshot::{capture_texture, create_capture_target};
 use flagsim::render::GpuContext;
 use flagsim::sim::Scene;
@@ -167,4 +167,71 @@ fn the_cached_layer_gives_the_frame_painting_directly_gives() {
     let (worst, covered) = compare(&a, &b, [128, 179, 51]);
     assert!(covered > 40_000, "only {covered} pixels painted");
     assert!(worst <= 3, "the composited frame differs by {worst} levels");
+}
+
+/// The viewer shades only the pixels [`uncovered`] returns, so the panels must hide every other
+/// one: painted over a magenta frame, no magenta pixel is left outside that rectangle (with the
+/// side panel, and with the guard's banner above it too); with the panels hidden it is the
+/// whole window.
+#[test]
+fn the_panels_hide_every_pixel_the_viewer_does_not_shade() {
+    let Some(g) = gpu() else {
+        return;
+    };
+    let scene = Scene::load("flag").unwrap();
+    let mut snap = Snapshot::of(&scene.clone().simulation().unwrap());
+    let magenta = wgpu::Color {
+        r: 1.0,
+        g: 0.0,
+        b: 1.0,
+        a: 1.0,
+    };
+    let check = |snap: &Snapshot, show_panels: bool| {
+        let ctx = egui::Context::default();
+        let mut state = UiState::new(scene.clone(), 0.12);
+        state.show_panels = show_panels;
+        let mut painter = EguiPainter::new(&g.device, FORMAT);
+        let input = || egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(SIZE[0] as f32, SIZE[1] as f32),
+            )),
+            ..Default::default()
+        };
+        // A few frames, so egui's panels have finished opening.
+        let mut visible = None;
+        for _ in 0..5 {
+            let out = ctx.run_ui(input(), |root| {
+                panels(root, &mut state, snap, &FrameInfo::default());
+                visible = uncovered(root, SIZE);
+            });
+            let _ = painter.accept(out);
+        }
+        let img = painted(&g, &ctx, &mut painter, false, magenta);
+        let r = visible.expect("some of the window is left for the 3-D view");
+        let inside = |x: u32, y: u32| {
+            (r.x..r.x + r.width).contains(&x) && (r.y..r.y + r.height).contains(&y)
+        };
+        let unhidden = img
+            .enumerate_pixels()
+            .filter(|&(x, y, p)| !inside(x, y) && p.0[..3] == [255, 0, 255])
+            .count();
+        assert_eq!(unhidden, 0, "pixels neither shaded nor under a panel");
+        r
+    };
+    let side = check(&snap, true);
+    assert!(side.x > 100 && side.x + side.width == SIZE[0], "{side:?}");
+    assert_eq!((side.y, side.height), (0, SIZE[1]));
+    assert!(check(&snap, false).is_whole(SIZE));
+    snap.divergence = Some(flagsim::sim::simulation::Divergence {
+        integrator: snap.params.integrator,
+        step: 10,
+        time: 0.2,
+        reason: "test".into(),
+    });
+    let banner = check(&snap, true);
+    assert!(
+        banner.y > 10 && banner.y + banner.height == SIZE[1],
+        "{banner:?}"
+    );
 }

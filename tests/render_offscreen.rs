@@ -8,8 +8,8 @@
 use flagsim::render::flag_texture::FLAG_PALETTE;
 use flagsim::render::lines_pass::{grid_wireframe, vector_segments};
 use flagsim::render::{
-    ClothFrame, ClothStyle, ColorMode, FrameData, LineVertex, OffscreenTarget, OrbitCamera, Pole,
-    Renderer, SceneFrame, Sphere,
+    ClothFrame, ClothStyle, ColorMode, FrameData, LineVertex, OffscreenTarget, OrbitCamera,
+    PixelRect, Pole, Renderer, SceneFrame, Sphere,
 };
 use glam::Vec3;
 use image::RgbaImage;
@@ -151,6 +151,17 @@ impl Fixture {
         cloth: Option<ClothStyle>,
         lines: &[LineVertex],
     ) -> RgbaImage {
+        self.render_within(camera, cloth, lines, None)
+    }
+
+    /// [`Self::render`] shading only the `visible` pixels.
+    fn render_within(
+        &mut self,
+        camera: &OrbitCamera,
+        cloth: Option<ClothStyle>,
+        lines: &[LineVertex],
+        visible: Option<PixelRect>,
+    ) -> RgbaImage {
         let cloth = cloth.map(|style| ClothFrame {
             resolution: [R, R],
             key_grid: [KEYS, KEYS],
@@ -176,6 +187,7 @@ impl Fixture {
                 ground_height: Some(0.0),
                 ..SceneFrame::default()
             },
+            visible,
             ..FrameData::new(camera, self.target.aspect())
         };
         self.renderer
@@ -353,6 +365,48 @@ fn wireframes_and_delta_v_segments_draw_over_the_cloth() {
         "wireframes changed only {:.1}% of the centre",
         100.0 * changed
     );
+}
+
+/// The viewer shades only what its panels leave uncovered: inside the visible rectangle the image
+/// is the full render's, pixel for pixel; outside it keeps the clear colour (opaque black).
+/// lavapipe's multisampled scissor also shades the one row and column just above and left of the
+/// rectangle (without MSAA, as the viewer draws there, it is exact), so that frame is let be.
+#[test]
+fn only_the_visible_rectangle_is_shaded() {
+    let Some(mut fx) = Fixture::new() else { return };
+    let camera = Fixture::front_camera();
+    let full = fx.render(&camera, Some(ClothStyle::default()), &[]);
+    let visible = PixelRect {
+        x: 200,
+        y: 40,
+        width: 300,
+        height: 250,
+    };
+    let part = fx.render_within(&camera, Some(ClothStyle::default()), &[], Some(visible));
+    let inside = |x: u32, y: u32| {
+        (visible.x..visible.x + visible.width).contains(&x)
+            && (visible.y..visible.y + visible.height).contains(&y)
+    };
+    let beside = |x: u32, y: u32| {
+        (visible.x - 1..=visible.x + visible.width).contains(&x)
+            && (visible.y - 1..=visible.y + visible.height).contains(&y)
+    };
+    let mut shaded_outside = 0;
+    let mut differ_inside = 0;
+    for (x, y, p) in part.enumerate_pixels() {
+        if inside(x, y) {
+            differ_inside += usize::from(p != full.get_pixel(x, y));
+        } else if !beside(x, y) {
+            shaded_outside += usize::from(p.0 != [0, 0, 0, 255]);
+        }
+    }
+    assert_eq!(
+        differ_inside, 0,
+        "pixels inside differ from the full render"
+    );
+    assert_eq!(shaded_outside, 0, "pixels outside were shaded");
+    // Not vacuous: the full render has no black pixels where the part has them.
+    assert!(full.pixels().all(|p| p.0 != [0, 0, 0, 255]));
 }
 
 #[test]

@@ -7,7 +7,7 @@ use crate::render::camera::OrbitCamera;
 use crate::render::frame::ClothScene;
 use crate::render::gpu::GpuError;
 use crate::render::view::ViewSettings;
-use crate::render::{MsaaAttachments, RenderError, RenderQuality, Renderer};
+use crate::render::{FrameData, MsaaAttachments, PixelRect, RenderError, RenderQuality, Renderer};
 use crate::sim::thread::Snapshot;
 use crate::ui::{self, FrameInfo, UiAction, UiState};
 use crate::upsample::UpsampleError;
@@ -90,25 +90,35 @@ impl SceneDraw {
         Ok(())
     }
 
-    /// Records the 3-D passes, resolved into `target` (drawn straight into it without
-    /// multisampling). Call [`Self::prepare`] first in the same frame.
-    #[allow(clippy::too_many_arguments)] // reason: the frame's inputs, each used once
+    /// Records the 3-D passes of `frame`, resolved into its target (drawn straight into it
+    /// without multisampling). Call [`Self::prepare`] first in the same frame.
     pub fn render(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         encoder: &mut wgpu::CommandEncoder,
-        snap: &Snapshot,
-        view: &ViewSettings,
-        camera: &OrbitCamera,
-        target: &wgpu::TextureView,
+        frame: &FrameView<'_>,
     ) -> Result<(), FrameError> {
-        let aspect = self.msaa.width as f32 / self.msaa.height.max(1) as f32;
-        let frame = self.cloth.frame_data(snap, view, camera, aspect);
+        let size = [self.msaa.width, self.msaa.height];
+        let aspect = size[0] as f32 / size[1].max(1) as f32;
+        let data = FrameData {
+            // Clipped to the attachments: a rectangle from before a resize never reaches wgpu.
+            visible: frame.visible.filter(|r| !r.is_whole(size)).and_then(|r| {
+                PixelRect::covering(
+                    [r.x as f32, r.y as f32],
+                    [(r.x + r.width) as f32, (r.y + r.height) as f32],
+                    1.0,
+                    size,
+                )
+            }),
+            ..self
+                .cloth
+                .frame_data(frame.snap, frame.view, frame.camera, aspect)
+        };
         let (color, resolve) = if self.renderer.targets().sample_count > 1 {
-            (&self.msaa.color_view, Some(target))
+            (&self.msaa.color_view, Some(frame.target))
         } else {
-            (target, None)
+            (frame.target, None)
         };
         self.renderer.render(
             device,
@@ -117,26 +127,48 @@ impl SceneDraw {
             color,
             resolve,
             &self.msaa.depth_view,
-            &frame,
+            &data,
         )?;
         Ok(())
     }
 
     /// [`Self::prepare`] then [`Self::render`].
-    #[allow(clippy::too_many_arguments)] // reason: the frame's inputs, each used once
     pub fn draw(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         encoder: &mut wgpu::CommandEncoder,
-        snap: &Snapshot,
-        view: &ViewSettings,
-        camera: &OrbitCamera,
-        target: &wgpu::TextureView,
+        frame: &FrameView<'_>,
     ) -> Result<(), FrameError> {
-        self.prepare(device, queue, encoder, snap, view)?;
-        self.render(device, queue, encoder, snap, view, camera, target)
+        self.prepare(device, queue, encoder, frame.snap, frame.view)?;
+        self.render(device, queue, encoder, frame)
     }
+}
+
+/// What one frame shows and where it goes.
+#[derive(Clone, Copy)]
+pub struct FrameView<'a> {
+    pub snap: &'a Snapshot,
+    pub view: &'a ViewSettings,
+    pub camera: &'a OrbitCamera,
+    /// The image the frame ends in (the swapchain's, or a capture target).
+    pub target: &'a wgpu::TextureView,
+    /// The pixels the panels leave uncovered ([`uncovered`]); only they are shaded. `None`:
+    /// all of them (no panels over the image, or a capture without the panels).
+    pub visible: Option<PixelRect>,
+}
+
+/// The pixels of a `size_px` image left uncovered by the panels `panels` laid out in `root`:
+/// what is still free of the root after them. Panels are opaque, so nothing under them needs
+/// shading. Call it after [`panels`] in the same egui pass.
+pub fn uncovered(root: &egui::Ui, size_px: [u32; 2]) -> Option<PixelRect> {
+    let free = root.available_rect_before_wrap();
+    PixelRect::covering(
+        [free.min.x, free.min.y],
+        [free.max.x, free.max.y],
+        root.ctx().pixels_per_point(),
+        size_px,
+    )
 }
 
 /// The viewer's egui layer over the 3-D view: the guard's banner, the side panel and the help

@@ -21,7 +21,7 @@ use winit::window::{Window, WindowId};
 use super::controls::{Button, Controls, Input};
 use super::egui_glue::EguiLayer;
 use super::feed::SnapshotFeed;
-use super::frame::{self, SceneDraw};
+use super::frame::{self, FrameView, SceneDraw};
 use super::frame_stats::FrameStats;
 use super::keys::{self, KeyAction};
 use super::recording::LockStep;
@@ -356,8 +356,11 @@ impl App {
         let mut actions = Vec::new();
         let ui_state = &mut self.ui;
         let curr = self.feed.current();
+        let size_px = gpu.surface.size_px();
+        let mut visible = None;
         let egui_out = gpu.egui.run(&gpu.window, |root| {
             actions = frame::panels(root, ui_state, curr, &info);
+            visible = frame::uncovered(root, size_px);
         });
         self.redraw = Redraw {
             wanted: false,
@@ -386,10 +389,13 @@ impl App {
             &gpu.device,
             &gpu.queue,
             &mut encoder,
-            &snap,
-            &self.ui.view,
-            &self.controls.camera,
-            &frame.view,
+            &FrameView {
+                snap: &snap,
+                view: &self.ui.view,
+                camera: &self.controls.camera,
+                target: &frame.view,
+                visible,
+            },
         );
         if let Err(e) = drew {
             self.ui.message = Some((format!("drawing failed: {e}"), true));
@@ -514,14 +520,18 @@ fn capture(
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("capture frame"),
         });
+    // Every pixel shaded: the image may be wanted without the panels.
     gpu.scene.draw(
         &gpu.device,
         &gpu.queue,
         &mut encoder,
-        snap,
-        &ui.view,
-        &controls.camera,
-        &view,
+        &FrameView {
+            snap,
+            view: &ui.view,
+            camera: &controls.camera,
+            target: &view,
+            visible: None,
+        },
     )?;
     let extra = if with_panels {
         let ppp = gpu.egui.pixels_per_point();

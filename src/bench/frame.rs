@@ -27,12 +27,13 @@ pub struct FrameSplit {
 }
 
 /// The viewer's frame without a window: simulation step, upload of the key nodes, GPU
-/// upsampling, drawing at 1280 × 800 (the adapter's viewer quality), and the egui panels
-/// (layout, tessellation and painting into the same target), each through the viewer's own
+/// upsampling, drawing at 1280 × 800 (the adapter's viewer quality; only the pixels the panels
+/// leave uncovered are shaded), and the egui panels (layout, tessellation and painting into the
+/// same target), each through the viewer's own
 /// frame code ([`crate::app::frame`], [`crate::app::egui_glue::EguiPainter`]).
 pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
     use crate::app::egui_glue::EguiPainter;
-    use crate::app::frame::{SceneDraw, panels};
+    use crate::app::frame::{FrameView, SceneDraw, panels, uncovered};
     use crate::render::{OffscreenTarget, RenderQuality};
     let (w, h) = (1280u32, 800u32);
     let (device, queue) = (&gpu.device, &gpu.queue);
@@ -76,23 +77,8 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
         queue.submit([enc.finish()]);
         wait();
         let ups_s = t.elapsed().as_secs_f64();
-        // … draw the 3-D passes …
-        let t = Instant::now();
-        let mut enc = encoder("bench draw");
-        draw.render(
-            device,
-            queue,
-            &mut enc,
-            &snap,
-            &view_settings,
-            &camera,
-            target.resolved_view(),
-        )
-        .ok()?;
-        queue.submit([enc.finish()]);
-        wait();
-        let draw_s = t.elapsed().as_secs_f64();
-        // … and lay out, tessellate and paint the panels over it.
+        // … lay out the panels (the viewer does this first: the 3-D view shades only what they
+        // leave uncovered) …
         let t = Instant::now();
         let input = egui::RawInput {
             screen_rect: Some(egui::Rect::from_min_size(
@@ -102,10 +88,29 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
             ..Default::default()
         };
         let info = crate::ui::FrameInfo::default();
+        let mut visible = None;
         let output = egui_ctx.run_ui(input, |root| {
             panels(root, &mut ui_state, &snap, &info);
+            visible = uncovered(root, [w, h]);
         });
         let _ = painter.accept(output);
+        let layout_s = t.elapsed().as_secs_f64();
+        // … draw the 3-D passes …
+        let t = Instant::now();
+        let mut enc = encoder("bench draw");
+        let view = FrameView {
+            snap: &snap,
+            view: &view_settings,
+            camera: &camera,
+            target: target.resolved_view(),
+            visible,
+        };
+        draw.render(device, queue, &mut enc, &view).ok()?;
+        queue.submit([enc.finish()]);
+        wait();
+        let draw_s = t.elapsed().as_secs_f64();
+        // … and paint the panels over it.
+        let t = Instant::now();
         let mut enc = encoder("bench ui");
         let ppp = painter.pixels_per_point();
         let repaint = painter.is_dirty();
@@ -121,7 +126,7 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
         queue.submit(extra.into_iter().chain([enc.finish()]));
         wait();
         painter.after_submit();
-        let ui_s = t.elapsed().as_secs_f64();
+        let ui_s = layout_s + t.elapsed().as_secs_f64();
         if frame >= 2 {
             t_sim.push(sim_s);
             t_up.push(up_s);

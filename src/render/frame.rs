@@ -158,6 +158,7 @@ impl ClothScene {
                 ground_height: Some(view::ground_height(&snap.params)),
                 ..SceneFrame::default()
             },
+            visible: None,
         }
     }
 }

@@ -37,5 +37,5 @@ pub use lines_pass::LineVertex;
 pub use offscreen::OffscreenTarget;
 pub use renderer::{FrameData, Renderer};
 pub use scene_pass::{Pole, SceneFrame, SceneStyle, Sphere};
-pub use targets::{MsaaAttachments, RenderQuality, TargetFormats};
+pub use targets::{MsaaAttachments, PixelRect, RenderQuality, TargetFormats};
 pub use upsample_pass::{OutputBuffers, UpsamplePass, UpsampleUniforms};

@@ -17,7 +17,7 @@ use super::error::RenderError;
 use super::globals::{CameraMatrices, GlobalUniforms, GlobalsBinding, Light};
 use super::lines_pass::{LineVertex, LinesPass};
 use super::scene_pass::{SceneFrame, ScenePass};
-pub use super::targets::{MsaaAttachments, RenderQuality, TargetFormats};
+pub use super::targets::{MsaaAttachments, PixelRect, RenderQuality, TargetFormats};
 
 /// Everything one frame draws. Built by the caller each frame; borrowed, never stored.
 #[derive(Debug, Clone, Copy)]
@@ -32,6 +32,9 @@ pub struct FrameData<'a> {
     pub lines: &'a [LineVertex],
     /// Pole, sphere colliders, ground and sky.
     pub scene: SceneFrame<'a>,
+    /// The pixels that will be seen; the rest (under opaque panels) is cleared but not shaded.
+    /// `None`: the whole target.
+    pub visible: Option<PixelRect>,
 }
 
 impl FrameData<'_> {
@@ -44,6 +47,7 @@ impl FrameData<'_> {
             cloth: None,
             lines: &[],
             scene: SceneFrame::default(),
+            visible: None,
         }
     }
 }
@@ -151,6 +155,11 @@ impl Renderer {
             occlusion_query_set: None,
             multiview_mask: None,
         });
+        if let Some(r) = frame.visible {
+            // Fragments outside are never shaded: on a software rasteriser the panels' area
+            // costs nothing but the clear.
+            pass.set_scissor_rect(r.x, r.y, r.width, r.height);
+        }
         let globals = &self.globals.bind_group;
         self.scene.draw_objects(&mut pass, globals);
         if self.draw_cloth {

@@ -140,3 +140,109 @@ impl MsaaAttachments {
         }
     }
 }
+
+/// A rectangle of whole pixels in a target: `x, y` its top-left corner, `width × height` its size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PixelRect {
+    pub x: u32,
+    pub y: u32,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl PixelRect {
+    /// The pixels a rectangle of `min..max` logical points covers at `pixels_per_point`, rounded
+    /// outwards (a pixel partly inside is in) and clipped to a `size` pixel target. `None` when
+    /// nothing is left (the rectangle is empty or outside the target).
+    pub fn covering(
+        min: [f32; 2],
+        max: [f32; 2],
+        pixels_per_point: f32,
+        [w, h]: [u32; 2],
+    ) -> Option<Self> {
+        // Non-finite or negative coordinates clamp to the target's edges.
+        let px = |v: f32, round: fn(f32) -> f32, limit: u32| -> u32 {
+            let v = round(v * pixels_per_point);
+            if v.is_nan() || v <= 0.0 {
+                0
+            } else if v >= limit as f32 {
+                limit
+            } else {
+                v as u32
+            }
+        };
+        let (x0, y0) = (px(min[0], f32::floor, w), px(min[1], f32::floor, h));
+        let (x1, y1) = (px(max[0], f32::ceil, w), px(max[1], f32::ceil, h));
+        (x1 > x0 && y1 > y0).then_some(Self {
+            x: x0,
+            y: y0,
+            width: x1 - x0,
+            height: y1 - y0,
+        })
+    }
+
+    /// Whether it covers the whole of a `size` pixel target.
+    pub fn is_whole(&self, [w, h]: [u32; 2]) -> bool {
+        self.x == 0 && self.y == 0 && self.width >= w && self.height >= h
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PixelRect;
+
+    fn rect(x: u32, y: u32, width: u32, height: u32) -> PixelRect {
+        PixelRect {
+            x,
+            y,
+            width,
+            height,
+        }
+    }
+
+    #[test]
+    fn whole_points_at_one_pixel_per_point_are_the_same_pixels() {
+        // The free area right of a 425-point panel in a 1280 × 800 window.
+        assert_eq!(
+            PixelRect::covering([425.0, 0.0], [1280.0, 800.0], 1.0, [1280, 800]),
+            Some(rect(425, 0, 855, 800))
+        );
+    }
+
+    #[test]
+    fn points_scale_to_pixels_and_partial_pixels_are_kept() {
+        // At 1.5 px/pt: 100.4 pt → 150.6 px → from pixel 150; 200.2 pt → 300.3 px → to 301.
+        assert_eq!(
+            PixelRect::covering([100.4, 10.0], [200.2, 20.0], 1.5, [1000, 1000]),
+            Some(rect(150, 15, 151, 15))
+        );
+    }
+
+    #[test]
+    fn clipped_to_the_target_and_empty_when_nothing_is_left() {
+        assert_eq!(
+            PixelRect::covering([-5.0, -5.0], [2000.0, f32::INFINITY], 1.0, [640, 400]),
+            Some(rect(0, 0, 640, 400))
+        );
+        assert_eq!(
+            PixelRect::covering([700.0, 0.0], [800.0, 100.0], 1.0, [640, 400]),
+            None
+        );
+        assert_eq!(
+            PixelRect::covering([10.0, 10.0], [10.0, 50.0], 1.0, [640, 400]),
+            None
+        );
+        assert_eq!(
+            PixelRect::covering([f32::NAN, 0.0], [f32::NAN, 10.0], 1.0, [640, 400]),
+            None
+        );
+    }
+
+    #[test]
+    fn whole_means_every_pixel() {
+        assert!(rect(0, 0, 640, 400).is_whole([640, 400]));
+        assert!(!rect(1, 0, 639, 400).is_whole([640, 400]));
+        assert!(!rect(0, 0, 640, 399).is_whole([640, 400]));
+        assert!(!rect(0, 1, 640, 400).is_whole([640, 400]));
+    }
+}
