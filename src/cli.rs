@@ -9,9 +9,9 @@ use std::time::Instant;
 use clap::{Args, Parser, Subcommand};
 use serde::Serialize;
 
-use crate::render::ColorMode;
 use crate::render::headless::HeadlessRenderer;
 use crate::render::view::{self, ViewSettings};
+use crate::render::{ColorMode, ScaleMode};
 use crate::sim::scene::{PRESETS, Scene};
 use crate::sim::thread::Snapshot;
 use crate::sim::{IntegratorKind, Simulation};
@@ -177,6 +177,12 @@ pub struct ViewArgs {
     /// --exit-after-frames).
     #[arg(long, value_name = "PATH", requires = "exit_after_frames")]
     pub screenshot: Option<PathBuf>,
+    /// The share of the window's width and height the 3-D view is drawn at, then stretched:
+    /// `auto` (follows the frame's cost, aiming at 45 fps), or 0.5 to 1 (or 50% to 100%).
+    /// Default: auto on a software adapter (lavapipe), 1 on a GPU. Screenshots and recordings
+    /// are drawn at full size.
+    #[arg(long, value_name = "auto|SCALE", value_parser = ScaleMode::parse)]
+    pub render_scale: Option<ScaleMode>,
 }
 
 #[derive(Debug, Args)]
@@ -288,6 +294,7 @@ fn view(args: ViewArgs) -> Result<()> {
         size: args.size,
         exit_after_frames: args.exit_after_frames,
         screenshot: args.screenshot,
+        render_scale: args.render_scale,
     })
     .map_err(|e| failed(format!("{e:#}")))
 }

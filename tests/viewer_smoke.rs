@@ -40,6 +40,9 @@ fn the_viewer_starts_renders_saves_a_screenshot_and_exits_cleanly() {
                 "1024x640",
                 "--exit-after-frames",
                 "90",
+                // The view drawn at half size and stretched; the screenshot still full size.
+                "--render-scale",
+                "50%",
             ])
             .arg("--screenshot")
             .arg(&shot)
@@ -78,8 +81,9 @@ fn the_viewer_starts_renders_saves_a_screenshot_and_exits_cleanly() {
         dark > column.len() / 2,
         "no panel on the left ({dark} dark pixels)"
     );
-    // Frames were really rendered: the run reports its frame rate.
+    // Frames were really rendered: the run reports its frame rate, at the scale asked for.
     assert!(err.contains("frames at"), "{err}");
+    assert!(err.contains("render scale 50 % (fixed)"), "{err}");
 }
 
 #[test]
@@ -90,4 +94,14 @@ fn the_viewer_rejects_a_bad_scene_before_opening_a_window() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown preset"));
+    let out = process::output_within(
+        Command::new(env!("CARGO_BIN_EXE_flagsim")).args(["view", "--render-scale", "0.3"]),
+        std::time::Duration::from_mins(5),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("expected `auto` or a scale from 0.5 to 1"),
+        "{err}"
+    );
 }

@@ -24,6 +24,8 @@ pub use egui_winit::EventResponse;
 use winit::event::WindowEvent;
 use winit::window::Window;
 
+use crate::render::fullscreen;
+
 /// What a finished egui frame asks of the application, besides painting.
 #[derive(Debug, Default)]
 pub struct EguiOutput {
@@ -200,21 +202,7 @@ impl EguiPainter {
         device: &wgpu::Device,
         [w, h]: [u32; 2],
     ) -> (wgpu::Texture, wgpu::BindGroup, [u32; 2]) {
-        let texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("egui layer"),
-            size: wgpu::Extent3d {
-                width: w.max(1),
-                height: h.max(1),
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: self.format,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
-            view_formats: &[],
-        });
-        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let (texture, view) = fullscreen::layer_texture(device, "egui layer", self.format, [w, h]);
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("egui layer"),
             layout: &self.composite_layout,
@@ -348,48 +336,22 @@ fn composite_pipeline(
     layout: &wgpu::BindGroupLayout,
     format: wgpu::TextureFormat,
 ) -> wgpu::RenderPipeline {
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("composite.wgsl"),
-        source: wgpu::ShaderSource::Wgsl(crate::render::shaders::COMPOSITE_WGSL.into()),
-    });
-    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("egui layer"),
-        bind_group_layouts: &[Some(layout)],
-        immediate_size: 0,
-    });
     let over = wgpu::BlendComponent {
         src_factor: wgpu::BlendFactor::One,
         dst_factor: wgpu::BlendFactor::OneMinusSrcAlpha,
         operation: wgpu::BlendOperation::Add,
     };
-    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: Some("egui layer"),
-        layout: Some(&pipeline_layout),
-        vertex: wgpu::VertexState {
-            module: &module,
-            entry_point: Some("vs_main"),
-            compilation_options: wgpu::PipelineCompilationOptions::default(),
-            buffers: &[],
-        },
-        fragment: Some(wgpu::FragmentState {
-            module: &module,
-            entry_point: Some("fs_main"),
-            compilation_options: wgpu::PipelineCompilationOptions::default(),
-            targets: &[Some(wgpu::ColorTargetState {
-                format,
-                blend: Some(wgpu::BlendState {
-                    color: over,
-                    alpha: over,
-                }),
-                write_mask: wgpu::ColorWrites::ALL,
-            })],
+    fullscreen::pipeline(
+        device,
+        "egui layer",
+        crate::render::shaders::COMPOSITE_WGSL,
+        layout,
+        format,
+        Some(wgpu::BlendState {
+            color: over,
+            alpha: over,
         }),
-        primitive: wgpu::PrimitiveState::default(),
-        depth_stencil: None,
-        multisample: wgpu::MultisampleState::default(),
-        multiview_mask: None,
-        cache: None,
-    })
+    )
 }
 
 impl Drop for EguiPainter {
@@ -493,6 +455,11 @@ impl EguiLayer {
             size_px,
             pixels_per_point,
         )
+    }
+
+    /// [`EguiPainter::is_dirty`]: the next [`Self::paint_cached`] paints the panels anew.
+    pub fn is_dirty(&self) -> bool {
+        self.painter.is_dirty()
     }
 
     /// [`EguiPainter::paint_cached`] with this layer's context.

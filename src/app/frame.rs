@@ -5,9 +5,13 @@
 
 use crate::render::camera::OrbitCamera;
 use crate::render::frame::ClothScene;
+use crate::render::fullscreen;
 use crate::render::gpu::GpuError;
 use crate::render::view::ViewSettings;
-use crate::render::{FrameData, MsaaAttachments, PixelRect, RenderError, RenderQuality, Renderer};
+use crate::render::{
+    FrameData, MIN_RENDER_SCALE, MsaaAttachments, PixelRect, RenderError, RenderQuality, Renderer,
+    UpscalePass,
+};
 use crate::sim::thread::Snapshot;
 use crate::ui::{self, FrameInfo, UiAction, UiState};
 use crate::upsample::UpsampleError;
@@ -25,18 +29,32 @@ pub enum FrameError {
     Upsample(#[from] UpsampleError),
 }
 
-/// The 3-D side of a frame: the upsampler and its buffers, the drawing passes, and the
-/// multisampled attachments they draw into.
+/// The 3-D side of a frame: the upsampler and its buffers, the drawing passes, the multisampled
+/// attachments they draw into, and, at a render scale below 1, the smaller image the view is
+/// drawn into before it is stretched over the frame.
 pub struct SceneDraw {
     pub quality: RenderQuality,
     format: wgpu::TextureFormat,
     pub renderer: Renderer,
     pub cloth: ClothScene,
+    /// Full-size attachments (at scale 1, and for captures).
     pub msaa: MsaaAttachments,
+    scale: f32,
+    upscale: UpscalePass,
+    scaled: Option<ScaledView>,
+}
+
+/// The smaller image a frame is drawn into at a render scale below 1.
+struct ScaledView {
+    size: [u32; 2],
+    view: wgpu::TextureView,
+    msaa: MsaaAttachments,
+    /// Reads `view` in the upscale pass.
+    image: wgpu::BindGroup,
 }
 
 impl SceneDraw {
-    /// Everything for frames of `size` pixels in `format` at `quality`.
+    /// Everything for frames of `size` pixels in `format` at `quality`, render scale 1.
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -52,6 +70,9 @@ impl SceneDraw {
             renderer,
             cloth: ClothScene::new(device)?,
             msaa,
+            scale: 1.0,
+            upscale: UpscalePass::new(device, format),
+            scaled: None,
         })
     }
 
@@ -67,6 +88,7 @@ impl SceneDraw {
         self.msaa = MsaaAttachments::new(device, &renderer.targets(), w, h, "frame");
         self.renderer = renderer;
         self.quality = quality;
+        self.rebuild_scaled(device);
         Ok(())
     }
 
@@ -74,7 +96,51 @@ impl SceneDraw {
     pub fn fit(&mut self, device: &wgpu::Device, [w, h]: [u32; 2]) {
         if self.msaa.width != w || self.msaa.height != h {
             self.msaa = MsaaAttachments::new(device, &self.renderer.targets(), w, h, "frame");
+            self.rebuild_scaled(device);
         }
+    }
+
+    /// The fraction of the frame's width and height the 3-D view is drawn at.
+    pub fn scale(&self) -> f32 {
+        self.scale
+    }
+
+    /// Draws the view at `scale` × the frame's width and height from the next frame on, and
+    /// stretches it over the frame: below 1 the fragment work falls with the square of the
+    /// scale, the image gets softer. Clamped to [`MIN_RENDER_SCALE`]..=1; not finite means 1.
+    pub fn set_scale(&mut self, device: &wgpu::Device, scale: f32) {
+        let scale = if scale.is_finite() {
+            scale.clamp(MIN_RENDER_SCALE, 1.0)
+        } else {
+            1.0
+        };
+        if scale != self.scale {
+            self.scale = scale;
+            self.rebuild_scaled(device);
+        }
+    }
+
+    /// The scaled image's size for a frame of `[w, h]` (each at least 1 pixel).
+    pub fn scaled_size(&self, [w, h]: [u32; 2]) -> [u32; 2] {
+        let side = |n: u32| ((n as f32 * self.scale).ceil() as u32).clamp(1, n.max(1));
+        [side(w), side(h)]
+    }
+
+    fn rebuild_scaled(&mut self, device: &wgpu::Device) {
+        self.scaled = None;
+        if self.scale >= 1.0 {
+            return;
+        }
+        let size = self.scaled_size([self.msaa.width, self.msaa.height]);
+        // The texture lives on in its view.
+        let (_, view) = fullscreen::layer_texture(device, "scaled frame", self.format, size);
+        let targets = self.renderer.targets();
+        self.scaled = Some(ScaledView {
+            size,
+            msaa: MsaaAttachments::new(device, &targets, size[0], size[1], "scaled frame"),
+            image: self.upscale.bind(device, &view),
+            view,
+        });
     }
 
     /// Uploads `snap`'s key nodes and records the GPU upsampling.
@@ -91,7 +157,8 @@ impl SceneDraw {
     }
 
     /// Records the 3-D passes of `frame`, resolved into its target (drawn straight into it
-    /// without multisampling). Call [`Self::prepare`] first in the same frame.
+    /// without multisampling), or, at a render scale below 1 and `frame.scaled`, into the smaller
+    /// image and then stretched over the target. Call [`Self::prepare`] first in the same frame.
     pub fn render(
         &mut self,
         device: &wgpu::Device,
@@ -101,34 +168,44 @@ impl SceneDraw {
     ) -> Result<(), FrameError> {
         let size = [self.msaa.width, self.msaa.height];
         let aspect = size[0] as f32 / size[1].max(1) as f32;
-        let data = FrameData {
-            // Clipped to the attachments: a rectangle from before a resize never reaches wgpu.
-            visible: frame.visible.filter(|r| !r.is_whole(size)).and_then(|r| {
-                PixelRect::covering(
-                    [r.x as f32, r.y as f32],
-                    [(r.x + r.width) as f32, (r.y + r.height) as f32],
-                    1.0,
-                    size,
-                )
-            }),
-            ..self
-                .cloth
-                .frame_data(frame.snap, frame.view, frame.camera, aspect)
-        };
-        let (color, resolve) = if self.renderer.targets().sample_count > 1 {
-            (&self.msaa.color_view, Some(frame.target))
+        // Clipped to the attachments: a rectangle from before a resize never reaches wgpu.
+        let visible = frame
+            .visible
+            .filter(|r| !r.is_whole(size))
+            .and_then(|r| r.scaled(1.0, 0.0, size));
+        let data = self
+            .cloth
+            .frame_data(frame.snap, frame.view, frame.camera, aspect);
+        let multisampled = self.renderer.targets().sample_count > 1;
+        if let Some(scaled) = self.scaled.as_ref().filter(|_| frame.scaled) {
+            // The same rectangle in the smaller image, a texel wider on every side for the
+            // filter's reach.
+            let small = visible.and_then(|r| r.scaled(self.scale, 1.0, scaled.size));
+            let (color, resolve) = if multisampled {
+                (&scaled.msaa.color_view, Some(&scaled.view))
+            } else {
+                (&scaled.view, None)
+            };
+            let data = FrameData {
+                visible: small,
+                ..data
+            };
+            let depth = &scaled.msaa.depth_view;
+            self.renderer
+                .render(device, queue, encoder, color, resolve, depth, &data)?;
+            self.upscale
+                .record(encoder, &scaled.image, frame.target, visible);
         } else {
-            (frame.target, None)
-        };
-        self.renderer.render(
-            device,
-            queue,
-            encoder,
-            color,
-            resolve,
-            &self.msaa.depth_view,
-            &data,
-        )?;
+            let (color, resolve) = if multisampled {
+                (&self.msaa.color_view, Some(frame.target))
+            } else {
+                (frame.target, None)
+            };
+            let data = FrameData { visible, ..data };
+            let depth = &self.msaa.depth_view;
+            self.renderer
+                .render(device, queue, encoder, color, resolve, depth, &data)?;
+        }
         Ok(())
     }
 
@@ -156,6 +233,9 @@ pub struct FrameView<'a> {
     /// The pixels the panels leave uncovered ([`uncovered`]); only they are shaded. `None`:
     /// all of them (no panels over the image, or a capture without the panels).
     pub visible: Option<PixelRect>,
+    /// Draw at the render scale ([`SceneDraw::set_scale`]); `false` draws every pixel of the
+    /// target (captures).
+    pub scaled: bool,
 }
 
 /// The pixels of a `size_px` image left uncovered by the panels `panels` laid out in `root`:

@@ -27,8 +27,8 @@ use super::keys::{self, KeyAction};
 use super::recording::LockStep;
 use super::screenshot;
 use super::surface::{self, WindowSurface};
-use crate::render::RenderQuality;
 use crate::render::view;
+use crate::render::{RenderQuality, RenderScale, ScaleMode};
 use crate::sim::scene::Scene;
 use crate::sim::thread::{Command, SimThread, Snapshot};
 use crate::ui::{FrameInfo, RecordingStatus, UiAction, UiState};
@@ -43,6 +43,8 @@ pub struct ViewerOptions {
     pub exit_after_frames: Option<u64>,
     /// Save the last frame (panels included) here before quitting.
     pub screenshot: Option<PathBuf>,
+    /// The render scale to start with; `None`: *auto* on a software adapter, 1 otherwise.
+    pub render_scale: Option<ScaleMode>,
 }
 
 /// What can stop the viewer, each with one message.
@@ -85,6 +87,7 @@ pub fn run(options: ViewerOptions) -> Result<(), ViewerError> {
         shot: None,
         recorder: None,
         cpu_ms: 0.0,
+        scale: RenderScale::new(ScaleMode::Fixed(1.0)),
         redraw: Redraw::default(),
         gpu_error: Arc::default(),
     };
@@ -105,6 +108,8 @@ struct Gpu {
     surface: WindowSurface,
     egui: EguiLayer,
     scene: SceneDraw,
+    /// A CPU (software) adapter such as lavapipe.
+    software: bool,
 }
 
 /// A pending screenshot.
@@ -175,6 +180,8 @@ struct App {
     shot: Option<ShotRequest>,
     recorder: Option<Recorder>,
     cpu_ms: f64,
+    /// The render scale, and in *auto* mode the frame costs it follows.
+    scale: RenderScale,
     /// What the next frame is waited for (see [`Redraw`]).
     redraw: Redraw,
     /// The last GPU error reported by the device, shown in the panel.
@@ -223,6 +230,7 @@ impl App {
             surface,
             egui,
             scene,
+            software: info.device_type == wgpu::DeviceType::Cpu,
         })
     }
 
@@ -244,6 +252,12 @@ impl App {
                     && let Err(e) = gpu.scene.set_quality(&gpu.device, &gpu.queue, q)
                 {
                     self.ui.message = Some((format!("quality: {e}"), true));
+                }
+            }
+            UiAction::SetRenderScale(mode) => {
+                self.scale.set_mode(mode);
+                if let Some(gpu) = self.gpu.as_mut() {
+                    gpu.scene.set_scale(&gpu.device, self.scale.scale());
                 }
             }
             UiAction::ResetCamera => {
@@ -352,6 +366,7 @@ impl App {
             cpu_ms: self.cpu_ms,
             frames: self.frames,
             adapter: &gpu.adapter,
+            render_scale: gpu.scene.scale(),
         };
         let mut actions = Vec::new();
         let ui_state = &mut self.ui;
@@ -374,9 +389,12 @@ impl App {
         let Some(gpu) = self.gpu.as_mut() else {
             return;
         };
+        let acquiring = Instant::now();
         let Some(frame) = gpu.surface.acquire() else {
             return;
         };
+        // Waiting for a free swapchain image (the display's pace) is not the frame's cost.
+        let acquire = acquiring.elapsed();
         let [w, h] = gpu.surface.size_px();
         gpu.scene.fit(&gpu.device, [w, h]);
         self.controls.size = Vec2::new(w as f32, h as f32);
@@ -395,12 +413,16 @@ impl App {
                 camera: &self.controls.camera,
                 target: &frame.view,
                 visible,
+                scaled: true,
             },
         );
         if let Err(e) = drew {
             self.ui.message = Some((format!("drawing failed: {e}"), true));
         }
         let ppp = gpu.egui.pixels_per_point();
+        // Painting the panels anew costs as much as the view on a software rasteriser, and no
+        // render scale makes it cheaper: such frames do not steer the scale.
+        let panels_repainted = gpu.egui.is_dirty();
         let extra = gpu.egui.paint_cached(
             &gpu.device,
             &gpu.queue,
@@ -427,6 +449,7 @@ impl App {
                 automated: true,
             });
         }
+        let typical = !panels_repainted && self.shot.is_none() && self.recorder.is_none();
         if let Some(req) = self.shot.take() {
             let result = capture(
                 gpu,
@@ -452,18 +475,37 @@ impl App {
         if let Some(gpu) = self.gpu.as_mut() {
             gpu.window.pre_present_notify();
             gpu.surface.present(&gpu.queue, frame);
+            // A frame that also captured or repainted the panels says little about the view.
+            if typical
+                && let Some(scale) = self
+                    .scale
+                    .observe(started.elapsed().saturating_sub(acquire).as_secs_f64() * 1e3)
+            {
+                gpu.scene.set_scale(&gpu.device, scale);
+            }
         }
         if done {
-            if let Some(s) = self.stats.summary() {
-                eprintln!(
-                    "flagsim: {} frames at {w}×{h}: median {:.2} ms ({:.1} fps), simulation {:.0} steps/s",
-                    self.frames,
-                    s.median.as_secs_f64() * 1e3,
-                    s.fps,
-                    self.feed.current().steps_per_second
-                );
-            }
+            self.report_frames([w, h]);
             event_loop.exit();
+        }
+    }
+
+    /// `--exit-after-frames`' last line: frames, their median time and rate, the render scale.
+    fn report_frames(&self, [w, h]: [u32; 2]) {
+        if let Some(s) = self.stats.summary() {
+            eprintln!(
+                "flagsim: {} frames at {w}×{h}: median {:.2} ms ({:.1} fps), render scale {:.0} % ({}), simulation {:.0} steps/s",
+                self.frames,
+                s.median.as_secs_f64() * 1e3,
+                s.fps,
+                self.scale.scale() * 100.0,
+                if self.scale.mode() == ScaleMode::Auto {
+                    "auto"
+                } else {
+                    "fixed"
+                },
+                self.feed.current().steps_per_second
+            );
         }
     }
 
@@ -505,7 +547,8 @@ fn capture(
     controls: &Controls,
     with_panels: bool,
 ) -> Result<image::RgbaImage, ViewerError> {
-    if with_panels && gpu.surface.supports_copy_src() {
+    // The window's frame is only the capture when it was drawn at full size.
+    if with_panels && gpu.surface.supports_copy_src() && gpu.scene.scale() >= 1.0 {
         return Ok(screenshot::capture_texture(
             &gpu.device,
             &gpu.queue,
@@ -531,6 +574,7 @@ fn capture(
             camera: &controls.camera,
             target: &view,
             visible: None,
+            scaled: false,
         },
     )?;
     let extra = if with_panels {
@@ -555,10 +599,18 @@ impl ApplicationHandler for App {
             return;
         }
         match self.create_gpu(event_loop) {
-            Ok(gpu) => {
+            Ok(mut gpu) => {
                 let [w, h] = gpu.surface.size_px();
                 self.controls.size = Vec2::new(w as f32, h as f32);
                 self.ui.quality = gpu.scene.quality;
+                let mode = self.options.render_scale.unwrap_or(if gpu.software {
+                    ScaleMode::Auto
+                } else {
+                    ScaleMode::Fixed(1.0)
+                });
+                self.ui.render_scale = mode;
+                self.scale.set_mode(mode);
+                gpu.scene.set_scale(&gpu.device, self.scale.scale());
                 self.gpu = Some(gpu);
             }
             Err(e) => {

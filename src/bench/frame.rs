@@ -104,6 +104,7 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
             camera: &camera,
             target: target.resolved_view(),
             visible,
+            scaled: true,
         };
         draw.render(device, queue, &mut enc, &view).ok()?;
         queue.submit([enc.finish()]);

@@ -37,6 +37,8 @@ pub const SCENE_WGSL: &str = include_str!("../../shaders/scene.wgsl");
 
 /// The viewer's cached egui layer over the frame (`app::egui_glue::EguiPainter`).
 pub const COMPOSITE_WGSL: &str = include_str!("../../shaders/composite.wgsl");
+/// The 3-D view drawn at a lower render scale, stretched over the frame (`UpscalePass`).
+pub const UPSCALE_WGSL: &str = include_str!("../../shaders/upscale.wgsl");
 
 /// A pass's WGSL with [`GLOBALS_WGSL`] in front, as handed to `create_shader_module`.
 pub fn with_globals(pass_wgsl: &str) -> String {
@@ -73,6 +75,11 @@ pub const ALL: &[ShaderFile] = &[
     ShaderFile {
         path: "shaders/composite.wgsl",
         source: COMPOSITE_WGSL,
+        prelude: "",
+    },
+    ShaderFile {
+        path: "shaders/upscale.wgsl",
+        source: UPSCALE_WGSL,
         prelude: "",
     },
 ];

@@ -181,6 +181,20 @@ impl PixelRect {
         })
     }
 
+    /// The same rectangle in an image `factor` times the size, grown by `margin` pixels on every
+    /// side there, rounded outwards and clipped to `size` (see [`Self::covering`]).
+    pub fn scaled(&self, factor: f32, margin: f32, size: [u32; 2]) -> Option<Self> {
+        let (x0, y0) = (self.x as f32 * factor, self.y as f32 * factor);
+        let x1 = (self.x + self.width) as f32 * factor;
+        let y1 = (self.y + self.height) as f32 * factor;
+        Self::covering(
+            [x0 - margin, y0 - margin],
+            [x1 + margin, y1 + margin],
+            1.0,
+            size,
+        )
+    }
+
     /// Whether it covers the whole of a `size` pixel target.
     pub fn is_whole(&self, [w, h]: [u32; 2]) -> bool {
         self.x == 0 && self.y == 0 && self.width >= w && self.height >= h
@@ -236,6 +250,23 @@ mod tests {
             PixelRect::covering([f32::NAN, 0.0], [f32::NAN, 10.0], 1.0, [640, 400]),
             None
         );
+    }
+
+    #[test]
+    fn scaling_maps_the_rectangle_and_grows_it_by_the_margin() {
+        // Pixels 425..1280 × 0..800 at 0.8 are 340..1024 × 0..640; a texel more on each side,
+        // clipped to the 1024 × 640 image: 339..1024 × 0..640.
+        let r = rect(425, 0, 855, 800);
+        assert_eq!(
+            r.scaled(0.8, 1.0, [1024, 640]),
+            Some(rect(339, 0, 685, 640))
+        );
+        // Half of an odd corner rounds outwards: 3.5 → 3, 7.5 → 8.
+        assert_eq!(
+            rect(7, 7, 8, 8).scaled(0.5, 0.0, [100, 100]),
+            Some(rect(3, 3, 5, 5))
+        );
+        assert_eq!(r.scaled(1.0, 0.0, [1280, 800]), Some(r));
     }
 
     #[test]

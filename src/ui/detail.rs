@@ -3,8 +3,8 @@
 use egui::Ui;
 
 use super::widgets::{self, Edit};
-use super::{UiAction, UiState};
-use crate::render::RenderQuality;
+use super::{FrameInfo, UiAction, UiState};
+use crate::render::{RenderQuality, ScaleMode};
 use crate::sim::params::spec;
 use crate::upsample::{DisplayMode, RenderSettings};
 
@@ -35,7 +35,12 @@ impl Edit for RenderSettings {
     }
 }
 
-pub fn detail_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
+pub fn detail_ui(
+    ui: &mut Ui,
+    state: &mut UiState,
+    info: &FrameInfo<'_>,
+    actions: &mut Vec<UiAction>,
+) {
     let mut msaa = state.quality.msaa_samples > 1;
     let mut aniso = state.quality.anisotropy > 1;
     let a = ui
@@ -51,5 +56,36 @@ pub fn detail_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) 
         };
         actions.push(UiAction::SetQuality(state.quality));
     }
+    if render_scale_ui(ui, &mut state.render_scale, info.render_scale) {
+        actions.push(UiAction::SetRenderScale(state.render_scale));
+    }
     state.view.render.ui(ui);
+}
+
+/// The fixed scales offered besides *auto*.
+const FIXED_SCALES: [f32; 4] = [1.0, 0.9, 0.75, 0.5];
+
+/// The render scale: *auto* (showing the scale it chose) or a fixed one. Whether it changed.
+fn render_scale_ui(ui: &mut Ui, mode: &mut ScaleMode, now: f32) -> bool {
+    let name = |m: ScaleMode| match m {
+        ScaleMode::Auto => format!("auto (now {:.0} %)", now * 100.0),
+        ScaleMode::Fixed(s) => format!("{:.0} %", s * 100.0),
+    };
+    let before = *mode;
+    egui::ComboBox::from_label("render scale")
+        .selected_text(name(*mode))
+        .show_ui(ui, |ui| {
+            ui.selectable_value(mode, ScaleMode::Auto, name(ScaleMode::Auto));
+            for s in FIXED_SCALES {
+                ui.selectable_value(mode, ScaleMode::Fixed(s), name(ScaleMode::Fixed(s)));
+            }
+        })
+        .response
+        .on_hover_text(
+            "The share of the window's width and height the 3-D view is drawn at, then \
+             stretched to the window. Auto draws fewer pixels while frames take longer than \
+             1/45 s (a software rasteriser) and every pixel when they are quick. Screenshots \
+             and recordings are always drawn at full size.",
+        );
+    *mode != before
 }

@@ -21,8 +21,8 @@ use std::path::PathBuf;
 
 use egui::{Color32, RichText, Ui};
 
-use crate::render::RenderQuality;
 use crate::render::view::ViewSettings;
+use crate::render::{RenderQuality, ScaleMode};
 use crate::sim::params::spec;
 use crate::sim::scene::Scene;
 use crate::sim::thread::{Command, Snapshot};
@@ -41,10 +41,12 @@ pub enum UiAction {
     ResetCamera,
     /// Rebuild the renderer at another anti-aliasing / filtering quality.
     SetQuality(RenderQuality),
+    /// Draw the 3-D view at another render scale (or let it follow the frame's cost).
+    SetRenderScale(ScaleMode),
 }
 
 /// Frame timing the application measures, shown in the Stats panel.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct FrameInfo<'a> {
     /// Frames per second (median over the last frames).
     pub fps: f64,
@@ -56,6 +58,21 @@ pub struct FrameInfo<'a> {
     pub frames: u64,
     /// The GPU adapter, for the Stats panel.
     pub adapter: &'a str,
+    /// The fraction of the window's width and height the 3-D view is drawn at now.
+    pub render_scale: f32,
+}
+
+impl Default for FrameInfo<'_> {
+    fn default() -> Self {
+        Self {
+            fps: 0.0,
+            frame_ms: 0.0,
+            cpu_ms: 0.0,
+            frames: 0,
+            adapter: "",
+            render_scale: 1.0,
+        }
+    }
 }
 
 /// A PNG sequence being recorded at a fixed simulated frame rate.
@@ -76,6 +93,8 @@ pub struct UiState {
     pub view: ViewSettings,
     /// Anti-aliasing and texture filtering (set by the app from the adapter at start).
     pub quality: RenderQuality,
+    /// The render scale the user chose (set by the app from the adapter or the command line).
+    pub render_scale: ScaleMode,
     /// Snapshot generation the parameters were taken from (reset and load change it).
     generation: u64,
     pub total_mass: f64,
@@ -110,6 +129,7 @@ impl UiState {
             },
             scene,
             quality: RenderQuality::HIGH,
+            render_scale: ScaleMode::Fixed(1.0),
             generation: 0,
             total_mass,
             time_scale: spec::TIME_SCALE.default,
@@ -178,7 +198,7 @@ pub fn controls(
             .show(ui, |ui| wind::wind_ui(ui, state, &mut actions));
         egui::CollapsingHeader::new("Detail")
             .default_open(false)
-            .show(ui, |ui| detail::detail_ui(ui, state, &mut actions));
+            .show(ui, |ui| detail::detail_ui(ui, state, frame, &mut actions));
         egui::CollapsingHeader::new("Overlays")
             .default_open(true)
             .show(ui, |ui| {
@@ -239,7 +259,7 @@ mod tests {
                     cloth::cloth_ui(ui, &mut state, &mut actions);
                     simulation::run_ui(ui, &mut state, &snap, &mut actions);
                     wind::wind_ui(ui, &mut state, &mut actions);
-                    detail::detail_ui(ui, &mut state, &mut actions);
+                    detail::detail_ui(ui, &mut state, &FrameInfo::default(), &mut actions);
                 });
                 // Nothing is painted here; egui insists the font texture be dealt with.
                 output.textures_delta.clear();

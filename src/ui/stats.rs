@@ -54,6 +54,10 @@ pub fn rows(snap: &Snapshot, frame: &FrameInfo<'_>) -> Vec<(&'static str, String
         row("fps", format!("{:.0}", frame.fps));
         row("frame time", format!("{:.1} ms", frame.frame_ms));
         row("frame CPU", format!("{:.2} ms", frame.cpu_ms));
+        row(
+            "render scale",
+            format!("{:.0} %", frame.render_scale * 100.0),
+        );
         row("frames drawn", frame.frames.to_string());
         row("step time", format!("{:.1} µs", st.step_seconds * 1e6));
         row("steps / s", format!("{:.0}", snap.steps_per_second));
