@@ -3,7 +3,7 @@
 //! when it only lays the last layer over a new frame. On a real adapter (lavapipe in CI): without
 //! one the test prints `SKIPPED` and passes, except under `CI=true`, where it fails.
 
-use flagsim::app::egui_glue::EguiPainter;
+use flagsim::app::egui_glue::{Canvas, EguiPainter};
 use flagsim::app::frame::{panels, uncovered};
 use flagsim::app::screenshot::{capture_texture, create_capture_target};
 use flagsim::render::GpuContext;
@@ -82,10 +82,15 @@ fn painted(
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
     let ppp = painter.pixels_per_point();
+    let canvas = Canvas {
+        view: &view,
+        size_px: SIZE,
+        pixels_per_point: ppp,
+    };
     let extra = if cached {
-        painter.paint_cached(ctx, &g.device, &g.queue, &mut enc, &view, SIZE, ppp)
+        painter.paint_cached(ctx, &g.device, &g.queue, &mut enc, &canvas)
     } else {
-        painter.paint(ctx, &g.device, &g.queue, &mut enc, &view, SIZE, ppp)
+        painter.paint(ctx, &g.device, &g.queue, &mut enc, &canvas)
     };
     g.queue.submit(extra.into_iter().chain([enc.finish()]));
     painter.after_submit();

@@ -24,7 +24,7 @@ pub use egui_winit::EventResponse;
 use winit::event::WindowEvent;
 use winit::window::Window;
 
-use crate::render::fullscreen;
+use crate::render::{PixelRect, fullscreen};
 
 /// What a finished egui frame asks of the application, besides painting.
 #[derive(Debug, Default)]
@@ -34,6 +34,15 @@ pub struct EguiOutput {
     /// Window commands from the UI (e.g. close, title); apply them with
     /// `egui_winit::process_viewport_commands` if the application supports them.
     pub viewport_commands: Vec<egui::ViewportCommand>,
+}
+
+/// Where the UI is painted: a view of a target, its size in physical pixels, and the scale
+/// the UI was laid out at (normally [`EguiPainter::pixels_per_point`]).
+#[derive(Clone, Copy)]
+pub struct Canvas<'a> {
+    pub view: &'a wgpu::TextureView,
+    pub size_px: [u32; 2],
+    pub pixels_per_point: f32,
 }
 
 /// egui's triangles through wgpu, with no window: the shapes and texture changes of finished
@@ -138,22 +147,19 @@ impl EguiPainter {
         self.dirty
     }
 
-    /// Lays the last UI over `view`: paints it into the layer first when egui's output changed
-    /// (or the size did), then composites the layer within the area egui drew. Same result as
-    /// [`Self::paint`]; returns the command buffers to submit before `encoder`.
-    #[allow(clippy::too_many_arguments)] // reason: the target and the context, each used once
+    /// Lays the last UI over `canvas`: paints it into the layer first when egui's output
+    /// changed (or the size did), then composites the layer within the area egui drew. Same
+    /// result as [`Self::paint`]; returns the command buffers to submit before `encoder`.
     pub fn paint_cached(
         &mut self,
         ctx: &egui::Context,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         encoder: &mut wgpu::CommandEncoder,
-        view: &wgpu::TextureView,
-        size_px: [u32; 2],
-        pixels_per_point: f32,
+        canvas: &Canvas<'_>,
     ) -> Vec<wgpu::CommandBuffer> {
-        if self.layer.as_ref().is_none_or(|l| l.2 != size_px) {
-            self.layer = Some(self.make_layer(device, size_px));
+        if self.layer.as_ref().is_none_or(|l| l.2 != canvas.size_px) {
+            self.layer = Some(self.make_layer(device, canvas.size_px));
             self.dirty = true;
         }
         let mut buffers = Vec::new();
@@ -163,35 +169,29 @@ impl EguiPainter {
                 .as_ref()
                 .map(|l| l.0.create_view(&wgpu::TextureViewDescriptor::default()));
             if let Some(layer) = layer {
-                buffers = self.paint_into(
-                    ctx,
-                    device,
-                    queue,
-                    encoder,
-                    &layer,
-                    size_px,
-                    pixels_per_point,
-                    wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
-                );
+                let into_layer = Canvas {
+                    view: &layer,
+                    ..*canvas
+                };
+                let clear = wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT);
+                buffers = self.paint_into(ctx, device, queue, encoder, &into_layer, clear);
                 self.dirty = false;
             }
         }
         // The area egui drew, in whole pixels within the target.
-        let r = self.drawn * pixels_per_point;
-        let x0 = r.min.x.floor().clamp(0.0, size_px[0] as f32) as u32;
-        let y0 = r.min.y.floor().clamp(0.0, size_px[1] as f32) as u32;
-        let x1 = r.max.x.ceil().clamp(0.0, size_px[0] as f32) as u32;
-        let y1 = r.max.y.ceil().clamp(0.0, size_px[1] as f32) as u32;
-        let Some((_, bind_group, _)) = &self.layer else {
+        let drawn = PixelRect::covering(
+            [self.drawn.min.x, self.drawn.min.y],
+            [self.drawn.max.x, self.drawn.max.y],
+            canvas.pixels_per_point,
+            canvas.size_px,
+        );
+        let (Some((_, bind_group, _)), Some(r)) = (&self.layer, drawn) else {
             return buffers;
         };
-        if x1 <= x0 || y1 <= y0 {
-            return buffers;
-        }
-        let mut pass = color_pass(encoder, "egui layer", view, wgpu::LoadOp::Load);
+        let mut pass = color_pass(encoder, "egui layer", canvas.view, wgpu::LoadOp::Load);
         pass.set_pipeline(&self.composite);
         pass.set_bind_group(0, bind_group, &[]);
-        pass.set_scissor_rect(x0, y0, x1 - x0, y1 - y0);
+        pass.set_scissor_rect(r.x, r.y, r.width, r.height);
         pass.draw(0..3, 0..1);
         drop(pass);
         buffers
@@ -219,48 +219,36 @@ impl EguiPainter {
         self.shapes_pixels_per_point
     }
 
-    /// Draws the last frame's UI over the existing contents of `view` (the colour is loaded,
-    /// not cleared). Applies every pending texture upload first. Returns command buffers from
-    /// paint callbacks: submit them before `encoder`, then call [`Self::after_submit`].
-    ///
-    /// `size_px` is the size of `view` in physical pixels; `pixels_per_point` normally
-    /// [`Self::pixels_per_point`]. It may be called more than once per frame (into the window
-    /// and into an offscreen capture target); the shapes are tessellated only once.
-    #[allow(clippy::too_many_arguments)] // reason: the target and the context, each used once
+    /// Draws the last frame's UI over the existing contents of `canvas` (the colour is
+    /// loaded, not cleared). Applies every pending texture upload first. Returns command
+    /// buffers from paint callbacks: submit them before `encoder`, then call
+    /// [`Self::after_submit`]. It may be called more than once per frame (into the window and
+    /// into an offscreen capture target); the shapes are tessellated only once.
     pub fn paint(
         &mut self,
         ctx: &egui::Context,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         encoder: &mut wgpu::CommandEncoder,
-        view: &wgpu::TextureView,
-        size_px: [u32; 2],
-        pixels_per_point: f32,
+        canvas: &Canvas<'_>,
     ) -> Vec<wgpu::CommandBuffer> {
-        self.paint_into(
-            ctx,
-            device,
-            queue,
-            encoder,
-            view,
-            size_px,
-            pixels_per_point,
-            wgpu::LoadOp::Load,
-        )
+        self.paint_into(ctx, device, queue, encoder, canvas, wgpu::LoadOp::Load)
     }
 
-    #[allow(clippy::too_many_arguments)] // reason: paint's arguments and the load operation
     fn paint_into(
         &mut self,
         ctx: &egui::Context,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         encoder: &mut wgpu::CommandEncoder,
-        view: &wgpu::TextureView,
-        size_px: [u32; 2],
-        pixels_per_point: f32,
+        canvas: &Canvas<'_>,
         load: wgpu::LoadOp<wgpu::Color>,
     ) -> Vec<wgpu::CommandBuffer> {
+        let Canvas {
+            view,
+            size_px,
+            pixels_per_point,
+        } = *canvas;
         let shapes = &mut self.shapes;
         let primitives = self
             .primitives
@@ -431,60 +419,9 @@ impl EguiLayer {
             .unwrap_or_default()
     }
 
-    /// The pixels-per-point the last frame was laid out at; pass it to [`Self::paint`].
-    pub fn pixels_per_point(&self) -> f32 {
-        self.painter.pixels_per_point()
-    }
-
-    /// [`EguiPainter::paint`] with this layer's context.
-    pub fn paint(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        encoder: &mut wgpu::CommandEncoder,
-        view: &wgpu::TextureView,
-        size_px: [u32; 2],
-        pixels_per_point: f32,
-    ) -> Vec<wgpu::CommandBuffer> {
-        self.painter.paint(
-            &self.ctx,
-            device,
-            queue,
-            encoder,
-            view,
-            size_px,
-            pixels_per_point,
-        )
-    }
-
-    /// [`EguiPainter::is_dirty`]: the next [`Self::paint_cached`] paints the panels anew.
-    pub fn is_dirty(&self) -> bool {
-        self.painter.is_dirty()
-    }
-
-    /// [`EguiPainter::paint_cached`] with this layer's context.
-    pub fn paint_cached(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        encoder: &mut wgpu::CommandEncoder,
-        view: &wgpu::TextureView,
-        size_px: [u32; 2],
-        pixels_per_point: f32,
-    ) -> Vec<wgpu::CommandBuffer> {
-        self.painter.paint_cached(
-            &self.ctx,
-            device,
-            queue,
-            encoder,
-            view,
-            size_px,
-            pixels_per_point,
-        )
-    }
-
-    /// [`EguiPainter::after_submit`].
-    pub fn after_submit(&mut self) {
-        self.painter.after_submit();
+    /// The context and the painter, to paint the last frame's UI
+    /// ([`EguiPainter::paint_cached`], [`EguiPainter::paint`]).
+    pub fn painter(&mut self) -> (&egui::Context, &mut EguiPainter) {
+        (&self.ctx, &mut self.painter)
     }
 }

@@ -72,28 +72,14 @@ const fn chars(
     }
 }
 
-/// Every key binding, in the order the help lists them.
+/// Every key binding, in the order the help lists them. One line per binding: a table.
+#[rustfmt::skip]
 pub const BINDINGS: &[Binding] = &[
-    named(
-        "Space",
-        "pause / run",
-        &[NamedKey::Space],
-        KeyAction::TogglePause,
-    ),
+    named("Space", "pause / run", &[NamedKey::Space], KeyAction::TogglePause),
     chars(".", "one step (while paused)", &["."], KeyAction::Step),
     chars("r", "reset the scene", &["r"], KeyAction::Reset),
-    chars(
-        "w",
-        "key-mesh wireframe",
-        &["w"],
-        KeyAction::ToggleWireframe,
-    ),
-    chars(
-        "v",
-        "velocity-change overlay",
-        &["v"],
-        KeyAction::ToggleDvOverlay,
-    ),
+    chars("w", "key-mesh wireframe", &["w"], KeyAction::ToggleWireframe),
+    chars("v", "velocity-change overlay", &["v"], KeyAction::ToggleDvOverlay),
     Binding {
         label: "1 … 9",
         help: "integrator (kang, explicit, symplectic, verlet, implicit-cg, desbrun, hybrid, \
@@ -102,55 +88,15 @@ pub const BINDINGS: &[Binding] = &[
         action: None,
     },
     named("F12", "screenshot", &[NamedKey::F12], KeyAction::Screenshot),
-    named(
-        "Tab",
-        "hide / show the panels",
-        &[NamedKey::Tab],
-        KeyAction::TogglePanels,
-    ),
+    named("Tab", "hide / show the panels", &[NamedKey::Tab], KeyAction::TogglePanels),
     chars("h, ?", "this help", &["h", "?"], KeyAction::ToggleHelp),
-    named(
-        "← →",
-        "orbit left / right",
-        &[NamedKey::ArrowLeft],
-        KeyAction::View(ViewKey::Left),
-    ),
-    named(
-        "",
-        "",
-        &[NamedKey::ArrowRight],
-        KeyAction::View(ViewKey::Right),
-    ),
-    named(
-        "↑ ↓",
-        "orbit up / down",
-        &[NamedKey::ArrowUp],
-        KeyAction::View(ViewKey::Up),
-    ),
-    named(
-        "",
-        "",
-        &[NamedKey::ArrowDown],
-        KeyAction::View(ViewKey::Down),
-    ),
-    named(
-        "PgUp PgDn",
-        "zoom in / out",
-        &[NamedKey::PageUp],
-        KeyAction::View(ViewKey::ZoomIn),
-    ),
-    named(
-        "",
-        "",
-        &[NamedKey::PageDown],
-        KeyAction::View(ViewKey::ZoomOut),
-    ),
-    named(
-        "Home",
-        "reset the view",
-        &[NamedKey::Home],
-        KeyAction::View(ViewKey::Home),
-    ),
+    named("← →", "orbit left / right", &[NamedKey::ArrowLeft], KeyAction::View(ViewKey::Left)),
+    named("", "", &[NamedKey::ArrowRight], KeyAction::View(ViewKey::Right)),
+    named("↑ ↓", "orbit up / down", &[NamedKey::ArrowUp], KeyAction::View(ViewKey::Up)),
+    named("", "", &[NamedKey::ArrowDown], KeyAction::View(ViewKey::Down)),
+    named("PgUp PgDn", "zoom in / out", &[NamedKey::PageUp], KeyAction::View(ViewKey::ZoomIn)),
+    named("", "", &[NamedKey::PageDown], KeyAction::View(ViewKey::ZoomOut)),
+    named("Home", "reset the view", &[NamedKey::Home], KeyAction::View(ViewKey::Home)),
 ];
 
 /// The mouse, for the help (the mapping itself is [`super::controls::Controls`]).

@@ -19,7 +19,7 @@ use winit::keyboard::Key;
 use winit::window::{Window, WindowId};
 
 use super::controls::{Button, Controls, Input};
-use super::egui_glue::EguiLayer;
+use super::egui_glue::{Canvas, EguiLayer};
 use super::feed::SnapshotFeed;
 use super::frame::{self, FrameView, SceneDraw};
 use super::frame_stats::FrameStats;
@@ -28,7 +28,7 @@ use super::recording::LockStep;
 use super::screenshot;
 use super::surface::{self, WindowSurface};
 use crate::render::view;
-use crate::render::{RenderQuality, RenderScale, ScaleMode};
+use crate::render::{PixelRect, RenderQuality, RenderScale, ScaleMode};
 use crate::sim::scene::Scene;
 use crate::sim::thread::{Command, SimThread, Snapshot};
 use crate::ui::{FrameInfo, RecordingStatus, UiAction, UiState};
@@ -351,9 +351,60 @@ impl App {
             self.ui.message = Some((format!("GPU error: {e}"), true));
         }
         let snap = self.feed.display(Instant::now());
+        let visible = self.layout_panels(started);
         let Some(gpu) = self.gpu.as_mut() else {
             return;
         };
+        let acquiring = Instant::now();
+        let Some(frame) = gpu.surface.acquire() else {
+            return;
+        };
+        // Waiting for a free swapchain image (the display's pace) is not the frame's cost.
+        let acquire = acquiring.elapsed();
+        let [w, h] = gpu.surface.size_px();
+        gpu.scene.fit(&gpu.device, [w, h]);
+        self.controls.size = Vec2::new(w as f32, h as f32);
+        let panels_repainted = self.draw(&frame, &snap, visible);
+        self.frames += 1;
+        self.cpu_ms = started.elapsed().as_secs_f64() * 1e3;
+
+        // Captures read the surface texture, so they happen before it is presented.
+        let done = self
+            .options
+            .exit_after_frames
+            .is_some_and(|n| self.frames >= n);
+        if done && let Some(path) = self.options.screenshot.clone() {
+            self.shot = Some(ShotRequest {
+                path,
+                with_panels: true,
+                automated: true,
+            });
+        }
+        let typical = !panels_repainted && self.shot.is_none() && self.recorder.is_none();
+        self.take_screenshot(&frame, &snap);
+        self.record_frame(&frame, &snap);
+        if let Some(gpu) = self.gpu.as_mut() {
+            gpu.window.pre_present_notify();
+            gpu.surface.present(&gpu.queue, frame);
+            // A frame that also captured or repainted the panels says little about the view.
+            if typical
+                && let Some(scale) = self
+                    .scale
+                    .observe(started.elapsed().saturating_sub(acquire).as_secs_f64() * 1e3)
+            {
+                gpu.scene.set_scale(&gpu.device, scale);
+            }
+        }
+        if done {
+            self.report_frames([w, h]);
+            event_loop.exit();
+        }
+    }
+
+    /// Lays out the panels for this frame and carries out what the user asked for in them.
+    /// Returns the pixels the panels leave uncovered (`None`: all of them, or no GPU yet).
+    fn layout_panels(&mut self, started: Instant) -> Option<PixelRect> {
+        let gpu = self.gpu.as_mut()?;
         if gpu.surface.is_minimised() || self.redraw.idled {
             self.stats.reset();
         } else {
@@ -386,18 +437,20 @@ impl App {
         for a in actions {
             self.apply(a);
         }
+        visible
+    }
+
+    /// Draws the view and the panels into `frame` and submits them. Whether the panels were
+    /// painted anew (not only laid over the view from their cached layer).
+    fn draw(
+        &mut self,
+        frame: &surface::SurfaceFrame,
+        snap: &Snapshot,
+        visible: Option<PixelRect>,
+    ) -> bool {
         let Some(gpu) = self.gpu.as_mut() else {
-            return;
+            return false;
         };
-        let acquiring = Instant::now();
-        let Some(frame) = gpu.surface.acquire() else {
-            return;
-        };
-        // Waiting for a free swapchain image (the display's pace) is not the frame's cost.
-        let acquire = acquiring.elapsed();
-        let [w, h] = gpu.surface.size_px();
-        gpu.scene.fit(&gpu.device, [w, h]);
-        self.controls.size = Vec2::new(w as f32, h as f32);
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -408,7 +461,7 @@ impl App {
             &gpu.queue,
             &mut encoder,
             &FrameView {
-                snap: &snap,
+                snap,
                 view: &self.ui.view,
                 camera: &self.controls.camera,
                 target: &frame.view,
@@ -419,74 +472,44 @@ impl App {
         if let Err(e) = drew {
             self.ui.message = Some((format!("drawing failed: {e}"), true));
         }
-        let ppp = gpu.egui.pixels_per_point();
+        let (egui_ctx, painter) = gpu.egui.painter();
+        let ppp = painter.pixels_per_point();
         // Painting the panels anew costs as much as the view on a software rasteriser, and no
         // render scale makes it cheaper: such frames do not steer the scale.
-        let panels_repainted = gpu.egui.is_dirty();
-        let extra = gpu.egui.paint_cached(
+        let panels_repainted = painter.is_dirty();
+        let extra = painter.paint_cached(
+            egui_ctx,
             &gpu.device,
             &gpu.queue,
             &mut encoder,
-            &frame.view,
-            [w, h],
-            ppp,
+            &Canvas {
+                view: &frame.view,
+                size_px: gpu.surface.size_px(),
+                pixels_per_point: ppp,
+            },
         );
         gpu.queue
             .submit(extra.into_iter().chain([encoder.finish()]));
-        gpu.egui.after_submit();
-        self.frames += 1;
-        self.cpu_ms = started.elapsed().as_secs_f64() * 1e3;
+        painter.after_submit();
+        panels_repainted
+    }
 
-        // Captures read the surface texture, so they happen before it is presented.
-        let done = self
-            .options
-            .exit_after_frames
-            .is_some_and(|n| self.frames >= n);
-        if done && let Some(path) = self.options.screenshot.clone() {
-            self.shot = Some(ShotRequest {
-                path,
-                with_panels: true,
-                automated: true,
-            });
-        }
-        let typical = !panels_repainted && self.shot.is_none() && self.recorder.is_none();
-        if let Some(req) = self.shot.take() {
-            let result = capture(
-                gpu,
-                &frame,
-                &snap,
-                &self.ui,
-                &self.controls,
-                req.with_panels,
-            )
+    /// Saves the screenshot asked for, if any, from the frame just drawn.
+    fn take_screenshot(&mut self, frame: &surface::SurfaceFrame, snap: &Snapshot) {
+        let (Some(req), Some(gpu)) = (self.shot.take(), self.gpu.as_mut()) else {
+            return;
+        };
+        let result = capture(gpu, frame, snap, &self.ui, &self.controls, req.with_panels)
             .and_then(|img| screenshot::save_png(&img, &req.path).map_err(Into::into));
-            match (result, req.automated) {
-                (Ok(()), true) => println!("{}", req.path.display()),
-                (Ok(()), false) => {
-                    self.ui.message = Some((format!("saved {}", req.path.display()), false));
-                }
-                (Err(e), true) => self.failure = Some(e),
-                (Err(e), false) => {
-                    self.ui.message = Some((format!("screenshot failed: {e:#}"), true));
-                }
+        match (result, req.automated) {
+            (Ok(()), true) => println!("{}", req.path.display()),
+            (Ok(()), false) => {
+                self.ui.message = Some((format!("saved {}", req.path.display()), false));
             }
-        }
-        self.record_frame(&frame, &snap);
-        if let Some(gpu) = self.gpu.as_mut() {
-            gpu.window.pre_present_notify();
-            gpu.surface.present(&gpu.queue, frame);
-            // A frame that also captured or repainted the panels says little about the view.
-            if typical
-                && let Some(scale) = self
-                    .scale
-                    .observe(started.elapsed().saturating_sub(acquire).as_secs_f64() * 1e3)
-            {
-                gpu.scene.set_scale(&gpu.device, scale);
+            (Err(e), true) => self.failure = Some(e),
+            (Err(e), false) => {
+                self.ui.message = Some((format!("screenshot failed: {e:#}"), true));
             }
-        }
-        if done {
-            self.report_frames([w, h]);
-            event_loop.exit();
         }
     }
 
@@ -578,9 +601,19 @@ fn capture(
         },
     )?;
     let extra = if with_panels {
-        let ppp = gpu.egui.pixels_per_point();
-        gpu.egui
-            .paint(&gpu.device, &gpu.queue, &mut encoder, &view, size, ppp)
+        let (egui_ctx, painter) = gpu.egui.painter();
+        let ppp = painter.pixels_per_point();
+        painter.paint(
+            egui_ctx,
+            &gpu.device,
+            &gpu.queue,
+            &mut encoder,
+            &Canvas {
+                view: &view,
+                size_px: size,
+                pixels_per_point: ppp,
+            },
+        )
     } else {
         Vec::new()
     };

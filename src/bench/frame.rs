@@ -32,7 +32,7 @@ pub struct FrameSplit {
 /// same target), each through the viewer's own
 /// frame code ([`crate::app::frame`], [`crate::app::egui_glue::EguiPainter`]).
 pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
-    use crate::app::egui_glue::EguiPainter;
+    use crate::app::egui_glue::{Canvas, EguiPainter};
     use crate::app::frame::{FrameView, SceneDraw, panels, uncovered};
     use crate::render::{OffscreenTarget, RenderQuality};
     let (w, h) = (1280u32, 800u32);
@@ -120,9 +120,11 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
             device,
             queue,
             &mut enc,
-            target.resolved_view(),
-            [w, h],
-            ppp,
+            &Canvas {
+                view: target.resolved_view(),
+                size_px: [w, h],
+                pixels_per_point: ppp,
+            },
         );
         queue.submit(extra.into_iter().chain([enc.finish()]));
         wait();

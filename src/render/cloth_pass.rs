@@ -17,6 +17,7 @@ use wgpu::util::DeviceExt;
 
 use super::error::RenderError;
 use super::flag_texture::{self, GpuTexture};
+use super::fullscreen;
 use super::globals::{srgb_to_linear, with_globals};
 use super::targets::TargetFormats;
 
@@ -269,6 +270,7 @@ impl ClothPass {
             },
             count: None,
         };
+        let [texture, sampler] = fullscreen::sampled_texture_entries(4, 5);
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("cloth bind group layout"),
             entries: &[
@@ -287,22 +289,8 @@ impl ClothPass {
                 storage(1),
                 storage(2),
                 storage(3),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 4,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 5,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-                    count: None,
-                },
+                texture,
+                sampler,
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {

@@ -73,3 +73,26 @@ pub fn pipeline(
         cache: None,
     })
 }
+
+/// Bind-group layout entries for a filterable 2-D texture at binding `texture` and its filtering
+/// sampler at `sampler`, read by fragment shaders (the flag's texture, the upscaled image).
+pub fn sampled_texture_entries(texture: u32, sampler: u32) -> [wgpu::BindGroupLayoutEntry; 2] {
+    [
+        wgpu::BindGroupLayoutEntry {
+            binding: texture,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        },
+        wgpu::BindGroupLayoutEntry {
+            binding: sampler,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+            count: None,
+        },
+    ]
+}

@@ -27,7 +27,7 @@ use super::forces::{self, External};
 use super::guard;
 use super::integrators::desbrun::{Desbrun, TooLarge};
 use super::integrators::implicit_cg::CgReport;
-use super::integrators::{self, ForceWork, Integrator, Next, Step, StepInput};
+use super::integrators::{self, ForceInput, ForceWork, Integrator, Next, Step, StepInput};
 use super::params::{HandlePath, IntegratorKind, Params};
 use super::wavelet::Segmentation;
 
@@ -564,7 +564,12 @@ impl Simulation {
         );
         // Internal forces, then the integrator's step into the next-state buffers.
         w.force.resize(n, DVec3::ZERO);
-        integrator.internal_forces(&input, params, skip, &mut w.forces, &mut w.force);
+        let at = ForceInput {
+            input: &input,
+            params,
+            skip,
+        };
+        integrator.internal_forces(&at, &mut w.forces, &mut w.force);
         w.next_x.resize(n, DVec3::ZERO);
         w.next_v.resize(n, DVec3::ZERO);
         let (held, held_dv): (&[bool], &[DVec3]) = if wavelet {

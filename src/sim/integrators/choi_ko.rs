@@ -23,11 +23,11 @@ use glam::{DMat3, DVec3};
 
 use super::StepInput;
 use super::implicit_cg::{CgReport, pcg};
-use super::{ForceWork, Integrator, Next, Step, kinematic_next};
+use super::{ForceInput, ForceWork, Integrator, Next, Step, kinematic_next};
 use crate::sim::buckling::{self, BuckleTopology, LinkState};
 use crate::sim::cloth::Cloth;
 use crate::sim::forces::{External, for_each_node, for_each_node2};
-use crate::sim::params::{CgSettings, IntegratorKind, Params};
+use crate::sim::params::{CgSettings, IntegratorKind};
 use crate::sim::simulation::StepStats;
 
 /// `choi-ko`: the buckling model's forces, the BDF2 solve, and its history.
@@ -45,14 +45,8 @@ impl Integrator for ChoiKo {
     }
 
     /// The immediate buckling model (`sim::buckling`) in place of Hooke springs.
-    fn internal_forces(
-        &mut self,
-        input: &StepInput,
-        params: &Params,
-        _skip: &[bool],
-        _work: &mut ForceWork,
-        force: &mut [DVec3],
-    ) {
+    fn internal_forces(&mut self, at: &ForceInput<'_>, _: &mut ForceWork, force: &mut [DVec3]) {
+        let (input, params) = (at.input, at.params);
         let s = &mut self.scratch;
         s.topology.ensure(input.cloth);
         let material = buckling::Material {

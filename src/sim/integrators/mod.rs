@@ -70,6 +70,15 @@ pub struct Next<'a> {
     pub dv: &'a mut Vec<DVec3>,
 }
 
+/// What the internal forces of a step are computed from.
+#[derive(Debug, Clone, Copy)]
+pub struct ForceInput<'a> {
+    pub input: &'a StepInput<'a>,
+    pub params: &'a Params,
+    /// Nodes the wavelet interpolation takes out of the step (no force needed); may be empty.
+    pub skip: &'a [bool],
+}
+
 /// Scratch of the shared force path.
 #[derive(Debug, Clone, Default)]
 pub struct ForceWork {
@@ -89,14 +98,12 @@ pub trait Integrator: std::fmt::Debug + Send {
     /// The internal forces into `force`. By default the shared Hooke springs with damping, plus
     /// for the filter family (`kang`, `desbrun`, `hybrid`) the viscosity term of eq. 4 when
     /// `params.viscosity`, making the force their `F̃`. `xpbd` and `choi-ko` replace this.
-    fn internal_forces(
-        &mut self,
-        input: &StepInput,
-        params: &Params,
-        skip: &[bool],
-        work: &mut ForceWork,
-        force: &mut [DVec3],
-    ) {
+    fn internal_forces(&mut self, at: &ForceInput<'_>, work: &mut ForceWork, force: &mut [DVec3]) {
+        let ForceInput {
+            input,
+            params,
+            skip,
+        } = *at;
         let viscosity = self.kind().uses_filter_system() && params.viscosity;
         forces::spring_forces(
             input.cloth,

@@ -17,10 +17,10 @@
 
 use glam::DVec3;
 
-use super::{ForceWork, Integrator, Next, Step, StepInput};
+use super::{ForceInput, ForceWork, Integrator, Next, Step};
 use crate::sim::cloth::Cloth;
 use crate::sim::forces::{External, for_each_node, for_each_node3};
-use crate::sim::params::{IntegratorKind, Params};
+use crate::sim::params::IntegratorKind;
 
 /// Work arrays, reused between steps.
 #[derive(Debug, Clone, Default)]
@@ -66,15 +66,7 @@ impl Integrator for Xpbd {
     }
 
     /// None: the springs are constraints here.
-    fn internal_forces(
-        &mut self,
-        _input: &StepInput,
-        _params: &Params,
-        _skip: &[bool],
-        _work: &mut ForceWork,
-        _force: &mut [DVec3],
-    ) {
-    }
+    fn internal_forces(&mut self, _: &ForceInput<'_>, _: &mut ForceWork, _: &mut [DVec3]) {}
 
     fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), String> {
         let input = XpbdInput {
