@@ -45,6 +45,7 @@ pub mod frame;
 pub mod frame_stats;
 pub mod keys;
 pub mod recording;
+pub mod redraw;
 pub mod screenshot;
 pub mod surface;
 pub mod viewer;
