@@ -270,4 +270,34 @@ mod tests {
             assert!(e.contains("auto") && e.contains("0.5"), "{bad}: {e}");
         }
     }
+
+    #[test]
+    fn frames_that_are_not_a_time_do_not_count_and_a_zero_does() {
+        let mut s = auto_from(1.0);
+        assert!(feed(&mut s, 30.0, 14).is_empty());
+        for bad in [f64::NAN, -1.0, f64::INFINITY, f64::NEG_INFINITY] {
+            assert_eq!(s.observe(bad), None, "{bad} counted");
+        }
+        // The 15th real frame decides.
+        assert_eq!(s.observe(30.0), Some(0.9));
+        // A frame of no measurable time is a quick frame.
+        let mut s = auto_from(0.5);
+        assert_eq!(feed(&mut s, 0.0, 15), vec![0.6]);
+    }
+
+    #[test]
+    fn the_thresholds_themselves_hold_the_scale() {
+        // Exactly the budget is not over it: no step down.
+        let mut s = auto_from(1.0);
+        assert!(feed(&mut s, RenderScale::BUDGET_MS, 60).is_empty());
+        // Exactly 0.9 of the budget is not under it: no step up to an untried scale.
+        let mut s = auto_from(0.5);
+        let edge = RenderScale::RAISE_BELOW * RenderScale::BUDGET_MS;
+        assert!(feed(&mut s, edge, 60).is_empty());
+        // A scale found slow long ago is tried again only under the budget, not at it.
+        let mut s = auto_from(1.0);
+        assert_eq!(feed(&mut s, 30.0, 15), vec![0.9]);
+        assert!(feed(&mut s, RenderScale::BUDGET_MS, 600).is_empty());
+        assert!((s.scale() - 0.9).abs() < f32::EPSILON);
+    }
 }

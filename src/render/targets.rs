@@ -160,16 +160,10 @@ impl PixelRect {
         pixels_per_point: f32,
         [w, h]: [u32; 2],
     ) -> Option<Self> {
-        // Non-finite or negative coordinates clamp to the target's edges.
+        // Clamped to the target's edges: `as` turns NaN and negative values into 0.
         let px = |v: f32, round: fn(f32) -> f32, limit: u32| -> u32 {
             let v = round(v * pixels_per_point);
-            if v.is_nan() || v <= 0.0 {
-                0
-            } else if v >= limit as f32 {
-                limit
-            } else {
-                v as u32
-            }
+            if v >= limit as f32 { limit } else { v as u32 }
         };
         let (x0, y0) = (px(min[0], f32::floor, w), px(min[1], f32::floor, h));
         let (x1, y1) = (px(max[0], f32::ceil, w), px(max[1], f32::ceil, h));
@@ -244,6 +238,10 @@ mod tests {
         );
         assert_eq!(
             PixelRect::covering([10.0, 10.0], [10.0, 50.0], 1.0, [640, 400]),
+            None
+        );
+        assert_eq!(
+            PixelRect::covering([10.0, 20.0], [50.0, 20.0], 1.0, [640, 400]),
             None
         );
         assert_eq!(
