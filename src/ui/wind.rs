@@ -40,7 +40,7 @@ impl Edit for Gust {
                     .range(0..=u32::MAX)
                     .prefix("seed "),
             )
-            .on_hover_text("Noise seed: the same seed gives the same wind.")
+            .on_hover_text(spec::GUST_SEED.help)
             .changed()
         {
             self.seed = u64::from(seed);

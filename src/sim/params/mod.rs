@@ -137,7 +137,7 @@ impl Default for Gust {
         Self {
             strength: spec::GUST_STRENGTH.default,
             period: spec::GUST_PERIOD.default,
-            seed: spec::GUST_SEED_DEFAULT,
+            seed: spec::GUST_SEED.default,
         }
     }
 }
