@@ -8,6 +8,7 @@ pub mod constraints;
 pub mod forces;
 pub mod guard;
 pub mod integrators;
+pub mod lab;
 pub mod params;
 pub mod scene;
 pub mod simulation;

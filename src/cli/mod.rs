@@ -2,21 +2,21 @@
 //! failure is one clear message on stderr: exit code 2 for bad input, 1 for a failure while
 //! running ([`CliError`]).
 
+mod compare;
+mod render;
+mod simulate;
+
 use std::io::Write;
 use std::path::PathBuf;
-use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
 use serde::Serialize;
 
-use crate::render::headless::HeadlessRenderer;
-use crate::render::view::{self, ViewSettings};
 use crate::render::{ColorMode, ScaleMode};
+use crate::sim::IntegratorKind;
+use crate::sim::lab::CopySpec;
 use crate::sim::scene::{PRESETS, Scene};
-use crate::sim::thread::Snapshot;
-use crate::sim::{IntegratorKind, Simulation};
-use crate::upsample::settings::MAX_RESOLUTION;
-use crate::upsample::{DisplayMode, RenderSettings, try_upsample_cpu};
+use crate::upsample::DisplayMode;
 
 /// Exit code for bad input (unknown preset, unreadable file, invalid scene or value).
 pub const EXIT_BAD_INPUT: i32 = 2;
@@ -136,6 +136,10 @@ pub enum Command {
     /// The benchmark suite: cost per step, scaling, parallel speed-up, stability, accuracy
     /// against the filter, upsampling and the viewer's frame, as a table or JSON.
     Bench(BenchArgs),
+    /// The integrator lab headless: 2 to 4 copies of a scene, each with its own integrator,
+    /// stepped in lock-step from the same state; a summary table per copy, the per-step series
+    /// as CSV and the plots as SVG.
+    Compare(CompareArgs),
     /// List the built-in presets, one line each.
     Presets,
     /// List every scene parameter: unit, range, default and meaning (the table the viewer's
@@ -210,6 +214,44 @@ pub struct SimulateArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Scene file (.json) or preset name.
+    pub scene: String,
+    /// 2 to 4 copies, comma-separated: integrator names, each optionally with its own dt in
+    /// seconds after '@' (the help lists the names).
+    #[arg(long, value_name = "A,B[,C,D]", value_parser = parse_copies, help = copies_help())]
+    pub integrators: Copies,
+    /// Simulated seconds to run (more than 0, at most 3600).
+    #[arg(long)]
+    pub seconds: f64,
+    /// Write one row per lab step and copy, with the columns
+    /// `time,integrator,kinetic_energy,max_strain,step_us,diverged`. `-` writes it to stdout
+    /// (the summary table then goes to stderr).
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Also write the plots (kinetic energy, max strain and step time over time) as SVG.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+}
+
+/// The lab's copies as given on the command line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Copies(pub Vec<CopySpec>);
+
+fn copies_help() -> String {
+    let names: Vec<&str> = IntegratorKind::ALL.iter().map(|k| k.name()).collect();
+    format!(
+        "2 to 4 copies, comma-separated: integrator names ({}), each optionally with its own \
+         dt in seconds after '@', e.g. kang,xpbd,choi-ko or kang,kang@0.005",
+        names.join(", ")
+    )
+}
+
+fn parse_copies(text: &str) -> Result<Copies, String> {
+    CopySpec::parse_list(text).map(Copies)
+}
+
+#[derive(Debug, Args)]
 pub struct RenderArgs {
     /// Scene file (.json) or preset name.
     pub scene: String,
@@ -260,8 +302,9 @@ fn parse_size(text: &str) -> Result<(u32, u32), String> {
 /// Runs the command line; the error says what went wrong and which exit code it means.
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Some(Command::Simulate(args)) => simulate(args),
-        Some(Command::Render(args)) => render(args),
+        Some(Command::Simulate(args)) => simulate::simulate(args),
+        Some(Command::Render(args)) => render::render(args),
+        Some(Command::Compare(args)) => compare::compare(args),
         Some(Command::Presets) => presets(),
         Some(Command::Params(args)) => print_stdout(&if args.markdown {
             crate::sim::params::spec::markdown()
@@ -353,247 +396,6 @@ pub fn load_scene(name: &str, integrator: Option<IntegratorKind>) -> Result<Scen
         scene.params.integrator = kind;
     }
     Ok(scene)
-}
-
-#[derive(Serialize)]
-struct NodeOut {
-    x: [f64; 3],
-    v: [f64; 3],
-    dv: [f64; 3],
-}
-
-#[derive(Serialize)]
-struct FrameOut {
-    step: u64,
-    time: f64,
-    nodes: Vec<NodeOut>,
-}
-
-#[derive(Serialize)]
-struct StatsOut {
-    wall_seconds: f64,
-    max_strain: f64,
-    diverged: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    divergence: Option<String>,
-    h2k_over_m: f64,
-    /// Mean fraction of nodes the wavelet interpolation filled per step (when it ran).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    interpolated_fraction: Option<f64>,
-    /// Mean Provot sweeps per step (they stop when nothing is over the limit; 0 when off).
-    provot_sweeps: f64,
-    /// Tethers in use at the end (0 when off).
-    tethers: usize,
-}
-
-#[derive(Serialize)]
-struct RenderOut {
-    resolution: [u32; 2],
-    source: &'static str,
-    x: Vec<[f32; 3]>,
-    n: Vec<[f32; 3]>,
-}
-
-#[derive(Serialize)]
-struct SimulateOut {
-    steps: u64,
-    time: f64,
-    integrator: &'static str,
-    nodes: Vec<NodeOut>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    frames: Option<Vec<FrameOut>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    render: Option<RenderOut>,
-    stats: StatsOut,
-}
-
-fn nodes_of(sim: &Simulation) -> Vec<NodeOut> {
-    let c = &sim.cloth;
-    (0..c.node_count())
-        .map(|i| NodeOut {
-            x: c.x[i].to_array(),
-            v: c.v[i].to_array(),
-            dv: c.dv[i].to_array(),
-        })
-        .collect()
-}
-
-fn simulate(args: SimulateArgs) -> Result<()> {
-    let scene = load_scene(&args.scene, args.integrator)?;
-    if args.every == Some(0) {
-        return Err(CliError::BadInput("--every: must be at least 1".into()));
-    }
-    if args.gpu && args.upsample.is_none() {
-        return Err(CliError::BadInput("--gpu: only with --upsample R".into()));
-    }
-    if let Some(r) = args.upsample {
-        if !(2..=MAX_RESOLUTION).contains(&r) {
-            return Err(CliError::BadInput(format!(
-                "--upsample: must be in 2..={MAX_RESOLUTION}, got {r}"
-            )));
-        }
-        if scene.cloth.grid.is_none() {
-            return Err(CliError::BadInput(format!(
-                "--upsample: {} is not a grid cloth; the spline upsampler needs a grid",
-                args.scene
-            )));
-        }
-    }
-    let mut sim = scene
-        .simulation()
-        .map_err(|e| CliError::BadInput(format!("{}: {e}", args.scene)))?;
-    let start = Instant::now();
-    let mut frames = args.every.map(|_| Vec::new());
-    let mut interpolated_sum = 0.0;
-    let mut sweeps_sum = 0.0;
-    for _ in 0..args.steps {
-        if !sim.step() {
-            break;
-        }
-        interpolated_sum += sim.stats.interpolated_fraction;
-        sweeps_sum += f64::from(sim.stats.provot_sweeps);
-        if let (Some(k), Some(frames)) = (args.every, frames.as_mut())
-            && sim.step_index % k == 0
-        {
-            frames.push(FrameOut {
-                step: sim.step_index,
-                time: sim.time,
-                nodes: nodes_of(&sim),
-            });
-        }
-    }
-    let wall_seconds = start.elapsed().as_secs_f64();
-    if let Some(d) = &sim.divergence {
-        eprintln!("flagsim: warning: {d}; the output is the last good state");
-    }
-    let render = match args.upsample {
-        Some(r) => Some(upsample_output(&sim, &scene, r, args.gpu)?),
-        None => None,
-    };
-    let out = SimulateOut {
-        steps: sim.step_index,
-        time: sim.time,
-        integrator: sim.params().integrator.name(),
-        nodes: nodes_of(&sim),
-        frames,
-        render,
-        stats: StatsOut {
-            wall_seconds,
-            max_strain: sim.cloth.max_strain(),
-            diverged: sim.divergence.is_some(),
-            divergence: sim
-                .divergence
-                .as_ref()
-                .map(std::string::ToString::to_string),
-            h2k_over_m: sim.h2k_over_m(),
-            interpolated_fraction: sim
-                .wavelet_active()
-                .then(|| interpolated_sum / sim.step_index.max(1) as f64),
-            provot_sweeps: sweeps_sum / sim.step_index.max(1) as f64,
-            tethers: sim.stats.tethers,
-        },
-    };
-    write_json(&out, args.out.as_ref())
-}
-
-/// The final key nodes upsampled to `r × r` render nodes by the CPU reference or the GPU.
-fn upsample_output(sim: &Simulation, scene: &Scene, r: u32, gpu: bool) -> Result<RenderOut> {
-    let grid = sim
-        .cloth
-        .grid
-        .ok_or_else(|| CliError::BadInput("--upsample needs a grid cloth".into()))?;
-    let keys = view::key_positions(&sim.cloth.x);
-    let key_grid = view::key_grid(&grid, &keys);
-    let settings = RenderSettings {
-        resolution: [r, r],
-        ..scene.render.clone()
-    };
-    let (mesh, source) = if gpu {
-        let mut headless =
-            HeadlessRenderer::new(16, 16).map_err(|e| failed(format!("--gpu: {e}")))?;
-        let mesh = headless.upsample(&key_grid, &settings).map_err(failed)?;
-        (mesh, "gpu")
-    } else {
-        let mesh = try_upsample_cpu(&key_grid, &settings)
-            .map_err(|e| CliError::BadInput(format!("--upsample: {e}")))?;
-        (mesh, "cpu")
-    };
-    Ok(RenderOut {
-        resolution: mesh.resolution,
-        source,
-        x: mesh.positions.iter().map(glam::Vec3::to_array).collect(),
-        n: mesh.normals.iter().map(glam::Vec3::to_array).collect(),
-    })
-}
-
-fn render(args: RenderArgs) -> Result<()> {
-    let mut scene = load_scene(&args.scene, args.integrator)?;
-    if let Some(mode) = args.mode {
-        scene.render.mode = mode;
-        if mode == DisplayMode::Wrinkled {
-            scene.render.wrinkles = true;
-        }
-    }
-    let color_mode = args.color;
-    if !(args.zoom.is_finite() && (0.1..=20.0).contains(&args.zoom)) {
-        return Err(CliError::BadInput(format!(
-            "--zoom: must be in 0.1..=20, got {}",
-            args.zoom
-        )));
-    }
-    let out_ok = args
-        .out
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("png"));
-    if !out_ok {
-        return Err(CliError::BadInput(format!(
-            "--out: {} must end in .png",
-            args.out.display()
-        )));
-    }
-    let mut sim = scene
-        .simulation()
-        .map_err(|e| CliError::BadInput(format!("{}: {e}", args.scene)))?;
-    let initial = Snapshot::of(&sim);
-    for _ in 0..args.steps {
-        if !sim.step() {
-            break;
-        }
-    }
-    if let Some(d) = &sim.divergence {
-        eprintln!("flagsim: warning: {d}; rendering the last good state");
-    }
-    let snap = Snapshot::of(&sim);
-    let view_settings = ViewSettings {
-        render: scene.render.clone(),
-        color_mode,
-        key_wireframe: args.wireframe,
-        dv_overlay: args.dv,
-        ..ViewSettings::default()
-    };
-    let (w, h) = args.size;
-    let mut headless = HeadlessRenderer::new(w, h).map_err(failed)?;
-    // Frame where the cloth started and where it ended (a drop, a blown-out flag).
-    let mut camera = view::framing_camera(&[&initial, &snap]);
-    camera.distance /= args.zoom;
-    let image = headless
-        .render(&snap, &view_settings, &camera)
-        .map_err(failed)?;
-    image.save(&args.out).map_err(|e| match e {
-        image::ImageError::IoError(e) => CliError::write(args.out.display(), e),
-        e => failed(format!(
-            "{}: cannot encode the PNG: {e}",
-            args.out.display()
-        )),
-    })?;
-    eprintln!(
-        "flagsim: wrote {} ({w}×{h}, step {}, t = {:.3} s, {})",
-        args.out.display(),
-        sim.step_index,
-        sim.time,
-        headless.ctx.adapter_report()
-    );
-    Ok(())
 }
 
 fn write_json(value: &impl Serialize, out: Option<&PathBuf>) -> Result<()> {

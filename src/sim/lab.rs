@@ -1,0 +1,276 @@
+//! The integrator lab: 2 to 4 copies of one scene, each with its own integrator (and, if asked,
+//! its own `dt`), started from the same state and stepped in lock-step, so that integrators are
+//! compared on the same cloth at the same simulated time rather than from memory.
+//!
+//! Lock-step means every copy reaches the lab's time at the end of every lab step. The lab
+//! steps by the scene's `dt`; a copy with its own `dt` takes as many of its own steps as bring
+//! it to the lab's time (several per lab step for a smaller `dt`, one every few lab steps for a
+//! larger one). Copies that share the scene's `dt` take exactly one step each per lab step.
+//! A copy the guard stops stays paused on its last good state; the others go on.
+
+use std::fmt;
+
+use super::params::IntegratorKind;
+use super::scene::Scene;
+use super::simulation::Simulation;
+
+/// The fewest and the most copies a lab holds.
+pub const MIN_COPIES: usize = 2;
+pub const MAX_COPIES: usize = 4;
+
+/// One copy as asked for: its integrator and, optionally, its own `dt`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CopySpec {
+    pub integrator: IntegratorKind,
+    /// The copy's published step, s; `None` takes the scene's.
+    pub dt: Option<f64>,
+}
+
+impl CopySpec {
+    /// Parses `NAME` or `NAME@DT` (`kang`, `xpbd@0.005`). An unknown name's message suggests
+    /// the closest known one.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        let (name, dt) = match text.split_once('@') {
+            Some((name, dt)) => (name.trim(), Some(dt.trim())),
+            None => (text, None),
+        };
+        let integrator = IntegratorKind::from_name(name).ok_or_else(|| {
+            let known: Vec<&str> = IntegratorKind::ALL.iter().map(|k| k.name()).collect();
+            match closest(name, &known) {
+                Some(best) => format!(
+                    "unknown integrator '{name}' (did you mean '{best}'?); known: {}",
+                    known.join(", ")
+                ),
+                None => format!("unknown integrator '{name}'; known: {}", known.join(", ")),
+            }
+        })?;
+        let dt = match dt {
+            None => None,
+            Some(dt) => {
+                let v: f64 = dt
+                    .parse()
+                    .map_err(|_| format!("'{text}': the dt after '@' must be a number"))?;
+                let spec = &super::params::spec::DT;
+                spec.check(v).map_err(|e| format!("'{text}': {e}"))?;
+                Some(v)
+            }
+        };
+        Ok(Self { integrator, dt })
+    }
+
+    /// Parses a comma-separated list of 2 to 4 copies (`kang,xpbd@0.005,choi-ko`).
+    pub fn parse_list(text: &str) -> Result<Vec<Self>, String> {
+        let copies = text
+            .split(',')
+            .map(Self::parse)
+            .collect::<Result<Vec<_>, _>>()?;
+        check_count(copies.len())?;
+        Ok(copies)
+    }
+}
+
+impl fmt::Display for CopySpec {
+    /// The copy's label: its integrator, and `@dt` when it has its own.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.dt {
+            Some(dt) => write!(f, "{}@{dt}", self.integrator.name()),
+            None => f.write_str(self.integrator.name()),
+        }
+    }
+}
+
+/// `Ok` for 2 to 4 copies; otherwise the message.
+pub fn check_count(n: usize) -> Result<(), String> {
+    if (MIN_COPIES..=MAX_COPIES).contains(&n) {
+        Ok(())
+    } else {
+        Err(format!(
+            "the lab compares {MIN_COPIES} to {MAX_COPIES} copies, got {n}"
+        ))
+    }
+}
+
+/// The known name nearest to `name` by edit distance, if it is near enough to be a typo
+/// (at most a third of its letters, and at least one, differ).
+fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+    let limit = (name.chars().count() / 3).max(1);
+    known
+        .iter()
+        .map(|k| (edit_distance(name, k), *k))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance: the fewest insertions, deletions and substitutions from `a` to `b`.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitute = diagonal + usize::from(ca != *cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitute.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
+}
+
+/// What a copy measured at the end of a lab step.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Sample {
+    /// The lab's simulated time, s.
+    pub time: f64,
+    /// `½ Σ m_i |v_i|²` over every node, J.
+    pub kinetic_energy: f64,
+    /// Largest `|x_ab| / L` over the strain-limited springs (1 is rest length).
+    pub max_strain: f64,
+    /// Mean wall time of the copy's steps in this lab step, s (the last one's when it took
+    /// none).
+    pub step_seconds: f64,
+    /// Whether the guard has stopped this copy.
+    pub diverged: bool,
+}
+
+/// One copy: what was asked for, its simulation and how many of its steps it has taken.
+#[derive(Debug, Clone)]
+pub struct LabCopy {
+    pub spec: CopySpec,
+    pub sim: Simulation,
+    /// The copy's own steps since the start (the guard's rejected one not counted).
+    pub steps: u64,
+    /// Its latest sample.
+    pub sample: Sample,
+}
+
+impl LabCopy {
+    /// The copy's published step, s.
+    pub fn dt(&self) -> f64 {
+        self.sim.params().dt
+    }
+}
+
+/// 2 to 4 copies of one scene in lock-step.
+#[derive(Debug, Clone)]
+pub struct Lab {
+    pub copies: Vec<LabCopy>,
+    /// Lab steps taken.
+    pub ticks: u64,
+    /// The lab's step (the scene's `dt`), s.
+    pub dt: f64,
+}
+
+/// `½ Σ m_i |v_i|²`, J.
+pub fn kinetic_energy(sim: &Simulation) -> f64 {
+    let c = &sim.cloth;
+    0.5 * c
+        .m
+        .iter()
+        .zip(&c.v)
+        .map(|(m, v)| m * v.length_squared())
+        .sum::<f64>()
+}
+
+impl Lab {
+    /// The copies of `scene` that `specs` ask for, all from the scene's initial state. The
+    /// error names the copy and what is wrong (a count outside 2..=4, an invalid `dt`, an
+    /// integrator that does not fit the cloth).
+    pub fn new(scene: &Scene, specs: &[CopySpec]) -> Result<Self, String> {
+        check_count(specs.len())?;
+        let copies = specs
+            .iter()
+            .map(|spec| {
+                let mut scene = scene.clone();
+                scene.params.integrator = spec.integrator;
+                if let Some(dt) = spec.dt {
+                    scene.params.dt = dt;
+                }
+                let sim = scene.simulation().map_err(|e| format!("{spec}: {e}"))?;
+                let sample = Sample {
+                    time: 0.0,
+                    kinetic_energy: kinetic_energy(&sim),
+                    max_strain: sim.stats.max_strain,
+                    step_seconds: 0.0,
+                    diverged: false,
+                };
+                Ok(LabCopy {
+                    spec: *spec,
+                    sim,
+                    steps: 0,
+                    sample,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Self {
+            copies,
+            ticks: 0,
+            dt: scene.params.dt,
+        })
+    }
+
+    /// The lab's simulated time, s.
+    pub fn time(&self) -> f64 {
+        self.ticks as f64 * self.dt
+    }
+
+    /// Advances every copy to the next lab time and takes each one's sample.
+    pub fn tick(&mut self) {
+        self.ticks += 1;
+        let time = self.time();
+        for copy in &mut self.copies {
+            // The copy's step count that reaches `time`; the small allowance keeps rounding
+            // from skipping a step that lands exactly on it.
+            let due = (time / copy.dt() + 1e-9).floor() as u64;
+            let (mut taken, mut wall) = (0u32, 0.0);
+            while copy.steps < due && copy.sim.divergence.is_none() {
+                if copy.sim.step() {
+                    copy.steps += 1;
+                    taken += 1;
+                    wall += copy.sim.stats.step_seconds;
+                } else {
+                    break;
+                }
+            }
+            copy.sample = Sample {
+                time,
+                kinetic_energy: kinetic_energy(&copy.sim),
+                max_strain: copy.sim.stats.max_strain,
+                step_seconds: if taken > 0 {
+                    wall / f64::from(taken)
+                } else {
+                    copy.sample.step_seconds
+                },
+                diverged: copy.sim.divergence.is_some(),
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distance_counts_single_edits() {
+        assert_eq!(edit_distance("kang", "kang"), 0);
+        assert_eq!(edit_distance("kangg", "kang"), 1);
+        assert_eq!(edit_distance("kng", "kang"), 1);
+        assert_eq!(edit_distance("kbng", "kang"), 1);
+        assert_eq!(edit_distance("", "xpbd"), 4);
+        assert_eq!(edit_distance("verlet", "xpbd"), 6);
+    }
+
+    #[test]
+    fn a_typo_suggests_the_name_and_nonsense_suggests_nothing() {
+        let e = CopySpec::parse("kangg").unwrap_err();
+        assert!(e.contains("did you mean 'kang'"), "{e}");
+        let e = CopySpec::parse("choiko").unwrap_err();
+        assert!(e.contains("did you mean 'choi-ko'"), "{e}");
+        let e = CopySpec::parse("banana").unwrap_err();
+        assert!(!e.contains("did you mean"), "{e}");
+        assert!(e.contains("known: kang, explicit-euler"), "{e}");
+    }
+}

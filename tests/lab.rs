@@ -1,0 +1,347 @@
+//! The integrator lab: copies in lock-step (`sim::lab`) and `flagsim compare`, its headless
+//! twin. Expected values come from the definitions (`½ Σ m v²`, `|x_ab| / L`) and from standalone
+//! runs of the same scene, never from the lab's own output.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use flagsim::sim::IntegratorKind;
+use flagsim::sim::Scene;
+use flagsim::sim::lab::{CopySpec, Lab};
+
+mod process;
+
+fn flagsim(args: &[&str]) -> Output {
+    process::output_within(
+        Command::new(env!("CARGO_BIN_EXE_flagsim"))
+            .args(args)
+            .env("RUST_BACKTRACE", "0"),
+        std::time::Duration::from_mins(2),
+    )
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("flagsim-lab-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn copy(integrator: IntegratorKind) -> CopySpec {
+    CopySpec {
+        integrator,
+        dt: None,
+    }
+}
+
+fn flag_lab(kinds: &[IntegratorKind]) -> Lab {
+    let specs: Vec<CopySpec> = kinds.iter().map(|k| copy(*k)).collect();
+    Lab::new(&Scene::load("flag").unwrap(), &specs).unwrap()
+}
+
+#[test]
+fn copies_with_the_same_integrator_stay_bit_identical() {
+    let mut lab = flag_lab(&[IntegratorKind::Kang, IntegratorKind::Kang]);
+    for _ in 0..300 {
+        lab.tick();
+    }
+    let (a, b) = (&lab.copies[0].sim.cloth, &lab.copies[1].sim.cloth);
+    assert_eq!(a.x, b.x);
+    assert_eq!(a.v, b.v);
+    let (s0, s1) = (&lab.copies[0].sample, &lab.copies[1].sample);
+    assert_eq!(s0.kinetic_energy, s1.kinetic_energy);
+    assert_eq!(s0.max_strain, s1.max_strain);
+}
+
+#[test]
+fn a_copy_moves_exactly_as_the_scene_run_alone_and_different_integrators_part() {
+    let kinds = [
+        IntegratorKind::Kang,
+        IntegratorKind::Xpbd,
+        IntegratorKind::ChoiKo,
+    ];
+    let mut lab = flag_lab(&kinds);
+    for _ in 0..120 {
+        lab.tick();
+    }
+    for (copy, kind) in lab.copies.iter().zip(kinds) {
+        let mut scene = Scene::load("flag").unwrap();
+        scene.params.integrator = kind;
+        let mut alone = scene.simulation().unwrap();
+        alone.step_n(120);
+        assert_eq!(copy.sim.cloth.x, alone.cloth.x, "{}", kind.name());
+        // Lock-step: one step of each per lab step, all at the lab's time.
+        assert_eq!(copy.steps, 120);
+        assert_eq!(copy.sim.step_index, 120);
+        assert!((copy.sim.time - lab.time()).abs() < 1e-12);
+    }
+    // Two minutes of wind have moved each integrator's flag its own way (by centimetres).
+    let apart = |i: usize, j: usize| {
+        let (a, b) = (&lab.copies[i].sim.cloth.x, &lab.copies[j].sim.cloth.x);
+        a.iter()
+            .zip(b)
+            .map(|(p, q)| p.distance(*q))
+            .fold(0.0, f64::max)
+    };
+    assert!(apart(0, 1) > 1e-2, "kang and xpbd {}", apart(0, 1));
+    assert!(apart(0, 2) > 1e-2, "kang and choi-ko {}", apart(0, 2));
+    assert!(apart(1, 2) > 1e-2, "xpbd and choi-ko {}", apart(1, 2));
+}
+
+#[test]
+fn a_copy_with_its_own_dt_takes_as_many_steps_as_reach_the_labs_time() {
+    let scene = Scene::load("flag").unwrap();
+    let dt = scene.params.dt;
+    let specs = [
+        copy(IntegratorKind::Kang),
+        CopySpec {
+            integrator: IntegratorKind::Kang,
+            dt: Some(dt / 3.0),
+        },
+        CopySpec {
+            integrator: IntegratorKind::Kang,
+            dt: Some(dt * 2.0),
+        },
+    ];
+    let mut lab = Lab::new(&scene, &specs).unwrap();
+    for tick in 1..=7u64 {
+        lab.tick();
+        assert_eq!(lab.copies[0].steps, tick);
+        assert_eq!(
+            lab.copies[1].steps,
+            3 * tick,
+            "a third of dt: 3 per lab step"
+        );
+        assert_eq!(lab.copies[2].steps, tick / 2, "twice dt: one every other");
+        for c in &lab.copies[..2] {
+            assert!((c.sim.time - lab.time()).abs() < 1e-9);
+        }
+    }
+}
+
+#[test]
+fn a_diverged_copy_stops_and_the_others_go_on() {
+    let mut lab = flag_lab(&[IntegratorKind::ExplicitEuler, IntegratorKind::Kang]);
+    for _ in 0..200 {
+        lab.tick();
+    }
+    let (euler, kang) = (&lab.copies[0], &lab.copies[1]);
+    assert!(euler.sample.diverged, "explicit Euler at dt 1/60 blows up");
+    let d = euler.sim.divergence.as_ref().unwrap();
+    assert_eq!(
+        euler.steps + 1,
+        d.step,
+        "it stopped at the step the guard rejected"
+    );
+    assert!(!kang.sample.diverged);
+    assert_eq!(kang.steps, 200);
+}
+
+#[test]
+fn a_bad_count_or_dt_is_refused_with_its_reason() {
+    let scene = Scene::load("flag").unwrap();
+    let e = Lab::new(&scene, &[copy(IntegratorKind::Kang)]).unwrap_err();
+    assert!(e.contains("2 to 4 copies, got 1"), "{e}");
+    let five = [copy(IntegratorKind::Kang); 5];
+    assert!(Lab::new(&scene, &five).unwrap_err().contains("got 5"));
+    assert!(CopySpec::parse("kang@0").unwrap_err().contains("params.dt"));
+    assert!(CopySpec::parse("kang@fast").is_err());
+    assert_eq!(
+        CopySpec::parse(" xpbd@0.005 ").unwrap(),
+        CopySpec {
+            integrator: IntegratorKind::Xpbd,
+            dt: Some(0.005)
+        }
+    );
+}
+
+/// The rows of a `compare` CSV for one copy: `(time, kinetic_energy, max_strain, diverged)`.
+fn rows_of(csv: &str, label: &str) -> Vec<(f64, f64, f64, bool)> {
+    csv.lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|f| f[1] == label)
+        .map(|f| {
+            (
+                f[0].parse().unwrap(),
+                f[2].parse().unwrap(),
+                f[3].parse().unwrap(),
+                f[5].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// `½ Σ m v²` and the largest `|x_ab| / L` over the structural and shear springs of the flag
+/// preset (10 × 10 nodes over 1.2 m × 0.8 m, 0.12 kg; node `i + 10 j`), from `simulate`'s
+/// JSON.
+fn energy_and_strain(state: &serde_json::Value) -> (f64, f64) {
+    let nodes = state["nodes"].as_array().unwrap();
+    let vec3 = |v: &serde_json::Value| -> [f64; 3] {
+        let a = v.as_array().unwrap();
+        [0, 1, 2].map(|k| a[k].as_f64().unwrap())
+    };
+    let m = 0.12 / 100.0;
+    let energy: f64 = nodes
+        .iter()
+        .map(|n| 0.5 * m * vec3(&n["v"]).iter().map(|c| c * c).sum::<f64>())
+        .sum();
+    let x: Vec<[f64; 3]> = nodes.iter().map(|n| vec3(&n["x"])).collect();
+    let (lu, lv) = (1.2 / 9.0, 0.8 / 9.0);
+    let ld = f64::hypot(lu, lv);
+    let strain = |a: usize, b: usize, l: f64| {
+        let d: f64 = (0..3).map(|k| (x[a][k] - x[b][k]).powi(2)).sum();
+        d.sqrt() / l
+    };
+    let mut most: f64 = 0.0;
+    for j in 0..10 {
+        for i in 0..10 {
+            let n = i + 10 * j;
+            if i < 9 {
+                most = most.max(strain(n, n + 1, lu));
+            }
+            if j < 9 {
+                most = most.max(strain(n, n + 10, lv));
+            }
+            if i < 9 && j < 9 {
+                most = most.max(strain(n, n + 11, ld));
+                most = most.max(strain(n + 1, n + 10, ld));
+            }
+        }
+    }
+    (energy, most)
+}
+
+#[test]
+fn compare_writes_a_row_per_step_and_copy_whose_figures_match_the_state() {
+    let csv_path = temp("two.csv");
+    let svg_path = temp("two.svg");
+    let out = flagsim(&[
+        "compare",
+        "flag",
+        "--integrators",
+        "kang,xpbd",
+        "--seconds",
+        "1",
+        "--csv",
+        csv_path.to_str().unwrap(),
+        "--plot",
+        svg_path.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = std::fs::read_to_string(&csv_path).unwrap();
+    assert_eq!(
+        csv.lines().next(),
+        Some("time,integrator,kinetic_energy,max_strain,step_us,diverged")
+    );
+    // 1 s of 1/60 s steps: 60 lab steps, two rows each.
+    assert_eq!(csv.lines().count(), 1 + 60 * 2);
+    for label in ["kang", "xpbd"] {
+        let rows = rows_of(&csv, label);
+        assert_eq!(rows.len(), 60, "{label}");
+        for (k, row) in rows.iter().enumerate() {
+            assert!(
+                (row.0 - (k + 1) as f64 / 60.0).abs() < 1e-12,
+                "{label} time {}",
+                row.0
+            );
+            assert!(!row.3);
+        }
+        // Steps 20 and 60 recomputed from the state `simulate` writes for the same run.
+        for steps in [20usize, 60] {
+            let out = flagsim(&[
+                "simulate",
+                "flag",
+                "--integrator",
+                label,
+                "--steps",
+                &steps.to_string(),
+            ]);
+            assert!(out.status.success());
+            let state: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            let (energy, strain) = energy_and_strain(&state);
+            let (_, e, s, _) = rows[steps - 1];
+            assert!(
+                (e - energy).abs() <= 1e-12 * energy,
+                "{label} {steps}: {e} vs {energy}"
+            );
+            assert!(
+                (s - strain).abs() <= 1e-12 * strain,
+                "{label} {steps}: {s} vs {strain}"
+            );
+        }
+    }
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("kang") && table.contains("xpbd"), "{table}");
+    let svg = std::fs::read_to_string(&svg_path).unwrap();
+    // Three panels, a line per copy in each.
+    assert_eq!(svg.matches("<polyline").count(), 3 * 2);
+}
+
+#[test]
+fn compare_refuses_bad_lists_and_values_with_exit_2_and_a_failed_write_with_exit_1() {
+    let run = |args: &[&str]| {
+        let mut all = vec!["compare", "flag"];
+        all.extend_from_slice(args);
+        flagsim(&all)
+    };
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["--integrators", "kangg,xpbd", "--seconds", "1"],
+            "did you mean 'kang'",
+        ),
+        (
+            &["--integrators", "kang", "--seconds", "1"],
+            "2 to 4 copies, got 1",
+        ),
+        (
+            &[
+                "--integrators",
+                "kang,xpbd,verlet,hybrid,desbrun",
+                "--seconds",
+                "1",
+            ],
+            "got 5",
+        ),
+        (
+            &["--integrators", "kang,xpbd@-1", "--seconds", "1"],
+            "params.dt",
+        ),
+        (
+            &["--integrators", "kang,xpbd", "--seconds", "0"],
+            "--seconds",
+        ),
+        (
+            &[
+                "--integrators",
+                "kang,xpbd",
+                "--seconds",
+                "1",
+                "--plot",
+                "x.png",
+            ],
+            "must end in .svg",
+        ),
+    ];
+    for (args, message) in cases {
+        let out = run(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(message), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let out = run(&[
+        "--integrators",
+        "kang,xpbd",
+        "--seconds",
+        "1",
+        "--csv",
+        "/nonexistent-dir/out.csv",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot write"), "{err}");
+}
