@@ -273,6 +273,12 @@ pub fn panels(
                 actions.extend(ui::controls(ui, state, snap, info));
             });
     }
+    if state.show_panels && state.plots.shown {
+        egui::Panel::bottom("plots")
+            .resizable(true)
+            .default_size(190.0)
+            .show(root, |ui| ui::plots::plots_ui(ui, state, snap.paused));
+    }
     if state.show_help {
         egui::Window::new("keys and mouse")
             .collapsible(false)

@@ -163,17 +163,6 @@ pub struct Lab {
     pub dt: f64,
 }
 
-/// `½ Σ m_i |v_i|²`, J.
-pub fn kinetic_energy(sim: &Simulation) -> f64 {
-    let c = &sim.cloth;
-    0.5 * c
-        .m
-        .iter()
-        .zip(&c.v)
-        .map(|(m, v)| m * v.length_squared())
-        .sum::<f64>()
-}
-
 impl Lab {
     /// The copies of `scene` that `specs` ask for, all from the scene's initial state. The
     /// error names the copy and what is wrong (a count outside 2..=4, an invalid `dt`, an
@@ -191,7 +180,7 @@ impl Lab {
                 let sim = scene.simulation().map_err(|e| format!("{spec}: {e}"))?;
                 let sample = Sample {
                     time: 0.0,
-                    kinetic_energy: kinetic_energy(&sim),
+                    kinetic_energy: sim.kinetic_energy(),
                     max_strain: sim.stats.max_strain,
                     step_seconds: 0.0,
                     diverged: false,
@@ -236,7 +225,7 @@ impl Lab {
             }
             copy.sample = Sample {
                 time,
-                kinetic_energy: kinetic_energy(&copy.sim),
+                kinetic_energy: copy.sim.kinetic_energy(),
                 max_strain: copy.sim.stats.max_strain,
                 step_seconds: if taken > 0 {
                     wall / f64::from(taken)

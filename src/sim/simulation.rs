@@ -449,6 +449,17 @@ impl Simulation {
         true
     }
 
+    /// The cloth's kinetic energy `½ Σ m_i |v_i|²` over every node, J.
+    pub fn kinetic_energy(&self) -> f64 {
+        let c = &self.cloth;
+        0.5 * c
+            .m
+            .iter()
+            .zip(&c.v)
+            .map(|(m, v)| m * v.length_squared())
+            .sum::<f64>()
+    }
+
     /// The fastest a free node may move before the guard calls it a blow-up, m/s
     /// ([`guard::speed_limit`]).
     pub fn speed_limit(&self) -> f64 {

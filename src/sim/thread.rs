@@ -83,6 +83,8 @@ pub struct Snapshot {
     pub stats: StepStats,
     pub params: Params,
     pub total_mass: f64,
+    /// `½ Σ m v²` over every node, J.
+    pub kinetic_energy: f64,
     pub paused: bool,
     pub divergence: Option<Divergence>,
     /// The last command that failed, with why.
@@ -120,6 +122,7 @@ impl Snapshot {
             stats: sim.stats,
             params: sim.params().clone(),
             total_mass: c.total_mass(),
+            kinetic_energy: sim.kinetic_energy(),
             paused: sim.paused,
             divergence: sim.divergence.clone(),
             error: None,

@@ -8,6 +8,7 @@ mod capture;
 mod cloth;
 mod detail;
 mod overlays;
+pub mod plots;
 mod scene_files;
 mod simulation;
 mod stats;
@@ -113,6 +114,8 @@ pub struct UiState {
     pub message: Option<(String, bool)>,
     /// The Stats panel's figures and when they were taken (see [`stats::REFRESH`]).
     stats_rows: Option<(std::time::Instant, Vec<(&'static str, String)>)>,
+    /// The live plots' points and settings.
+    pub plots: plots::LivePlots,
     /// Wind direction as the user set it, degrees (kept when the speed is zero).
     azimuth_deg: f64,
     elevation_deg: f64,
@@ -141,6 +144,7 @@ impl UiState {
             scene_path: "scene.json".into(),
             message: None,
             stats_rows: None,
+            plots: plots::LivePlots::default(),
             azimuth_deg,
             elevation_deg,
         }
@@ -149,6 +153,7 @@ impl UiState {
     /// Adopts the simulation's parameters after a reset or a scene load, and shows rejected
     /// commands.
     pub fn sync(&mut self, snap: &Snapshot) {
+        self.plots.record(0, snap);
         if snap.generation != self.generation {
             self.generation = snap.generation;
             self.params = snap.params.clone();
@@ -206,7 +211,13 @@ pub fn controls(
             });
         egui::CollapsingHeader::new("Stats")
             .default_open(true)
-            .show(ui, |ui| stats::stats_ui(ui, state, snap, frame));
+            .show(ui, |ui| {
+                ui.checkbox(&mut state.plots.shown, "live plots")
+                    .on_hover_text(
+                        "Kinetic energy, max strain and step time over time, under the view",
+                    );
+                stats::stats_ui(ui, state, snap, frame);
+            });
         egui::CollapsingHeader::new("Capture")
             .default_open(false)
             .show(ui, |ui| capture::capture_ui(ui, state, &mut actions));
