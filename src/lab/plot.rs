@@ -48,10 +48,30 @@ fn tick_step(span: f64, n: f64) -> f64 {
         .unwrap_or(10.0 * decade)
 }
 
+/// The plot's size and margins, px, and its time axis.
+struct Layout {
+    width: f64,
+    panel_height: f64,
+    left: f64,
+    right: f64,
+    top: f64,
+    /// The last sample's time, s: the right end of the time axis.
+    t_end: f64,
+}
+
+impl Layout {
+    /// The x of simulated time `t`.
+    fn x(&self, t: f64) -> f64 {
+        self.left + t / self.t_end * (self.width - self.left - self.right)
+    }
+
+    fn centre(&self) -> f64 {
+        f64::midpoint(self.width - self.right, self.left)
+    }
+}
+
 /// The three panels stacked, with a legend, as an SVG document.
 pub fn plot_svg(series: &Series, title: &str) -> String {
-    let (w, panel_h, left, right, top) = (900.0, 220.0, 80.0, 170.0, 50.0);
-    let h = top + panel_h * QUANTITIES.len() as f64 + 40.0;
     let t_end = series
         .samples
         .iter()
@@ -59,100 +79,123 @@ pub fn plot_svg(series: &Series, title: &str) -> String {
         .map(|s| s.time)
         .fold(0.0, f64::max)
         .max(1e-9);
+    let l = Layout {
+        width: 900.0,
+        panel_height: 220.0,
+        left: 80.0,
+        right: 170.0,
+        top: 50.0,
+        t_end,
+    };
+    let (w, h) = (
+        l.width,
+        l.top + l.panel_height * QUANTITIES.len() as f64 + 40.0,
+    );
     let mut svg = format!(
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12"><rect width="100%" height="100%" fill="white"/><text x="{}" y="26" text-anchor="middle" font-size="15">{}</text>"#,
-        f64::midpoint(w - right, left),
+        l.centre(),
         escape(title)
     );
-    let sx = |t: f64| left + t / t_end * (w - left - right);
     for (p, q) in QUANTITIES.iter().enumerate() {
-        let y_top = top + p as f64 * panel_h;
-        let (y_lo, y_hi) = (y_top + 28.0, y_top + panel_h - 30.0);
-        // Finite values only: a copy that blew up before the guard caught it must not flatten
-        // the others' lines.
-        let values = series
-            .samples
-            .iter()
-            .flatten()
-            .map(q.value)
-            .filter(|v| v.is_finite());
-        let (mut v0, mut v1) = values.fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
-        if v0 > v1 {
-            (v0, v1) = (0.0, 1.0);
-        }
-        if v1 - v0 < 1e-12 * v1.abs().max(1e-12) {
-            (v0, v1) = (v0 - 0.5 * v0.abs().max(1e-9), v1 + 0.5 * v1.abs().max(1e-9));
-        }
-        let sy = |v: f64| y_hi - (v - v0) / (v1 - v0) * (y_hi - y_lo);
-        let _ = write!(
-            svg,
-            r#"<text x="{left}" y="{}" font-size="13">{} ({})</text>"#,
-            y_top + 12.0,
-            q.title,
-            q.unit
-        );
-        let step = tick_step(v1 - v0, 4.0);
-        let mut v = (v0 / step).ceil() * step;
-        while v <= v1 + step * 1e-9 {
-            let _ = write!(
-                svg,
-                r##"<line x1="{left}" y1="{0:.1}" x2="{1}" y2="{0:.1}" stroke="#ddd"/><text x="{2}" y="{3:.1}" text-anchor="end">{4}</text>"##,
-                sy(v),
-                w - right,
-                left - 6.0,
-                sy(v) + 4.0,
-                number(v)
-            );
-            v += step;
-        }
-        let t_step = tick_step(t_end, 8.0);
-        let mut t = 0.0;
-        while t <= t_end + t_step * 1e-9 {
-            let _ = write!(
-                svg,
-                r##"<line x1="{0:.1}" y1="{y_lo}" x2="{0:.1}" y2="{y_hi}" stroke="#eee"/><text x="{0:.1}" y="{1}" text-anchor="middle">{2}</text>"##,
-                sx(t),
-                y_hi + 15.0,
-                number(t)
-            );
-            t += t_step;
-        }
-        for (i, samples) in series.samples.iter().enumerate() {
-            let points: Vec<String> = samples
-                .iter()
-                .filter(|s| !s.diverged && (q.value)(s).is_finite())
-                .map(|s| format!("{:.1},{:.1}", sx(s.time), sy((q.value)(s))))
-                .collect();
-            let _ = write!(
-                svg,
-                r#"<polyline fill="none" stroke="{}" stroke-width="1.5" points="{}"/>"#,
-                hex(i),
-                points.join(" ")
-            );
-        }
+        panel(&mut svg, &l, series, q, l.top + p as f64 * l.panel_height);
     }
     let _ = write!(
         svg,
         r#"<text x="{}" y="{}" text-anchor="middle">simulated time (s)</text>"#,
-        f64::midpoint(w - right, left),
+        l.centre(),
         h - 12.0
     );
+    let legend = w - l.right;
     for (i, label) in series.labels.iter().enumerate() {
-        let y = top + 20.0 + 20.0 * i as f64;
+        let y = l.top + 20.0 + 20.0 * i as f64;
         let _ = write!(
             svg,
             r#"<line x1="{0}" y1="{1}" x2="{2}" y2="{1}" stroke="{3}" stroke-width="3"/><text x="{4}" y="{5}">{6}</text>"#,
-            w - right + 14.0,
+            legend + 14.0,
             y,
-            w - right + 38.0,
+            legend + 38.0,
             hex(i),
-            w - right + 44.0,
+            legend + 44.0,
             y + 4.0,
             escape(label)
         );
     }
     svg += "</svg>\n";
     svg
+}
+
+/// The range of `q` over every copy's finite values, widened when it is a single value.
+fn value_range(series: &Series, q: &Quantity) -> (f64, f64) {
+    // Finite values only: a copy that blew up before the guard caught it must not flatten
+    // the others' lines.
+    let values = series
+        .samples
+        .iter()
+        .flatten()
+        .map(q.value)
+        .filter(|v| v.is_finite());
+    let (mut v0, mut v1) = values.fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
+    if v0 > v1 {
+        (v0, v1) = (0.0, 1.0);
+    }
+    if v1 - v0 < 1e-12 * v1.abs().max(1e-12) {
+        (v0, v1) = (v0 - 0.5 * v0.abs().max(1e-9), v1 + 0.5 * v1.abs().max(1e-9));
+    }
+    (v0, v1)
+}
+
+/// One panel, `q` against time, from `y_top` down: title, grid, tick labels and a line per
+/// copy (up to its divergence).
+fn panel(svg: &mut String, l: &Layout, series: &Series, q: &Quantity, y_top: f64) {
+    let (y_lo, y_hi) = (y_top + 28.0, y_top + l.panel_height - 30.0);
+    let (left, right_end) = (l.left, l.width - l.right);
+    let (v0, v1) = value_range(series, q);
+    let sy = |v: f64| y_hi - (v - v0) / (v1 - v0) * (y_hi - y_lo);
+    let _ = write!(
+        svg,
+        r#"<text x="{left}" y="{}" font-size="13">{} ({})</text>"#,
+        y_top + 12.0,
+        q.title,
+        q.unit
+    );
+    let step = tick_step(v1 - v0, 4.0);
+    let mut v = (v0 / step).ceil() * step;
+    while v <= v1 + step * 1e-9 {
+        let _ = write!(
+            svg,
+            r##"<line x1="{left}" y1="{0:.1}" x2="{right_end}" y2="{0:.1}" stroke="#ddd"/><text x="{1}" y="{2:.1}" text-anchor="end">{3}</text>"##,
+            sy(v),
+            left - 6.0,
+            sy(v) + 4.0,
+            number(v)
+        );
+        v += step;
+    }
+    let t_step = tick_step(l.t_end, 8.0);
+    let mut t = 0.0;
+    while t <= l.t_end + t_step * 1e-9 {
+        let _ = write!(
+            svg,
+            r##"<line x1="{0:.1}" y1="{y_lo}" x2="{0:.1}" y2="{y_hi}" stroke="#eee"/><text x="{0:.1}" y="{1}" text-anchor="middle">{2}</text>"##,
+            l.x(t),
+            y_hi + 15.0,
+            number(t)
+        );
+        t += t_step;
+    }
+    for (i, samples) in series.samples.iter().enumerate() {
+        let points: Vec<String> = samples
+            .iter()
+            .filter(|s| !s.diverged && (q.value)(s).is_finite())
+            .map(|s| format!("{:.1},{:.1}", l.x(s.time), sy((q.value)(s))))
+            .collect();
+        let _ = write!(
+            svg,
+            r#"<polyline fill="none" stroke="{}" stroke-width="1.5" points="{}"/>"#,
+            hex(i),
+            points.join(" ")
+        );
+    }
 }
 
 /// A tick label: plain for moderate numbers, scientific for very large or small ones.
