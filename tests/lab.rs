@@ -345,3 +345,123 @@ fn compare_refuses_bad_lists_and_values_with_exit_2_and_a_failed_write_with_exit
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("cannot write"), "{err}");
 }
+
+mod thread {
+    //! The lab on the simulation thread, as the viewer runs it.
+
+    use std::time::Duration;
+
+    use flagsim::sim::IntegratorKind;
+    use flagsim::sim::Scene;
+    use flagsim::sim::lab::CopySpec;
+    use flagsim::sim::thread::{Command, SimThread, Snapshot, wait_for};
+    use glam::DVec3;
+
+    const WAIT: Duration = Duration::from_secs(10);
+
+    fn lab(kinds: &[IntegratorKind]) -> SimThread {
+        let specs: Vec<CopySpec> = kinds
+            .iter()
+            .map(|k| CopySpec {
+                integrator: *k,
+                dt: None,
+            })
+            .collect();
+        SimThread::spawn_lab(Scene::load("flag").unwrap(), &specs, true).unwrap()
+    }
+
+    fn wait(sim: &SimThread, pred: impl Fn(&Snapshot) -> bool) -> std::sync::Arc<Snapshot> {
+        wait_for(&sim.slot(), WAIT, pred).expect("the thread answered in time")
+    }
+
+    #[test]
+    fn every_copy_is_published_at_the_same_step_with_its_own_integrator() {
+        let sim = lab(&[
+            IntegratorKind::Kang,
+            IntegratorKind::Xpbd,
+            IntegratorKind::ChoiKo,
+        ]);
+        for _ in 0..30 {
+            sim.send(Command::Step);
+        }
+        let snap = wait(&sim, |s| s.step == 30);
+        assert_eq!(snap.lab.len(), 2);
+        let names: Vec<&str> = std::iter::once(&*snap)
+            .chain(&snap.lab)
+            .map(|s| s.params.integrator.name())
+            .collect();
+        assert_eq!(names, ["kang", "xpbd", "choi-ko"]);
+        for copy in &snap.lab {
+            assert_eq!(copy.step, 30, "lock-step");
+            assert!((copy.time - snap.time).abs() < 1e-12);
+            assert_eq!(copy.generation, snap.generation);
+        }
+        let apart = snap
+            .x
+            .iter()
+            .zip(&snap.lab[0].x)
+            .map(|(a, b)| a.distance(*b));
+        assert!(
+            apart.fold(0.0, f64::max) > 1e-4,
+            "kang and xpbd moved alike"
+        );
+    }
+
+    #[test]
+    fn a_grab_goes_to_its_copy_and_sync_copies_the_state_but_not_the_integrator() {
+        let sim = lab(&[IntegratorKind::Kang, IntegratorKind::Xpbd]);
+        let target = DVec3::new(0.5, 2.0, 0.3);
+        sim.send(Command::Copy(
+            1,
+            Box::new(Command::Grab { node: 55, target }),
+        ));
+        let snap = wait(&sim, |s| s.lab.first().is_some_and(|c| c.grabbed.is_some()));
+        assert_eq!(snap.lab[0].grabbed, Some(55));
+        assert_eq!(snap.grabbed, None, "copy 0 was not grabbed");
+        for _ in 0..20 {
+            sim.send(Command::Step);
+        }
+        let moved = wait(&sim, |s| s.step == 20);
+        assert!(moved.lab[0].x[55].distance(moved.x[55]) > 1e-3);
+        sim.send(Command::Copy(1, Box::new(Command::Release)));
+        sim.send(Command::Sync(0));
+        let synced = wait(&sim, |s| s.lab[0].grabbed.is_none() && s.lab[0].x == s.x);
+        assert_eq!(synced.lab[0].v, synced.v, "and its velocities");
+        assert_eq!(synced.lab[0].step, synced.step);
+        assert_eq!(synced.lab[0].params.integrator, IntegratorKind::Xpbd);
+        sim.send(Command::Copy(7, Box::new(Command::Release)));
+        let refused = wait(&sim, |s| s.error.is_some());
+        assert!(refused.error.as_deref().unwrap().contains("no copy 7"));
+    }
+
+    #[test]
+    fn shared_parameters_reach_every_copy_and_each_keeps_its_integrator_and_dt() {
+        let scene = Scene::load("flag").unwrap();
+        let dt = scene.params.dt;
+        let specs = [
+            CopySpec {
+                integrator: IntegratorKind::Kang,
+                dt: None,
+            },
+            CopySpec {
+                integrator: IntegratorKind::Kang,
+                dt: Some(dt / 2.0),
+            },
+        ];
+        let sim = SimThread::spawn_lab(scene.clone(), &specs, true).unwrap();
+        let mut p = scene.params.clone();
+        p.stiffness.structural = 80.0;
+        p.integrator = IntegratorKind::Verlet;
+        sim.send(Command::SetParams(Box::new(p)));
+        for _ in 0..4 {
+            sim.send(Command::Step);
+        }
+        let snap = wait(&sim, |s| s.step == 4);
+        assert_eq!(snap.params.stiffness.structural, 80.0);
+        assert_eq!(snap.lab[0].params.stiffness.structural, 80.0);
+        assert_eq!(snap.params.integrator, IntegratorKind::Kang);
+        assert_eq!(snap.lab[0].params.dt, dt / 2.0);
+        assert_eq!(snap.lab[0].step, 8, "half the dt: two steps per lab step");
+        assert!(SimThread::spawn_lab(scene, &specs[..1], true).is_err());
+    }
+}

@@ -210,19 +210,8 @@ impl Lab {
         self.ticks += 1;
         let time = self.time();
         for copy in &mut self.copies {
-            // The copy's step count that reaches `time`; the small allowance keeps rounding
-            // from skipping a step that lands exactly on it.
-            let due = (time / copy.dt() + 1e-9).floor() as u64;
-            let (mut taken, mut wall) = (0u32, 0.0);
-            while copy.steps < due && copy.sim.divergence.is_none() {
-                if copy.sim.step() {
-                    copy.steps += 1;
-                    taken += 1;
-                    wall += copy.sim.stats.step_seconds;
-                } else {
-                    break;
-                }
-            }
+            let (taken, wall) = advance_to(&mut copy.sim, time);
+            copy.steps += u64::from(taken);
             copy.sample = Sample {
                 time,
                 kinetic_energy: copy.sim.kinetic_energy(),
@@ -236,6 +225,26 @@ impl Lab {
             };
         }
     }
+}
+
+/// Steps `sim` as long as its next step ends at or before `time` (s) and the guard lets it:
+/// how a copy keeps in lock-step with the lab whatever its own `dt`. Returns the steps taken
+/// and their wall time, s.
+pub fn advance_to(sim: &mut Simulation, time: f64) -> (u32, f64) {
+    let (mut taken, mut wall) = (0u32, 0.0);
+    loop {
+        let dt = sim.params().dt;
+        // The allowance keeps rounding from skipping a step that ends exactly at `time`.
+        if sim.paused || sim.divergence.is_some() || sim.time + dt > time + 1e-9 * dt {
+            break;
+        }
+        if !sim.step() {
+            break;
+        }
+        taken += 1;
+        wall += sim.stats.step_seconds;
+    }
+    (taken, wall)
 }
 
 #[cfg(test)]

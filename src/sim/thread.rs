@@ -19,6 +19,7 @@ use glam::DVec3;
 
 use super::cloth::GridInfo;
 use super::compare::{Comparison, compare_with_filter};
+use super::lab::{CopySpec, advance_to, check_count};
 use super::params::{IntegratorKind, Params};
 use super::scene::Scene;
 use super::simulation::{Divergence, Grab, Simulation, StepStats};
@@ -58,6 +59,12 @@ pub enum Command {
     SetCompare(bool),
     /// Clear a divergence and resume from the last good state.
     ClearDivergence,
+    /// In the lab: apply `Grab`, `MoveGrab`, `Release`, `SetPoleOffset` or `ClearDivergence`
+    /// to copy `n` (0 is the first; unwrapped, they go to copy 0).
+    Copy(usize, Box<Command>),
+    /// In the lab: give every other copy copy `n`'s state (positions, velocities, time), each
+    /// keeping its integrator and `dt`.
+    Sync(usize),
     Shutdown,
 }
 
@@ -101,6 +108,9 @@ pub struct Snapshot {
     pub time_scale: f64,
     /// Wall-clock instant of publication (for interpolation on the render side).
     pub published_at: Instant,
+    /// In the lab, the other copies' snapshots, published with this one (same lab time);
+    /// empty outside the lab.
+    pub lab: Vec<Snapshot>,
 }
 
 impl Snapshot {
@@ -134,6 +144,7 @@ impl Snapshot {
             behind: false,
             time_scale: 1.0,
             published_at: Instant::now(),
+            lab: Vec::new(),
         }
     }
 }
@@ -186,14 +197,32 @@ pub struct SimThread {
 impl SimThread {
     /// Starts a thread running `scene`. It begins running (not paused) unless `paused`.
     pub fn spawn(scene: Scene, paused: bool) -> Result<Self, super::simulation::SimError> {
-        let sim = scene.simulation()?;
-        let slot = Arc::new(SnapshotSlot::new(Snapshot::of(&sim)));
+        Self::spawn_lab(scene, &[], paused)
+    }
+
+    /// Starts a thread running the integrator lab: a copy of `scene` per entry of `copies` (2
+    /// to 4; none runs the scene alone), stepped in lock-step.
+    pub fn spawn_lab(
+        scene: Scene,
+        copies: &[CopySpec],
+        paused: bool,
+    ) -> Result<Self, super::simulation::SimError> {
+        use super::simulation::SimError;
+        if !copies.is_empty() {
+            check_count(copies.len()).map_err(SimError::InvalidParams)?;
+        }
+        let specs = copies.to_vec();
+        let copies = fresh_copies(&scene, &specs, &scene.params)?;
         let (tx, rx) = mpsc::channel();
-        let worker = Worker {
-            sim,
+        let mut worker = Worker {
+            // The first snapshot is replaced below by one with every copy in it.
+            slot: Arc::new(SnapshotSlot::new(Snapshot::of(&copies[0]))),
+            copies,
+            specs,
+            shared: scene.params.clone(),
+            lab_time: 0.0,
             scene,
             rx,
-            slot: slot.clone(),
             stepper: FixedStepper::default(),
             running: !paused,
             generation: 0,
@@ -201,13 +230,13 @@ impl SimThread {
             error: None,
             rate: RateMeter::default(),
         };
+        let slot = Arc::new(SnapshotSlot::new(worker.snapshot()));
+        worker.slot = slot.clone();
         let join = std::thread::Builder::new()
             .name("flagsim-sim".into())
             .spawn(move || worker.run())
             .map_err(|e| {
-                super::simulation::SimError::InvalidParams(format!(
-                    "cannot start the simulation thread: {e}"
-                ))
+                SimError::InvalidParams(format!("cannot start the simulation thread: {e}"))
             })?;
         Ok(Self {
             tx,
@@ -273,8 +302,41 @@ impl RateMeter {
     }
 }
 
+/// The copies' simulations from `scene`'s initial state: one with `scene`'s own parameters
+/// outside the lab, or one per spec with `shared` and the spec's integrator and `dt`.
+fn fresh_copies(
+    scene: &Scene,
+    specs: &[CopySpec],
+    shared: &Params,
+) -> Result<Vec<Simulation>, super::simulation::SimError> {
+    if specs.is_empty() {
+        return Ok(vec![scene.simulation()?]);
+    }
+    specs
+        .iter()
+        .map(|spec| Simulation::new(scene.build_cloth(), copy_params(shared, Some(spec))))
+        .collect()
+}
+
+/// `shared` with a lab copy's integrator and `dt` (unchanged outside the lab).
+fn copy_params(shared: &Params, spec: Option<&CopySpec>) -> Params {
+    let mut p = shared.clone();
+    if let Some(spec) = spec {
+        p.integrator = spec.integrator;
+        p.dt = spec.dt.unwrap_or(shared.dt);
+    }
+    p
+}
+
 struct Worker {
-    sim: Simulation,
+    /// The cloths: one outside the lab, 2 to 4 in it (copy 0 first).
+    copies: Vec<Simulation>,
+    /// The lab's copies as asked for; empty outside the lab.
+    specs: Vec<CopySpec>,
+    /// The parameters every copy shares (the panels' values).
+    shared: Params,
+    /// The lab's simulated time, s: every copy is stepped up to it.
+    lab_time: f64,
     scene: Scene,
     rx: Receiver<Command>,
     slot: Arc<SnapshotSlot>,
@@ -287,12 +349,41 @@ struct Worker {
 }
 
 impl Worker {
+    /// The step the stepper counts in: copy 0's outside the lab, the shared one in it.
+    fn dt(&self) -> f64 {
+        if self.specs.is_empty() {
+            self.copies[0].params().dt
+        } else {
+            self.shared.dt
+        }
+    }
+
+    /// Whether any cloth can step (the guard pauses a diverged one).
+    fn can_step(&self) -> bool {
+        self.copies.iter().any(|c| !c.paused)
+    }
+
+    /// `n` steps of `dt()`: copy 0's own outside the lab, lock-step lab steps in it. Returns
+    /// how many were taken.
+    fn step_n(&mut self, n: u32) -> u32 {
+        if self.specs.is_empty() {
+            return self.copies[0].step_n(n);
+        }
+        for _ in 0..n {
+            self.lab_time += self.shared.dt;
+            for sim in &mut self.copies {
+                advance_to(sim, self.lab_time);
+            }
+        }
+        n
+    }
+
     fn run(mut self) {
         let mut last = Instant::now();
         self.publish();
         loop {
-            let timeout = if self.running && !self.sim.paused {
-                Duration::from_secs_f64(self.stepper.until_next(self.sim.params().dt).min(0.05))
+            let timeout = if self.running && self.can_step() {
+                Duration::from_secs_f64(self.stepper.until_next(self.dt()).min(0.05))
             } else {
                 Duration::from_millis(50)
             };
@@ -318,9 +409,9 @@ impl Worker {
             let now = Instant::now();
             let wall = now.duration_since(last).as_secs_f64();
             last = now;
-            if self.running && !self.sim.paused {
-                let steps = self.stepper.advance(wall, self.sim.params().dt);
-                let done = self.sim.step_n(steps);
+            if self.running && self.can_step() {
+                let steps = self.stepper.advance(wall, self.dt());
+                let done = self.step_n(steps);
                 self.rate.add(done, now);
                 dirty |= done > 0;
             } else {
@@ -337,13 +428,22 @@ impl Worker {
     fn apply(&mut self, cmd: Command) -> bool {
         let result: Result<(), String> = match cmd {
             Command::Shutdown => return false,
-            Command::SetParams(p) => self.sim.set_params(*p).map_err(|e| e.to_string()),
+            Command::SetParams(p) => self.set_params(*p),
             Command::SetIntegrator(kind) => {
-                let mut p = self.sim.params().clone();
-                p.integrator = kind;
-                self.sim.set_params(p).map_err(|e| e.to_string())
+                if let Some(spec) = self.specs.first_mut() {
+                    spec.integrator = kind;
+                    self.set_params(self.shared.clone())
+                } else {
+                    let mut p = self.shared.clone();
+                    p.integrator = kind;
+                    self.set_params(p)
+                }
             }
-            Command::SetTotalMass(m) => self.sim.set_total_mass(m).map_err(|e| e.to_string()),
+            Command::SetTotalMass(m) => self
+                .copies
+                .iter_mut()
+                .try_for_each(|c| c.set_total_mass(m))
+                .map_err(|e| e.to_string()),
             Command::Reset => self.reset(),
             Command::LoadScene(scene) => self.load(*scene),
             Command::Pause(p) => {
@@ -356,36 +456,8 @@ impl Worker {
             }
             Command::Step => {
                 self.running = false;
-                self.sim.step();
+                self.step_n(1);
                 Ok(())
-            }
-            Command::Grab { node, target } => {
-                if node < self.sim.cloth.node_count() && target.is_finite() {
-                    self.sim.grab = Some(Grab { node, target });
-                    Ok(())
-                } else {
-                    Err(format!("grab: node {node} or target {target} is invalid"))
-                }
-            }
-            Command::MoveGrab(target) => {
-                if let Some(g) = &mut self.sim.grab
-                    && target.is_finite()
-                {
-                    g.target = target;
-                }
-                Ok(())
-            }
-            Command::Release => {
-                self.sim.grab = None;
-                Ok(())
-            }
-            Command::SetPoleOffset(offset) => {
-                if offset.is_finite() {
-                    self.sim.pole_offset = offset;
-                    Ok(())
-                } else {
-                    Err("pole offset must be finite".into())
-                }
             }
             Command::SetTimeScale(s) => super::params::spec::TIME_SCALE.check(s).map(|()| {
                 self.stepper.time_scale = s;
@@ -394,11 +466,10 @@ impl Worker {
                 self.compare = on;
                 Ok(())
             }
-            Command::ClearDivergence => {
-                self.sim.clear_divergence();
-                self.stepper.reset();
-                Ok(())
-            }
+            Command::Copy(n, cmd) if n < self.copies.len() => self.apply_to(n, *cmd),
+            Command::Copy(n, _) => Err(format!("there is no copy {n}")),
+            Command::Sync(n) => self.sync(n),
+            cmd => self.apply_to(0, cmd),
         };
         if let Err(e) = result {
             self.error = Some(e);
@@ -406,38 +477,132 @@ impl Worker {
         true
     }
 
+    /// A command for one cloth: the grab, the pole and the guard.
+    fn apply_to(&mut self, n: usize, cmd: Command) -> Result<(), String> {
+        let sim = &mut self.copies[n];
+        match cmd {
+            Command::Grab { node, target } => {
+                if node < sim.cloth.node_count() && target.is_finite() {
+                    sim.grab = Some(Grab { node, target });
+                    Ok(())
+                } else {
+                    Err(format!("grab: node {node} or target {target} is invalid"))
+                }
+            }
+            Command::MoveGrab(target) => {
+                if let Some(g) = &mut sim.grab
+                    && target.is_finite()
+                {
+                    g.target = target;
+                }
+                Ok(())
+            }
+            Command::Release => {
+                sim.grab = None;
+                Ok(())
+            }
+            Command::SetPoleOffset(offset) => {
+                if offset.is_finite() {
+                    sim.pole_offset = offset;
+                    Ok(())
+                } else {
+                    Err("pole offset must be finite".into())
+                }
+            }
+            Command::ClearDivergence => {
+                sim.clear_divergence();
+                self.stepper.reset();
+                Ok(())
+            }
+            other => Err(format!("{other:?} is not a command for one copy")),
+        }
+    }
+
+    /// The shared parameters, each copy keeping its own integrator and `dt` in the lab. A
+    /// value a copy refuses leaves every copy as it was.
+    fn set_params(&mut self, p: Params) -> Result<(), String> {
+        let old = self.shared.clone();
+        for (i, sim) in self.copies.iter_mut().enumerate() {
+            if let Err(e) = sim.set_params(copy_params(&p, self.specs.get(i))) {
+                for (j, sim) in self.copies[..i].iter_mut().enumerate() {
+                    let _ = sim.set_params(copy_params(&old, self.specs.get(j)));
+                }
+                return Err(e.to_string());
+            }
+        }
+        self.shared = p;
+        Ok(())
+    }
+
+    /// Every other copy takes copy `n`'s state and keeps its integrator and `dt`.
+    fn sync(&mut self, n: usize) -> Result<(), String> {
+        let Some(source) = self.copies.get(n).cloned() else {
+            return Err(format!("sync: there is no copy {n}"));
+        };
+        for (i, sim) in self.copies.iter_mut().enumerate() {
+            if i != n {
+                let mut copy = source.clone();
+                copy.grab = None;
+                copy.set_params(copy_params(&self.shared, self.specs.get(i)))
+                    .map_err(|e| e.to_string())?;
+                *sim = copy;
+            }
+        }
+        Ok(())
+    }
+
     fn reset(&mut self) -> Result<(), String> {
-        let sim = self.scene.simulation().map_err(|e| e.to_string())?;
-        self.start(sim);
+        let copies = fresh_copies(&self.scene, &self.specs, &self.scene.params)
+            .map_err(|e| e.to_string())?;
+        self.shared = self.scene.params.clone();
+        self.start(copies);
         Ok(())
     }
 
     /// Replaces the scene, only if it makes a simulation: a bad one leaves the running scene,
     /// and what `Reset` goes back to, as they were.
     fn load(&mut self, scene: Scene) -> Result<(), String> {
-        let sim = scene.simulation().map_err(|e| e.to_string())?;
+        let copies = fresh_copies(&scene, &self.specs, &scene.params).map_err(|e| e.to_string())?;
+        self.shared = scene.params.clone();
         self.scene = scene;
-        self.start(sim);
+        self.start(copies);
         Ok(())
     }
 
-    fn start(&mut self, sim: Simulation) {
-        self.sim = sim;
+    fn start(&mut self, copies: Vec<Simulation>) {
+        self.copies = copies;
+        self.lab_time = 0.0;
         self.generation += 1;
         self.stepper.reset();
     }
 
-    fn publish(&mut self) {
-        let mut snap = Snapshot::of(&self.sim);
+    /// Copy `n`'s snapshot with the thread's state.
+    fn snapshot_of(&self, n: usize) -> Snapshot {
+        let sim = &self.copies[n];
+        let mut snap = Snapshot::of(sim);
         snap.generation = self.generation;
         snap.error.clone_from(&self.error);
-        snap.paused = !self.running || self.sim.paused;
+        snap.paused = !self.running || sim.paused;
         snap.steps_per_second = self.rate.rate;
         snap.behind = self.stepper.behind;
         snap.time_scale = self.stepper.time_scale;
+        snap
+    }
+
+    /// Copy 0's snapshot with the other copies' in `lab`.
+    fn snapshot(&self) -> Snapshot {
+        let mut snap = self.snapshot_of(0);
+        snap.lab = (1..self.copies.len())
+            .map(|n| self.snapshot_of(n))
+            .collect();
+        snap
+    }
+
+    fn publish(&mut self) {
+        let mut snap = self.snapshot();
         if self.compare {
-            let active = self.sim.params().integrator;
-            match compare_with_filter(&mut self.sim, active) {
+            let active = self.copies[0].params().integrator;
+            match compare_with_filter(&mut self.copies[0], active) {
                 Ok(c) => snap.compare = Some(c),
                 Err(e) => snap.error = Some(format!("compare: {e}")),
             }
