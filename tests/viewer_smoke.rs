@@ -87,6 +87,71 @@ fn the_viewer_starts_renders_saves_a_screenshot_and_exits_cleanly() {
 }
 
 #[test]
+fn the_lab_shows_one_cloth_per_copy_side_by_side() {
+    if !have_display() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("flagsim-lab-view-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shot = dir.join("lab.png");
+    let out = process::output_within(
+        Command::new(env!("CARGO_BIN_EXE_flagsim"))
+            .args([
+                "view",
+                "flag",
+                "--compare",
+                "kang,xpbd",
+                "--size",
+                "1024x640",
+                "--exit-after-frames",
+                "60",
+                "--render-scale",
+                "50%",
+            ])
+            .arg("--screenshot")
+            .arg(&shot)
+            .env("RUST_BACKTRACE", "0"),
+        std::time::Duration::from_mins(5),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "viewer exited with {:?}: {err}",
+        out.status
+    );
+    let img = image::open(&shot).expect("screenshot written").to_rgba8();
+    // Columns with the flag's navy in them, then the runs of such columns: one flag per copy,
+    // with sky between them.
+    let navy_column: Vec<bool> = (0..img.width())
+        .map(|x| {
+            (0..img.height())
+                .filter(|&y| {
+                    let [r, g, b, _] = img.get_pixel(x, y).0;
+                    b < 140 && b as i32 > r as i32 + 25 && b as i32 > g as i32 + 10
+                })
+                .count()
+                >= 3
+        })
+        .collect();
+    let mut runs = Vec::new();
+    let mut start = None;
+    for (x, on) in navy_column.iter().chain([&false]).enumerate() {
+        match (on, start) {
+            (true, None) => start = Some(x),
+            (false, Some(s)) => {
+                runs.push((s, x));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    let flags: Vec<_> = runs.iter().filter(|(a, b)| b - a >= 20).collect();
+    assert_eq!(flags.len(), 2, "navy column runs {runs:?}");
+    // One in each half of the view right of the panel.
+    assert!(flags[0].1 < 700 && flags[1].0 > 650, "{flags:?}");
+}
+
+#[test]
 fn the_viewer_rejects_a_bad_scene_before_opening_a_window() {
     let out = process::output_within(
         Command::new(env!("CARGO_BIN_EXE_flagsim")).args(["view", "no-such-scene"]),

@@ -10,7 +10,7 @@ use crate::render::gpu::GpuError;
 use crate::render::view::ViewSettings;
 use crate::render::{
     FrameData, MIN_RENDER_SCALE, MsaaAttachments, PixelRect, RenderError, RenderQuality, Renderer,
-    UpscalePass,
+    UpscalePass, lab_cells, lab_zoom,
 };
 use crate::sim::thread::Snapshot;
 use crate::ui::{self, FrameInfo, UiAction, UiState};
@@ -37,6 +37,11 @@ pub struct SceneDraw {
     format: wgpu::TextureFormat,
     pub renderer: Renderer,
     pub cloth: ClothScene,
+    /// The lab's other copies' upsamplers and buffers (copy 1 first; empty outside the lab).
+    lab: Vec<ClothScene>,
+    /// The part of the frame the lab's cells divide, as the window last showed it: a capture
+    /// (drawn with every pixel shaded) puts the copies where the window has them.
+    lab_area: Option<PixelRect>,
     /// Full-size attachments (at scale 1, and for captures).
     pub msaa: MsaaAttachments,
     scale: f32,
@@ -69,6 +74,8 @@ impl SceneDraw {
             format,
             renderer,
             cloth: ClothScene::new(device)?,
+            lab: Vec::new(),
+            lab_area: None,
             msaa,
             scale: 1.0,
             upscale: UpscalePass::new(device, format),
@@ -166,6 +173,9 @@ impl SceneDraw {
         encoder: &mut wgpu::CommandEncoder,
         frame: &FrameView<'_>,
     ) -> Result<(), FrameError> {
+        if !frame.snap.lab.is_empty() {
+            return self.render_lab(device, queue, encoder, frame);
+        }
         let size = [self.msaa.width, self.msaa.height];
         let aspect = size[0] as f32 / size[1].max(1) as f32;
         // Clipped to the attachments: a rectangle from before a resize never reaches wgpu.
@@ -205,6 +215,99 @@ impl SceneDraw {
             let depth = &self.msaa.depth_view;
             self.renderer
                 .render(device, queue, encoder, color, resolve, depth, &data)?;
+        }
+        Ok(())
+    }
+
+    /// The lab: every copy in its cell of the view ([`lab_cells`]), seen by the same camera.
+    /// Each pass writes the renderer's shared uniforms, so the copies after the first are
+    /// drawn and submitted one by one before copy 0, which goes last into `encoder` (prepared
+    /// there by [`Self::prepare`]) with the stretch at a render scale below 1.
+    fn render_lab(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        frame: &FrameView<'_>,
+    ) -> Result<(), FrameError> {
+        let size = [self.msaa.width, self.msaa.height];
+        let visible = frame.visible.and_then(|r| r.scaled(1.0, 0.0, size));
+        if visible.is_some() {
+            self.lab_area = visible;
+        }
+        while self.lab.len() < frame.snap.lab.len() {
+            self.lab.push(ClothScene::new(device)?);
+        }
+        let scaled = self.scaled.as_ref().filter(|_| frame.scaled);
+        let (factor, image) = scaled.map_or((1.0, size), |s| (self.scale, s.size));
+        let whole = PixelRect {
+            x: 0,
+            y: 0,
+            width: size[0],
+            height: size[1],
+        };
+        let area = visible.or(self.lab_area).unwrap_or(whole);
+        let Some(area) = area.scaled(factor, 0.0, image) else {
+            return Ok(());
+        };
+        let n = 1 + frame.snap.lab.len();
+        let cells = lab_cells(
+            [area.x as f32, area.y as f32],
+            [(area.x + area.width) as f32, (area.y + area.height) as f32],
+            n,
+        );
+        let multisampled = self.renderer.targets().sample_count > 1;
+        let (color, resolve, depth) = match (scaled, multisampled) {
+            (Some(s), true) => (&s.msaa.color_view, Some(&s.view), &s.msaa.depth_view),
+            (Some(s), false) => (&s.view, None, &s.msaa.depth_view),
+            (None, true) => (
+                &self.msaa.color_view,
+                Some(frame.target),
+                &self.msaa.depth_view,
+            ),
+            (None, false) => (frame.target, None, &self.msaa.depth_view),
+        };
+        for i in (1..n).chain([0]) {
+            let (snap, cloth) = if i == 0 {
+                (frame.snap, &mut self.cloth)
+            } else {
+                (&frame.snap.lab[i - 1], &mut self.lab[i - 1])
+            };
+            let mut own = (i != 0).then(|| {
+                device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("lab copy"),
+                })
+            });
+            let enc = match own.as_mut() {
+                Some(e) => e,
+                None => &mut *encoder,
+            };
+            if i != 0 {
+                cloth.prepare(device, queue, enc, snap, frame.view)?;
+            }
+            let (lo, hi) = cells[i];
+            if let Some(cell) = PixelRect::covering(lo, hi, 1.0, image) {
+                let cell_size = [cell.width as f32, cell.height as f32];
+                let aspect = cell_size[0] / cell_size[1].max(1.0);
+                let mut camera = *frame.camera;
+                camera.distance *= lab_zoom([area.width as f32, area.height as f32], cell_size);
+                let data = FrameData {
+                    visible: Some(cell),
+                    viewport: Some(cell),
+                    load: i != 1,
+                    more_follow: i != 0,
+                    ..cloth.frame_data(snap, frame.view, &camera, aspect)
+                };
+                self.renderer
+                    .render(device, queue, enc, color, resolve, depth, &data)?;
+            }
+            if let Some(e) = own {
+                queue.submit([e.finish()]);
+            }
+        }
+        if let Some(s) = scaled {
+            self.upscale
+                .record(encoder, &s.image, frame.target, visible);
         }
         Ok(())
     }
@@ -260,7 +363,8 @@ pub fn panels(
     info: &FrameInfo<'_>,
 ) -> Vec<UiAction> {
     let mut actions = Vec::new();
-    if snap.divergence.is_some() {
+    // In the lab each copy's label carries its own divergence.
+    if snap.divergence.is_some() && snap.lab.is_empty() {
         egui::Panel::top("guard").show(root, |ui| {
             actions.extend(ui::divergence_banner(ui, state, snap));
         });
@@ -278,6 +382,10 @@ pub fn panels(
             .resizable(true)
             .default_size(190.0)
             .show(root, |ui| ui::plots::plots_ui(ui, state, snap.paused));
+    }
+    if !snap.lab.is_empty() {
+        let area = root.available_rect_before_wrap();
+        actions.extend(super::lab_view::labels(root.ctx(), area, snap));
     }
     if state.show_help {
         egui::Window::new("keys and mouse")

@@ -126,6 +126,26 @@ impl FrameStats {
         (mean > 0.0).then(|| 1.0 / mean)
     }
 
+    /// `--exit-after-frames`' last line: `frames` drawn at `[w, h]`, their median time and
+    /// rate, the render scale (and whether it is *auto*) and the simulation's step rate.
+    pub fn report(
+        &self,
+        frames: u64,
+        [w, h]: [u32; 2],
+        scale: f32,
+        auto: bool,
+        steps_per_second: f64,
+    ) -> Option<String> {
+        let s = self.summary()?;
+        Some(format!(
+            "flagsim: {frames} frames at {w}×{h}: median {:.2} ms ({:.1} fps), render scale {:.0} % ({}), simulation {steps_per_second:.0} steps/s",
+            s.median.as_secs_f64() * 1e3,
+            s.fps,
+            scale * 100.0,
+            if auto { "auto" } else { "fixed" },
+        ))
+    }
+
     /// Everything at once, for display.
     pub fn summary(&self) -> Option<FrameSummary> {
         Some(FrameSummary {

@@ -44,6 +44,7 @@ pub mod feed;
 pub mod frame;
 pub mod frame_stats;
 pub mod keys;
+pub mod lab_view;
 pub mod recording;
 pub mod redraw;
 pub mod screenshot;

@@ -24,6 +24,7 @@ use super::feed::SnapshotFeed;
 use super::frame::{self, FrameView, SceneDraw};
 use super::frame_stats::FrameStats;
 use super::keys::{self, KeyAction};
+use super::lab_view::{self, LabPointer};
 use super::recording::LockStep;
 pub use super::redraw::Redraw;
 use super::screenshot;
@@ -46,6 +47,8 @@ pub struct ViewerOptions {
     pub screenshot: Option<PathBuf>,
     /// The render scale to start with; `None`: *auto* on a software adapter, 1 otherwise.
     pub render_scale: Option<ScaleMode>,
+    /// The integrator lab's copies (2 to 4), side by side; empty: the scene alone.
+    pub compare: Vec<crate::sim::lab::CopySpec>,
 }
 
 /// What can stop the viewer, each with one message.
@@ -72,7 +75,7 @@ pub enum ViewerError {
 pub fn run(options: ViewerOptions) -> Result<(), ViewerError> {
     let event_loop = EventLoop::new()?;
     let instance = surface::create_instance(Box::new(event_loop.owned_display_handle()));
-    let sim = SimThread::spawn(options.scene.clone(), false)?;
+    let sim = SimThread::spawn_lab(options.scene.clone(), &options.compare, false)?;
     let first = sim.latest();
     let mut app = App {
         ui: UiState::new(options.scene.clone(), first.total_mass),
@@ -90,6 +93,7 @@ pub fn run(options: ViewerOptions) -> Result<(), ViewerError> {
         cpu_ms: 0.0,
         scale: RenderScale::new(ScaleMode::Fixed(1.0)),
         redraw: Redraw::default(),
+        lab: LabPointer::default(),
         gpu_error: Arc::default(),
     };
     event_loop.run_app(&mut app)?;
@@ -147,6 +151,7 @@ struct App {
     scale: RenderScale,
     /// What the next frame is waited for (see [`Redraw`]).
     redraw: Redraw,
+    lab: LabPointer,
     /// The last GPU error reported by the device, shown in the panel.
     gpu_error: Arc<std::sync::Mutex<Option<String>>>,
 }
@@ -295,12 +300,16 @@ impl App {
     }
 
     fn pointer(&mut self, input: Input, egui_consumed: bool) {
-        let view_settings = self.ui.view.clone();
-        for cmd in self
-            .controls
-            .handle(input, egui_consumed, self.feed.current(), &view_settings)
-        {
-            self.sim.send(cmd);
+        let (view, current) = (self.ui.view.clone(), self.feed.current().clone());
+        let (copy, input) = self.lab.route(input, &mut self.controls);
+        let snap = lab_view::copy_of(&current, copy);
+        // A lab cell's camera stands farther back (as the renderer draws it); zooms scale it.
+        let zoom = self.lab.zoom();
+        self.controls.camera.distance *= zoom;
+        let commands = self.controls.handle(input, egui_consumed, snap, &view);
+        self.controls.camera.distance /= zoom;
+        for cmd in commands {
+            self.sim.send(lab_view::for_copy(&current, copy, cmd));
         }
     }
 
@@ -318,6 +327,7 @@ impl App {
         let Some(gpu) = self.gpu.as_mut() else {
             return;
         };
+        (self.lab).set_area(visible, gpu.surface.size_px(), 1 + snap.lab.len());
         let acquiring = Instant::now();
         let Some(frame) = gpu.surface.acquire() else {
             return;
@@ -359,7 +369,14 @@ impl App {
             }
         }
         if done {
-            self.report_frames([w, h]);
+            let auto = self.scale.mode() == ScaleMode::Auto;
+            let rate = self.feed.current().steps_per_second;
+            if let Some(line) =
+                self.stats
+                    .report(self.frames, [w, h], self.scale.scale(), auto, rate)
+            {
+                eprintln!("{line}");
+            }
             event_loop.exit();
         }
     }
@@ -473,25 +490,6 @@ impl App {
             (Err(e), false) => {
                 self.ui.message = Some((format!("screenshot failed: {e:#}"), true));
             }
-        }
-    }
-
-    /// `--exit-after-frames`' last line: frames, their median time and rate, the render scale.
-    fn report_frames(&self, [w, h]: [u32; 2]) {
-        if let Some(s) = self.stats.summary() {
-            eprintln!(
-                "flagsim: {} frames at {w}×{h}: median {:.2} ms ({:.1} fps), render scale {:.0} % ({}), simulation {:.0} steps/s",
-                self.frames,
-                s.median.as_secs_f64() * 1e3,
-                s.fps,
-                self.scale.scale() * 100.0,
-                if self.scale.mode() == ScaleMode::Auto {
-                    "auto"
-                } else {
-                    "fixed"
-                },
-                self.feed.current().steps_per_second
-            );
         }
     }
 

@@ -187,6 +187,10 @@ pub struct ViewArgs {
     /// are drawn at full size.
     #[arg(long, value_name = "auto|SCALE", value_parser = ScaleMode::parse)]
     pub render_scale: Option<ScaleMode>,
+    /// The integrator lab: 2 to 4 copies of the scene side by side in lock-step, one per
+    /// integrator (each optionally with its own dt after '@'), e.g. kang,xpbd,choi-ko.
+    #[arg(long, value_name = "A,B[,C,D]", value_parser = parse_copies)]
+    pub compare: Option<Copies>,
 }
 
 #[derive(Debug, Args)]
@@ -338,6 +342,7 @@ fn view(args: ViewArgs) -> Result<()> {
         exit_after_frames: args.exit_after_frames,
         screenshot: args.screenshot,
         render_scale: args.render_scale,
+        compare: args.compare.map(|c| c.0).unwrap_or_default(),
     })
     .map_err(|e| failed(format!("{e:#}")))
 }

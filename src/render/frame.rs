@@ -159,6 +159,9 @@ impl ClothScene {
                 ..SceneFrame::default()
             },
             visible: None,
+            viewport: None,
+            load: false,
+            more_follow: false,
         }
     }
 }

@@ -41,6 +41,6 @@ pub use offscreen::OffscreenTarget;
 pub use renderer::{FrameData, Renderer};
 pub use scale::{MIN_RENDER_SCALE, RenderScale, ScaleMode};
 pub use scene_pass::{Pole, SceneFrame, SceneStyle, Sphere};
-pub use targets::{MsaaAttachments, PixelRect, RenderQuality, TargetFormats};
+pub use targets::{MsaaAttachments, PixelRect, RenderQuality, TargetFormats, lab_cells, lab_zoom};
 pub use upsample_pass::{OutputBuffers, UpsamplePass, UpsampleUniforms};
 pub use upscale_pass::UpscalePass;

@@ -35,6 +35,13 @@ pub struct FrameData<'a> {
     /// The pixels that will be seen; the rest (under opaque panels) is cleared but not shaded.
     /// `None`: the whole target.
     pub visible: Option<PixelRect>,
+    /// Draw into this rectangle as if it were the whole image (a lab copy's cell); `None`:
+    /// the whole target.
+    pub viewport: Option<PixelRect>,
+    /// Keep what the colour target holds instead of clearing it (a lab copy after the first).
+    pub load: bool,
+    /// A later pass loads this one's colour (keep the multisampled samples).
+    pub more_follow: bool,
 }
 
 impl FrameData<'_> {
@@ -48,6 +55,9 @@ impl FrameData<'_> {
             lines: &[],
             scene: SceneFrame::default(),
             visible: None,
+            viewport: None,
+            load: false,
+            more_follow: false,
         }
     }
 }
@@ -134,9 +144,14 @@ impl Renderer {
                 resolve_target,
                 ops: wgpu::Operations {
                     // The sky covers every pixel; the clear value only matters if it does not.
-                    load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
-                    // With a resolve target the samples themselves are not needed afterwards.
-                    store: if resolve_target.is_some() {
+                    load: if frame.load {
+                        wgpu::LoadOp::Load
+                    } else {
+                        wgpu::LoadOp::Clear(wgpu::Color::BLACK)
+                    },
+                    // With a resolve target the samples themselves are not needed afterwards,
+                    // unless another pass draws on them.
+                    store: if resolve_target.is_some() && !frame.more_follow {
                         wgpu::StoreOp::Discard
                     } else {
                         wgpu::StoreOp::Store
@@ -155,7 +170,25 @@ impl Renderer {
             occlusion_query_set: None,
             multiview_mask: None,
         });
-        if let Some(r) = frame.visible {
+        if let Some(v) = frame.viewport {
+            pass.set_viewport(
+                v.x as f32,
+                v.y as f32,
+                v.width as f32,
+                v.height as f32,
+                0.0,
+                1.0,
+            );
+        }
+        let scissor = match (frame.visible, frame.viewport) {
+            (Some(r), Some(v)) => r.intersection(&v).or(Some(PixelRect {
+                width: 0,
+                height: 0,
+                ..v
+            })),
+            (r, v) => r.or(v),
+        };
+        if let Some(r) = scissor {
             // Fragments outside are never shaded: on a software rasteriser the panels' area
             // costs nothing but the clear.
             pass.set_scissor_rect(r.x, r.y, r.width, r.height);

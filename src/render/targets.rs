@@ -189,10 +189,52 @@ impl PixelRect {
         )
     }
 
+    /// The pixels in both rectangles, if any.
+    pub fn intersection(&self, other: &Self) -> Option<Self> {
+        let (x0, y0) = (self.x.max(other.x), self.y.max(other.y));
+        let x1 = (self.x + self.width).min(other.x + other.width);
+        let y1 = (self.y + self.height).min(other.y + other.height);
+        (x1 > x0 && y1 > y0).then_some(Self {
+            x: x0,
+            y: y0,
+            width: x1 - x0,
+            height: y1 - y0,
+        })
+    }
+
     /// Whether it covers the whole of a `size` pixel target.
     pub fn is_whole(&self, [w, h]: [u32; 2]) -> bool {
         self.x == 0 && self.y == 0 && self.width >= w && self.height >= h
     }
+}
+
+/// The lab's cells in the area from `min` to `max`: `n` side by side for up to 3 copies, a
+/// 2 × 2 grid for 4 (row by row). Any unit; the renderer's pixels and egui's points both come
+/// from here.
+pub fn lab_cells(min: [f32; 2], max: [f32; 2], n: usize) -> Vec<([f32; 2], [f32; 2])> {
+    let n = n.max(1);
+    let columns = if n <= 3 { n } else { 2 };
+    let rows = n.div_ceil(columns);
+    let (w, h) = (
+        (max[0] - min[0]) / columns as f32,
+        (max[1] - min[1]) / rows as f32,
+    );
+    (0..n)
+        .map(|i| {
+            let (c, r) = ((i % columns) as f32, (i / columns) as f32);
+            let lo = [min[0] + c * w, min[1] + r * h];
+            (lo, [lo[0] + w, lo[1] + h])
+        })
+        .collect()
+}
+
+/// How much farther the camera stands for a lab cell of `cell` size in an image of `full` size
+/// (any unit): the cell then spans as much of the scene across as the whole image does, so a
+/// narrow cell still shows the whole flag. 1 for a cell at least as wide, for its height, as
+/// the image.
+pub fn lab_zoom(full: [f32; 2], cell: [f32; 2]) -> f32 {
+    let aspect = |s: [f32; 2]| s[0] / s[1].max(1e-6);
+    (aspect(full) / aspect(cell).max(1e-6)).max(1.0)
 }
 
 #[cfg(test)]

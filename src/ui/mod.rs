@@ -154,6 +154,9 @@ impl UiState {
     /// commands.
     pub fn sync(&mut self, snap: &Snapshot) {
         self.plots.record(0, snap);
+        for (i, copy) in snap.lab.iter().enumerate() {
+            self.plots.record(i + 1, copy);
+        }
         if snap.generation != self.generation {
             self.generation = snap.generation;
             self.params = snap.params.clone();

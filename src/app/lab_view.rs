@@ -1,0 +1,222 @@
+//! The integrator lab in the viewer: which copy the mouse works on, and the label over each
+//! copy's cell.
+//!
+//! The renderer draws copy `i` in cell `i` of the 3-D view ([`lab_cells`]), each seen by the
+//! same camera. A drag belongs to the cell it started in: its cursor positions are taken
+//! relative to that cell and its commands go to that copy ([`Command::Copy`]).
+
+use egui::{Color32, RichText};
+use glam::Vec2;
+
+use super::controls::{Controls, Input};
+use crate::render::{PixelRect, lab_cells, lab_zoom};
+use crate::sim::thread::{Command, Snapshot};
+use crate::ui::UiAction;
+use crate::ui::plots::colour;
+
+/// Routes the mouse to the lab's copies.
+#[derive(Debug, Default)]
+pub struct LabPointer {
+    /// The cells in window pixels, copy 0 first (empty outside the lab).
+    cells: Vec<PixelRect>,
+    /// The copy the mouse works on: the cell of the last press, or the last cell moved over.
+    copy: usize,
+    /// The size of the area the cells divide, pixels.
+    area: [u32; 2],
+}
+
+impl LabPointer {
+    /// The cells of `n` copies in `area` (window pixels; `None`: the whole `size`).
+    pub fn set_area(&mut self, area: Option<PixelRect>, size: [u32; 2], n: usize) {
+        self.cells.clear();
+        if n < 2 {
+            return;
+        }
+        let a = area.unwrap_or(PixelRect {
+            x: 0,
+            y: 0,
+            width: size[0],
+            height: size[1],
+        });
+        self.area = [a.width, a.height];
+        let (lo, hi) = (
+            [a.x as f32, a.y as f32],
+            [(a.x + a.width) as f32, (a.y + a.height) as f32],
+        );
+        self.cells = lab_cells(lo, hi, n)
+            .into_iter()
+            .filter_map(|(lo, hi)| PixelRect::covering(lo, hi, 1.0, size))
+            .collect();
+    }
+
+    /// How much farther the camera stands in the current cell than in the whole area the
+    /// cells divide ([`lab_zoom`]); 1 outside the lab.
+    pub fn zoom(&self) -> f32 {
+        self.cells.get(self.copy).map_or(1.0, |c| {
+            let area = [self.area[0] as f32, self.area[1] as f32];
+            lab_zoom(area, [c.width as f32, c.height as f32])
+        })
+    }
+
+    /// Which copy `input` is for, and the input as that copy's cell sees it (cursor positions
+    /// relative to the cell, whose size becomes the controls' view size). Outside the lab:
+    /// copy 0 and the input unchanged.
+    pub fn route(&mut self, input: Input, controls: &mut Controls) -> (usize, Input) {
+        if self.cells.is_empty() {
+            return (0, input);
+        }
+        let input = match input {
+            Input::CursorMoved(p) => {
+                if !controls.dragging()
+                    && let Some(i) = self.cells.iter().position(|c| contains(c, p))
+                {
+                    self.copy = i;
+                }
+                let c = self.cells[self.copy.min(self.cells.len() - 1)];
+                Input::CursorMoved(p - Vec2::new(c.x as f32, c.y as f32))
+            }
+            other => other,
+        };
+        let c = self.cells[self.copy.min(self.cells.len() - 1)];
+        controls.size = Vec2::new(c.width as f32, c.height as f32);
+        (self.copy, input)
+    }
+}
+
+fn contains(c: &PixelRect, p: Vec2) -> bool {
+    p.x >= c.x as f32
+        && p.y >= c.y as f32
+        && p.x < (c.x + c.width) as f32
+        && p.y < (c.y + c.height) as f32
+}
+
+/// Copy `n`'s snapshot: `snap` itself for 0, else its `lab` entry.
+pub fn copy_of(snap: &Snapshot, n: usize) -> &Snapshot {
+    match n {
+        0 => snap,
+        n => snap.lab.get(n - 1).unwrap_or(snap),
+    }
+}
+
+/// A command for copy `n` (unwrapped outside the lab).
+pub fn for_copy(snap: &Snapshot, n: usize, cmd: Command) -> Command {
+    if snap.lab.is_empty() {
+        cmd
+    } else {
+        Command::Copy(n, Box::new(cmd))
+    }
+}
+
+/// The label over each copy's cell of `area` (egui points): its integrator in its colour,
+/// step time and max strain; a diverged copy's says where and offers to resume it; every
+/// label offers to give the other copies its state (*sync*).
+pub fn labels(ctx: &egui::Context, area: egui::Rect, snap: &Snapshot) -> Vec<UiAction> {
+    let mut actions = Vec::new();
+    let n = 1 + snap.lab.len();
+    let cells = lab_cells(area.min.into(), area.max.into(), n);
+    // A dark line where two cells meet.
+    let painter = ctx.layer_painter(egui::LayerId::background());
+    let stroke = egui::Stroke::new(2.0, Color32::from_gray(30));
+    for (lo, hi) in &cells {
+        if lo[0] > area.min.x + 1.0 {
+            painter.vline(lo[0], lo[1]..=hi[1], stroke);
+        }
+        if lo[1] > area.min.y + 1.0 {
+            painter.hline(lo[0]..=hi[0], lo[1], stroke);
+        }
+    }
+    for (i, (lo, _)) in cells.into_iter().enumerate() {
+        let copy = copy_of(snap, i);
+        egui::Area::new(egui::Id::unique(("lab label", i)))
+            .fixed_pos(egui::pos2(lo[0] + 8.0, lo[1] + 6.0))
+            .show(ctx, |ui| {
+                egui::Frame::popup(ui.style()).show(ui, |ui| {
+                    ui.horizontal(|ui| {
+                        let name = copy.params.integrator.name();
+                        let label = if copy.params.dt == snap.params.dt || i == 0 {
+                            name.to_string()
+                        } else {
+                            format!("{name} @ dt {:.4} s", copy.params.dt)
+                        };
+                        ui.label(RichText::new(label).color(colour(i)).strong());
+                        ui.label(format!(
+                            "{:.0} µs  strain {:.1} %",
+                            copy.stats.step_seconds * 1e6,
+                            (copy.stats.max_strain - 1.0) * 100.0
+                        ));
+                        if ui
+                            .small_button("sync")
+                            .on_hover_text("Give the other copies this one's state")
+                            .clicked()
+                        {
+                            actions.push(UiAction::Sim(Command::Sync(i)));
+                        }
+                    });
+                    if let Some(d) = &copy.divergence {
+                        ui.label(
+                            RichText::new(format!(
+                                "diverged at step {} (t = {:.2} s)",
+                                d.step, d.time
+                            ))
+                            .color(Color32::from_rgb(235, 80, 60)),
+                        );
+                        if ui.small_button("resume from the last good state").clicked() {
+                            let cmd = Command::Copy(i, Box::new(Command::ClearDivergence));
+                            actions.push(UiAction::Sim(cmd));
+                        }
+                    }
+                });
+            });
+    }
+    actions
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::OrbitCamera;
+
+    fn pointer(n: usize) -> LabPointer {
+        let mut p = LabPointer::default();
+        // Panels take the left 400 pixels of a 1200 × 800 window.
+        let area = PixelRect {
+            x: 400,
+            y: 0,
+            width: 800,
+            height: 800,
+        };
+        p.set_area(Some(area), [1200, 800], n);
+        p
+    }
+
+    #[test]
+    fn the_cursor_goes_to_the_cell_under_it_in_that_cells_coordinates() {
+        let mut p = pointer(2);
+        let mut controls = Controls::new(OrbitCamera::default(), Vec2::new(1200.0, 800.0));
+        // Two cells of 400 × 800 from x = 400 and x = 800.
+        let (copy, input) = p.route(Input::CursorMoved(Vec2::new(1000.0, 300.0)), &mut controls);
+        assert_eq!(copy, 1);
+        assert_eq!(input, Input::CursorMoved(Vec2::new(200.0, 300.0)));
+        assert_eq!(controls.size, Vec2::new(400.0, 800.0));
+        let (copy, input) = p.route(Input::CursorMoved(Vec2::new(450.0, 10.0)), &mut controls);
+        assert_eq!(copy, 0);
+        assert_eq!(input, Input::CursorMoved(Vec2::new(50.0, 10.0)));
+        // A wheel turn goes to the copy last moved over, unchanged.
+        assert_eq!(
+            p.route(Input::Wheel(1.0), &mut controls),
+            (0, Input::Wheel(1.0))
+        );
+    }
+
+    #[test]
+    fn four_copies_sit_in_a_two_by_two_grid_and_one_is_no_lab() {
+        let mut p = pointer(4);
+        let mut controls = Controls::new(OrbitCamera::default(), Vec2::new(1200.0, 800.0));
+        let (copy, input) = p.route(Input::CursorMoved(Vec2::new(1100.0, 700.0)), &mut controls);
+        assert_eq!(copy, 3);
+        assert_eq!(input, Input::CursorMoved(Vec2::new(300.0, 300.0)));
+        let mut single = pointer(1);
+        let moved = Input::CursorMoved(Vec2::new(1100.0, 700.0));
+        assert_eq!(single.route(moved, &mut controls), (0, moved));
+    }
+}
