@@ -465,3 +465,64 @@ mod thread {
         assert!(SimThread::spawn_lab(scene, &specs[..1], true).is_err());
     }
 }
+
+mod stable_dt {
+    //! The largest stable `dt`: the bisection `flagsim bench` and the viewer's lab share.
+
+    use std::sync::atomic::AtomicBool;
+
+    use flagsim::sim::IntegratorKind;
+    use flagsim::sim::Scene;
+    use flagsim::sim::stability::{
+        DT_MAX, SECONDS, Search, TRIALS, largest_stable_dt, runs_stably,
+    };
+
+    #[test]
+    fn the_bisection_ends_on_a_stable_dt_just_below_an_unstable_one() {
+        let scene = Scene::load("flag").unwrap();
+        let never = AtomicBool::new(false);
+        let kind = IntegratorKind::ExplicitEuler;
+        let mut trials = Vec::new();
+        let dt = largest_stable_dt(&scene, kind, SECONDS, 6, &never, |n| trials.push(n)).unwrap();
+        // Explicit Euler diverges within 3 s at the flag's 1/60 s (at 0.6 s, tests above), not at
+        // 0.1 ms.
+        assert!(dt > 1e-4 && dt < 1.0 / 60.0, "{dt}");
+        assert_eq!(runs_stably(&scene, kind, dt, SECONDS, &never), Some(true));
+        // Six halvings of log(0.5 / 1e-4) leave a bracket of (5000)^(1/64) ≈ 1.14: one step
+        // above the result fails.
+        let step = (DT_MAX / 1e-4f64).powf(1.0 / 64.0);
+        assert_eq!(
+            runs_stably(&scene, kind, dt * step, SECONDS, &never),
+            Some(false)
+        );
+        assert_eq!(
+            trials,
+            (1..=8).collect::<Vec<u32>>(),
+            "two bounds and six halvings"
+        );
+        // kang takes the top of the range at once.
+        let kang = largest_stable_dt(&scene, IntegratorKind::Kang, 0.5, 6, &never, |_| {});
+        assert_eq!(kang, Some(DT_MAX));
+    }
+
+    #[test]
+    fn a_search_reports_each_result_and_a_cancelled_one_stops() {
+        let scene = Scene::load("flag").unwrap();
+        let search = Search::start(scene.clone(), vec![IntegratorKind::Kang]);
+        let start = std::time::Instant::now();
+        while !search.finished() {
+            assert!(start.elapsed().as_secs() < 60, "the search never ended");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert_eq!(search.results(), [Some(DT_MAX)]);
+        assert!((search.progress() - 1.0).abs() < 1e-12);
+        let slow = Search::start(
+            scene,
+            vec![IntegratorKind::ImplicitCg, IntegratorKind::ChoiKo],
+        );
+        slow.cancel();
+        assert!(slow.finished() && slow.cancelled());
+        assert!(slow.progress() < 2.0 * f64::from(TRIALS));
+        assert_eq!(slow.results(), [None, None]);
+    }
+}

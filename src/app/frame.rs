@@ -385,7 +385,8 @@ pub fn panels(
     }
     if !snap.lab.is_empty() {
         let area = root.available_rect_before_wrap();
-        actions.extend(super::lab_view::labels(root.ctx(), area, snap));
+        let stable = ui::lab::stable_dt(state, snap);
+        actions.extend(super::lab_view::labels(root.ctx(), area, snap, &stable));
     }
     if state.show_help {
         egui::Window::new("keys and mouse")

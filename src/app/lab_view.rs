@@ -110,7 +110,14 @@ pub fn for_copy(snap: &Snapshot, n: usize, cmd: Command) -> Command {
 /// The label over each copy's cell of `area` (egui points): its integrator in its colour,
 /// step time and max strain; a diverged copy's says where and offers to resume it; every
 /// label offers to give the other copies its state (*sync*).
-pub fn labels(ctx: &egui::Context, area: egui::Rect, snap: &Snapshot) -> Vec<UiAction> {
+///
+/// `stable_dt` holds each copy's largest stable `dt` where the *Lab* panel's search found it.
+pub fn labels(
+    ctx: &egui::Context,
+    area: egui::Rect,
+    snap: &Snapshot,
+    stable_dt: &[Option<f64>],
+) -> Vec<UiAction> {
     let mut actions = Vec::new();
     let n = 1 + snap.lab.len();
     let cells = lab_cells(area.min.into(), area.max.into(), n);
@@ -152,6 +159,10 @@ pub fn labels(ctx: &egui::Context, area: egui::Rect, snap: &Snapshot) -> Vec<UiA
                             actions.push(UiAction::Sim(Command::Sync(i)));
                         }
                     });
+                    if let Some(Some(dt)) = stable_dt.get(i) {
+                        let text = crate::ui::lab::stable_text(*dt);
+                        ui.label(format!("largest stable dt: {text}"));
+                    }
                     if let Some(d) = &copy.divergence {
                         ui.label(
                             RichText::new(format!(

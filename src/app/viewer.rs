@@ -6,7 +6,7 @@
 //! upsample on the GPU, draw the scene, paint egui over it, present. The simulation runs at its
 //! own fixed step on its own thread; the viewer only sends commands and reads copies.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -15,7 +15,6 @@ use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, EventLoop};
-use winit::keyboard::Key;
 use winit::window::{Window, WindowId};
 
 use super::controls::{Button, Controls, Input};
@@ -23,17 +22,19 @@ use super::egui_glue::{Canvas, EguiLayer};
 use super::feed::SnapshotFeed;
 use super::frame::{self, FrameView, SceneDraw};
 use super::frame_stats::FrameStats;
-use super::keys::{self, KeyAction};
+use super::keys;
 use super::lab_view::{self, LabPointer};
 use super::recording::LockStep;
 pub use super::redraw::Redraw;
+
+mod actions;
 use super::screenshot;
 use super::surface::{self, WindowSurface};
 use crate::render::view;
 use crate::render::{PixelRect, RenderQuality, RenderScale, ScaleMode};
 use crate::sim::scene::Scene;
 use crate::sim::thread::{Command, SimThread, Snapshot};
-use crate::ui::{FrameInfo, RecordingStatus, UiAction, UiState};
+use crate::ui::{FrameInfo, RecordingStatus, UiState};
 
 /// How the viewer starts.
 #[derive(Debug, Clone)]
@@ -200,103 +201,6 @@ impl App {
             scene,
             software: info.device_type == wgpu::DeviceType::Cpu,
         })
-    }
-
-    fn apply(&mut self, action: UiAction) {
-        match action {
-            UiAction::Sim(cmd) => {
-                self.sim.send(cmd);
-            }
-            UiAction::Screenshot => {
-                self.shot = Some(ShotRequest {
-                    path: screenshot::timestamped_path(Path::new("screenshots")),
-                    with_panels: self.ui.screenshot_panels,
-                    automated: false,
-                });
-            }
-            UiAction::ToggleRecording => self.toggle_recording(),
-            UiAction::SetQuality(q) => {
-                if let Some(gpu) = self.gpu.as_mut()
-                    && let Err(e) = gpu.scene.set_quality(&gpu.device, &gpu.queue, q)
-                {
-                    self.ui.message = Some((format!("quality: {e}"), true));
-                }
-            }
-            UiAction::SetRenderScale(mode) => {
-                self.scale.set_mode(mode);
-                if let Some(gpu) = self.gpu.as_mut() {
-                    gpu.scene.set_scale(&gpu.device, self.scale.scale());
-                }
-            }
-            UiAction::ResetCamera => {
-                let cam = view::framing_camera(&[self.feed.current()]);
-                self.controls.home = cam;
-                self.controls.camera = cam;
-            }
-        }
-    }
-
-    fn toggle_recording(&mut self) {
-        if let Some(r) = self.recorder.take() {
-            self.ui.recording = None;
-            self.ui.message = Some((
-                format!("recorded {} frames to {}", r.lock.frames, r.dir.display()),
-                false,
-            ));
-            return;
-        }
-        let dir = screenshot::timestamped_path(Path::new("screenshots")).with_extension("");
-        if let Err(e) = std::fs::create_dir_all(&dir) {
-            self.ui.message = Some((format!("cannot record to {}: {e}", dir.display()), true));
-            return;
-        }
-        let current = self.feed.current();
-        let lock = LockStep::new(self.ui.record_fps, current.params.dt, current.step);
-        self.sim.send(Command::Pause(true));
-        self.recorder = Some(Recorder {
-            dir: dir.clone(),
-            lock,
-            with_panels: self.ui.screenshot_panels,
-        });
-        self.ui.recording = Some(RecordingStatus { dir, frames: 0 });
-    }
-
-    fn key(&mut self, key: &Key) {
-        let Some(key_action) = keys::action_for(key) else {
-            return;
-        };
-        let action = match key_action {
-            KeyAction::TogglePause => Some(UiAction::Sim(Command::TogglePause)),
-            KeyAction::Step => Some(UiAction::Sim(Command::Step)),
-            KeyAction::Reset => Some(UiAction::Sim(Command::Reset)),
-            KeyAction::Screenshot => Some(UiAction::Screenshot),
-            KeyAction::SetIntegrator(kind) => Some(self.ui.set_integrator(kind)),
-            KeyAction::TogglePanels => {
-                self.ui.show_panels = !self.ui.show_panels;
-                None
-            }
-            KeyAction::ToggleWireframe => {
-                self.ui.view.key_wireframe = !self.ui.view.key_wireframe;
-                None
-            }
-            KeyAction::ToggleDvOverlay => {
-                self.ui.view.dv_overlay = !self.ui.view.dv_overlay;
-                None
-            }
-            KeyAction::ToggleHelp => {
-                self.ui.show_help = !self.ui.show_help;
-                None
-            }
-            KeyAction::View(vk) => {
-                let view_settings = self.ui.view.clone();
-                self.controls
-                    .handle(Input::Key(vk), false, self.feed.current(), &view_settings);
-                None
-            }
-        };
-        if let Some(a) = action {
-            self.apply(a);
-        }
     }
 
     fn pointer(&mut self, input: Input, egui_consumed: bool) {

@@ -16,10 +16,11 @@ mod suite;
 
 use serde::Serialize;
 
+pub use crate::sim::stability::RUNAWAY_STRAIN;
 pub use frame::{FrameSplit, frame_split};
 pub use plot::plot_svg;
 pub use report::table;
-pub use stability::{RUNAWAY_STRAIN, Stability, stability};
+pub use stability::{Stability, stability};
 pub use stats::Stat;
 pub use suite::{
     Accuracy, Parallel, Ratio, Scaling, StepCost, Upsampling, WaveletSaving, accuracy, parallel,

@@ -12,6 +12,7 @@ pub mod lab;
 pub mod params;
 pub mod scene;
 pub mod simulation;
+pub mod stability;
 pub mod stepper;
 pub mod tethers;
 pub mod thread;

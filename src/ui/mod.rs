@@ -7,6 +7,7 @@ mod banner;
 mod capture;
 mod cloth;
 mod detail;
+pub mod lab;
 mod overlays;
 pub mod plots;
 mod scene_files;
@@ -44,6 +45,9 @@ pub enum UiAction {
     SetQuality(RenderQuality),
     /// Draw the 3-D view at another render scale (or let it follow the frame's cost).
     SetRenderScale(ScaleMode),
+    /// Open the integrator lab with these copies (2 to 4) on the current scene and
+    /// parameters, or go back to one cloth (none).
+    SetLab(Vec<crate::sim::lab::CopySpec>),
 }
 
 /// Frame timing the application measures, shown in the Stats panel.
@@ -116,6 +120,10 @@ pub struct UiState {
     stats_rows: Option<(std::time::Instant, Vec<(&'static str, String)>)>,
     /// The live plots' points and settings.
     pub plots: plots::LivePlots,
+    /// The integrators ticked in the *Lab* panel, in `IntegratorKind::ALL`'s order.
+    pub lab_pick: [bool; 9],
+    /// The last search for the largest stable `dt` (running or done).
+    pub dt_search: Option<std::sync::Arc<crate::sim::stability::Search>>,
     /// Wind direction as the user set it, degrees (kept when the speed is zero).
     azimuth_deg: f64,
     elevation_deg: f64,
@@ -145,6 +153,14 @@ impl UiState {
             message: None,
             stats_rows: None,
             plots: plots::LivePlots::default(),
+            // kang and xpbd: the paper's step against a position-based one.
+            lab_pick: std::array::from_fn(|i| {
+                matches!(
+                    IntegratorKind::ALL[i],
+                    IntegratorKind::Kang | IntegratorKind::Xpbd
+                )
+            }),
+            dt_search: None,
             azimuth_deg,
             elevation_deg,
         }
@@ -201,6 +217,9 @@ pub fn controls(
                 ui.separator();
                 scene_files::scene_files_ui(ui, state, &mut actions);
             });
+        egui::CollapsingHeader::new("Lab")
+            .default_open(!snap.lab.is_empty())
+            .show(ui, |ui| lab::lab_ui(ui, state, snap, &mut actions));
         egui::CollapsingHeader::new("Wind")
             .default_open(true)
             .show(ui, |ui| wind::wind_ui(ui, state, &mut actions));

@@ -1,0 +1,131 @@
+//! What the viewer does for the panels' actions and the keys.
+
+use std::path::Path;
+
+use winit::keyboard::Key;
+
+use super::{App, Recorder, ShotRequest};
+use crate::app::controls::Input;
+use crate::app::feed::SnapshotFeed;
+use crate::app::keys::{self, KeyAction};
+use crate::app::recording::LockStep;
+use crate::app::screenshot;
+use crate::render::view;
+use crate::sim::lab::CopySpec;
+use crate::sim::thread::{Command, SimThread};
+use crate::ui::{RecordingStatus, UiAction};
+
+impl App {
+    pub(super) fn apply(&mut self, action: UiAction) {
+        match action {
+            UiAction::Sim(cmd) => {
+                self.sim.send(cmd);
+            }
+            UiAction::Screenshot => {
+                self.shot = Some(ShotRequest {
+                    path: screenshot::timestamped_path(Path::new("screenshots")),
+                    with_panels: self.ui.screenshot_panels,
+                    automated: false,
+                });
+            }
+            UiAction::ToggleRecording => self.toggle_recording(),
+            UiAction::SetQuality(q) => {
+                if let Some(gpu) = self.gpu.as_mut()
+                    && let Err(e) = gpu.scene.set_quality(&gpu.device, &gpu.queue, q)
+                {
+                    self.ui.message = Some((format!("quality: {e}"), true));
+                }
+            }
+            UiAction::SetRenderScale(mode) => {
+                self.scale.set_mode(mode);
+                if let Some(gpu) = self.gpu.as_mut() {
+                    gpu.scene.set_scale(&gpu.device, self.scale.scale());
+                }
+            }
+            UiAction::SetLab(copies) => self.set_lab(&copies),
+            UiAction::ResetCamera => {
+                let cam = view::framing_camera(&[self.feed.current()]);
+                self.controls.home = cam;
+                self.controls.camera = cam;
+            }
+        }
+    }
+
+    fn toggle_recording(&mut self) {
+        if let Some(r) = self.recorder.take() {
+            self.ui.recording = None;
+            self.ui.message = Some((
+                format!("recorded {} frames to {}", r.lock.frames, r.dir.display()),
+                false,
+            ));
+            return;
+        }
+        let dir = screenshot::timestamped_path(Path::new("screenshots")).with_extension("");
+        if let Err(e) = std::fs::create_dir_all(&dir) {
+            self.ui.message = Some((format!("cannot record to {}: {e}", dir.display()), true));
+            return;
+        }
+        let current = self.feed.current();
+        let lock = LockStep::new(self.ui.record_fps, current.params.dt, current.step);
+        self.sim.send(Command::Pause(true));
+        self.recorder = Some(Recorder {
+            dir: dir.clone(),
+            lock,
+            with_panels: self.ui.screenshot_panels,
+        });
+        self.ui.recording = Some(RecordingStatus { dir, frames: 0 });
+    }
+
+    pub(super) fn key(&mut self, key: &Key) {
+        let Some(key_action) = keys::action_for(key) else {
+            return;
+        };
+        let action = match key_action {
+            KeyAction::TogglePause => Some(UiAction::Sim(Command::TogglePause)),
+            KeyAction::Step => Some(UiAction::Sim(Command::Step)),
+            KeyAction::Reset => Some(UiAction::Sim(Command::Reset)),
+            KeyAction::Screenshot => Some(UiAction::Screenshot),
+            KeyAction::SetIntegrator(kind) => Some(self.ui.set_integrator(kind)),
+            KeyAction::TogglePanels => {
+                self.ui.show_panels = !self.ui.show_panels;
+                None
+            }
+            KeyAction::ToggleWireframe => {
+                self.ui.view.key_wireframe = !self.ui.view.key_wireframe;
+                None
+            }
+            KeyAction::ToggleDvOverlay => {
+                self.ui.view.dv_overlay = !self.ui.view.dv_overlay;
+                None
+            }
+            KeyAction::ToggleHelp => {
+                self.ui.show_help = !self.ui.show_help;
+                None
+            }
+            KeyAction::View(vk) => {
+                let view_settings = self.ui.view.clone();
+                self.controls
+                    .handle(Input::Key(vk), false, self.feed.current(), &view_settings);
+                None
+            }
+        };
+        if let Some(a) = action {
+            self.apply(a);
+        }
+    }
+
+    /// Opens the lab with `copies` on the current scene and parameters (none: back to one
+    /// cloth): a new simulation thread replaces the running one.
+    fn set_lab(&mut self, copies: &[CopySpec]) {
+        let mut scene = self.ui.scene.clone();
+        scene.params = self.ui.params.clone();
+        match SimThread::spawn_lab(scene, copies, false) {
+            Ok(sim) => {
+                self.feed = SnapshotFeed::new(sim.latest());
+                self.sim = sim;
+                self.ui.message = None;
+            }
+            Err(e) => self.ui.message = Some((format!("lab: {e}"), true)),
+        }
+    }
+}
