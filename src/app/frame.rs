@@ -386,7 +386,9 @@ pub fn panels(
     if !snap.lab.is_empty() {
         let area = root.available_rect_before_wrap();
         let stable = ui::lab::stable_dt(state, snap);
-        actions.extend(super::lab_view::labels(root.ctx(), area, snap, &stable));
+        let figures = ui::lab::figures(state, snap);
+        let labels = super::lab_view::labels(root.ctx(), area, snap, &figures, &stable);
+        actions.extend(labels);
     }
     if state.show_help {
         egui::Window::new("keys and mouse")

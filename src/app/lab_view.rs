@@ -111,11 +111,14 @@ pub fn for_copy(snap: &Snapshot, n: usize, cmd: Command) -> Command {
 /// step time and max strain; a diverged copy's says where and offers to resume it; every
 /// label offers to give the other copies its state (*sync*).
 ///
-/// `stable_dt` holds each copy's largest stable `dt` where the *Lab* panel's search found it.
+/// `figures` holds each copy's step time and strain as last refreshed
+/// ([`crate::ui::lab::figures`]), `stable_dt` its largest stable `dt` where the *Lab* panel's
+/// search found it.
 pub fn labels(
     ctx: &egui::Context,
     area: egui::Rect,
     snap: &Snapshot,
+    figures: &[String],
     stable_dt: &[Option<f64>],
 ) -> Vec<UiAction> {
     let mut actions = Vec::new();
@@ -146,11 +149,9 @@ pub fn labels(
                             format!("{name} @ dt {:.4} s", copy.params.dt)
                         };
                         ui.label(RichText::new(label).color(colour(i)).strong());
-                        ui.label(format!(
-                            "{:.0} µs  strain {:.1} %",
-                            copy.stats.step_seconds * 1e6,
-                            (copy.stats.max_strain - 1.0) * 100.0
-                        ));
+                        if let Some(f) = figures.get(i) {
+                            ui.label(f);
+                        }
                         if ui
                             .small_button("sync")
                             .on_hover_text("Give the other copies this one's state")

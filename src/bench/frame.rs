@@ -23,6 +23,10 @@ pub struct FrameSplit {
     pub ui: Stat,
     /// The frames among those whose panels were painted anew.
     pub ui_repaint: Stat,
+    /// The live plots of a 4-copy lab over a 20 s window, laid out and tessellated, as when
+    /// they refresh (4 times a second): their CPU cost, which is what they cost on a hardware
+    /// GPU (the few thousand vertices they make draw in microseconds there).
+    pub plots: Stat,
     pub adapter: String,
 }
 
@@ -150,6 +154,51 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
         drawing: Stat::of(t_draw),
         ui: Stat::of(t_ui),
         ui_repaint: Stat::of(t_repaint),
+        plots: plots_cost(&scene, frames),
         adapter: format!("{} (viewer quality: {:?})", gpu.adapter_report(), quality),
     })
+}
+
+/// [`FrameSplit::plots`]: `frames` refreshes of the plots panel with four copies' traces of
+/// 20 s at 60 points a second, each laid out and tessellated.
+fn plots_cost(scene: &Scene, frames: usize) -> Stat {
+    let mut state = crate::ui::UiState::new(scene.clone(), 0.12);
+    let Ok(sim) = scene.simulation() else {
+        return Stat::of(Vec::new());
+    };
+    let mut snap = Snapshot::of(&sim);
+    for step in 1..=1200u32 {
+        snap.step = u64::from(step);
+        snap.time = f64::from(step) / 60.0;
+        snap.kinetic_energy = 0.05 + 0.03 * (f64::from(step) * 0.1).sin();
+        snap.stats.max_strain = 1.03 + 0.005 * (f64::from(step) * 0.07).cos();
+        snap.stats.step_seconds = 40e-6;
+        for copy in 0..4 {
+            state.plots.record(copy, &snap);
+        }
+    }
+    let ctx = egui::Context::default();
+    let input = || egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(
+            egui::Pos2::ZERO,
+            egui::vec2(1280.0, 800.0),
+        )),
+        ..Default::default()
+    };
+    let mut times = Vec::new();
+    for frame in 0..frames + 2 {
+        let t = Instant::now();
+        let output = ctx.run_ui(input(), |root| {
+            egui::Panel::bottom("plots")
+                .default_size(190.0)
+                // Paused: the plots refresh at once, every frame here.
+                .show(root, |ui| crate::ui::plots::plots_ui(ui, &mut state, true));
+        });
+        let meshes = ctx.tessellate(output.shapes, output.pixels_per_point);
+        std::hint::black_box(meshes);
+        if frame >= 2 {
+            times.push(t.elapsed().as_secs_f64());
+        }
+    }
+    Stat::of(times)
 }

@@ -244,6 +244,10 @@ fn frame(r: &Report, o: &mut String) {
             f.ui_repaint.runs,
             stat(&f.ui_repaint)
         ));
+        line(format!(
+            "  live plots of a 4-copy lab (layout + tessellation, CPU) {}",
+            stat(&f.plots)
+        ));
     }
     if let Some(n) = &r.gpu_note {
         line(format!("GPU sections skipped: {n}"));

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use egui::{RichText, Ui};
 
 use super::plots::colour;
+use super::stats::REFRESH;
 use super::{UiAction, UiState};
 use crate::sim::IntegratorKind;
 use crate::sim::lab::{CopySpec, MAX_COPIES, MIN_COPIES};
@@ -28,6 +29,35 @@ pub fn stable_dt(state: &UiState, snap: &Snapshot) -> Vec<Option<f64>> {
         Some(s) if s.integrators == kinds && !s.cancelled() => s.results(),
         _ => vec![None; kinds.len()],
     }
+}
+
+/// Each cloth's step time and strain for its label, refreshed as the Stats panel is (every
+/// [`REFRESH`] while running, at once while paused), so the labels do not make the panels be
+/// painted anew every frame.
+pub fn figures(state: &mut UiState, snap: &Snapshot) -> Vec<String> {
+    let now = std::time::Instant::now();
+    let n = 1 + snap.lab.len();
+    let stale = state.lab_figures.as_ref().is_none_or(|(at, rows)| {
+        snap.paused || rows.len() != n || now.duration_since(*at) >= REFRESH
+    });
+    if stale {
+        let rows = std::iter::once(snap)
+            .chain(&snap.lab)
+            .map(|c| {
+                format!(
+                    "{:.0} µs  strain {:.1} %",
+                    c.stats.step_seconds * 1e6,
+                    (c.stats.max_strain - 1.0) * 100.0
+                )
+            })
+            .collect();
+        state.lab_figures = Some((now, rows));
+    }
+    state
+        .lab_figures
+        .as_ref()
+        .map(|(_, rows)| rows.clone())
+        .unwrap_or_default()
 }
 
 /// A search's result as the panels write it: the top of the search range and nothing stable

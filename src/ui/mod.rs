@@ -122,6 +122,8 @@ pub struct UiState {
     pub plots: plots::LivePlots,
     /// The integrators ticked in the *Lab* panel, in `IntegratorKind::ALL`'s order.
     pub lab_pick: [bool; 9],
+    /// The lab labels' figures and when they were taken (see [`lab::figures`]).
+    lab_figures: Option<(std::time::Instant, Vec<String>)>,
     /// The last search for the largest stable `dt` (running or done).
     pub dt_search: Option<std::sync::Arc<crate::sim::stability::Search>>,
     /// Wind direction as the user set it, degrees (kept when the speed is zero).
@@ -161,6 +163,7 @@ impl UiState {
                 )
             }),
             dt_search: None,
+            lab_figures: None,
             azimuth_deg,
             elevation_deg,
         }
