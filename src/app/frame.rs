@@ -47,6 +47,9 @@ pub struct SceneDraw {
     scale: f32,
     upscale: UpscalePass,
     scaled: Option<ScaledView>,
+    /// The flag image in use (`None`: the built-in flag), re-uploaded when the renderer is
+    /// rebuilt.
+    flag: Option<image::RgbaImage>,
 }
 
 /// The smaller image a frame is drawn into at a render scale below 1.
@@ -80,6 +83,7 @@ impl SceneDraw {
             scale: 1.0,
             upscale: UpscalePass::new(device, format),
             scaled: None,
+            flag: None,
         })
     }
 
@@ -90,12 +94,28 @@ impl SceneDraw {
         queue: &wgpu::Queue,
         quality: RenderQuality,
     ) -> Result<(), FrameError> {
-        let renderer = Renderer::with_quality(device, queue, self.format, quality)?;
+        let mut renderer = Renderer::with_quality(device, queue, self.format, quality)?;
+        if let Some(image) = &self.flag {
+            renderer.set_flag_image(device, queue, image)?;
+        }
         let (w, h) = (self.msaa.width, self.msaa.height);
         self.msaa = MsaaAttachments::new(device, &renderer.targets(), w, h, "frame");
         self.renderer = renderer;
         self.quality = quality;
         self.rebuild_scaled(device);
+        Ok(())
+    }
+
+    /// Draws the flag with `image` from now on (kept across [`SceneDraw::set_quality`]); on an
+    /// error the current flag stays.
+    pub fn set_flag_image(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        image: image::RgbaImage,
+    ) -> Result<(), FrameError> {
+        self.renderer.set_flag_image(device, queue, &image)?;
+        self.flag = Some(image);
         Ok(())
     }
 

@@ -50,6 +50,9 @@ pub struct ViewerOptions {
     pub render_scale: Option<ScaleMode>,
     /// The integrator lab's copies (2 to 4), side by side; empty: the scene alone.
     pub compare: Vec<crate::sim::lab::CopySpec>,
+    /// The flag's image, decoded and checked (`None`: the built-in flag); the scene is already
+    /// fitted to it.
+    pub flag_image: Option<image::RgbaImage>,
 }
 
 /// What can stop the viewer, each with one message.
@@ -184,13 +187,16 @@ impl App {
         let surface = WindowSurface::new(&self.instance, &adapter, &device, window.clone())?;
         let egui = EguiLayer::new(&device, &window, surface.format());
         let quality = RenderQuality::for_device_type(info.device_type);
-        let scene = SceneDraw::new(
+        let mut scene = SceneDraw::new(
             &device,
             &queue,
             surface.format(),
             quality,
             surface.size_px(),
         )?;
+        if let Some(image) = &self.options.flag_image {
+            scene.set_flag_image(&device, &queue, image.clone())?;
+        }
         Ok(Gpu {
             adapter: format!("{} ({:?})", info.name, info.backend),
             window,
@@ -541,6 +547,13 @@ impl ApplicationHandler for App {
                 }
             }
             WindowEvent::RedrawRequested => self.redraw(event_loop),
+            WindowEvent::DroppedFile(path) => {
+                let mut actions = Vec::new();
+                crate::ui::scene_files::drop_file(&mut self.ui, &mut actions, &path);
+                for action in actions {
+                    self.apply(action);
+                }
+            }
             WindowEvent::CursorMoved { position, .. } => self.pointer(
                 Input::CursorMoved(Vec2::new(position.x as f32, position.y as f32)),
                 response.consumed,

@@ -7,7 +7,7 @@ mod render;
 mod simulate;
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand};
 use serde::Serialize;
@@ -191,6 +191,10 @@ pub struct ViewArgs {
     /// integrator (each optionally with its own dt after '@'), e.g. kang,xpbd,choi-ko.
     #[arg(long, value_name = "A,B[,C,D]", value_parser = parse_copies)]
     pub compare: Option<Copies>,
+    /// A PNG, JPEG or WebP image to draw on the flag (instead of the scene's `render.texture`
+    /// or the built-in flag); the flag takes its width/height ratio unless the scene gives both.
+    #[arg(long, value_name = "PATH")]
+    pub flag_image: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -286,6 +290,10 @@ pub struct RenderArgs {
     /// Move the camera closer (2 = half the distance of the automatic framing), 0.1..=20.
     #[arg(long, default_value_t = 1.0)]
     pub zoom: f32,
+    /// A PNG, JPEG or WebP image to draw on the flag (instead of the scene's `render.texture`
+    /// or the built-in flag); the flag takes its width/height ratio unless the scene gives both.
+    #[arg(long, value_name = "PATH")]
+    pub flag_image: Option<PathBuf>,
 }
 
 /// Parses `WIDTHxHEIGHT`.
@@ -325,7 +333,8 @@ pub fn run(cli: Cli) -> Result<()> {
 }
 
 fn view(args: ViewArgs) -> Result<()> {
-    let scene = load_scene(args.scene.as_deref().unwrap_or("flag"), None)?;
+    let mut scene = load_scene(args.scene.as_deref().unwrap_or("flag"), None)?;
+    let flag_image = flag_image(&mut scene, args.flag_image.as_deref())?;
     if let Some(path) = &args.screenshot
         && !path
             .extension()
@@ -343,6 +352,7 @@ fn view(args: ViewArgs) -> Result<()> {
         screenshot: args.screenshot,
         render_scale: args.render_scale,
         compare: args.compare.map(|c| c.0).unwrap_or_default(),
+        flag_image,
     })
     .map_err(|e| failed(format!("{e:#}")))
 }
@@ -401,6 +411,22 @@ pub fn load_scene(name: &str, integrator: Option<IntegratorKind>) -> Result<Scen
         scene.params.integrator = kind;
     }
     Ok(scene)
+}
+
+/// The flag's image for `scene`: `path` (which replaces the scene's `render.texture`) or the
+/// scene's own, decoded and checked (a bad one is bad input), with the cloth fitted to its
+/// shape ([`Scene::fit_to_image`]). `None`: the built-in flag.
+pub fn flag_image(scene: &mut Scene, path: Option<&Path>) -> Result<Option<image::RgbaImage>> {
+    if let Some(path) = path {
+        scene.render.texture = Some(path.to_path_buf());
+    }
+    let Some(texture) = &scene.render.texture else {
+        return Ok(None);
+    };
+    let image = crate::render::flag_texture::load_flag_image(texture)
+        .map_err(|e| CliError::BadInput(e.to_string()))?;
+    scene.fit_to_image(image.width(), image.height());
+    Ok(Some(image))
 }
 
 fn write_json(value: &impl Serialize, out: Option<&PathBuf>) -> Result<()> {

@@ -1,6 +1,6 @@
 //! `flagsim render`: one frame offscreen to a PNG.
 
-use super::{CliError, RenderArgs, Result, failed, load_scene};
+use super::{CliError, RenderArgs, Result, failed, flag_image, load_scene};
 use crate::render::headless::HeadlessRenderer;
 use crate::render::view::{self, ViewSettings};
 use crate::sim::thread::Snapshot;
@@ -8,6 +8,7 @@ use crate::upsample::DisplayMode;
 
 pub(super) fn render(args: RenderArgs) -> Result<()> {
     let mut scene = load_scene(&args.scene, args.integrator)?;
+    let flag_image = flag_image(&mut scene, args.flag_image.as_deref())?;
     if let Some(mode) = args.mode {
         scene.render.mode = mode;
         if mode == DisplayMode::Wrinkled {
@@ -53,6 +54,9 @@ pub(super) fn render(args: RenderArgs) -> Result<()> {
     };
     let (w, h) = args.size;
     let mut headless = HeadlessRenderer::new(w, h).map_err(failed)?;
+    if let Some(image) = &flag_image {
+        headless.set_flag_image(image).map_err(failed)?;
+    }
     // Frame where the cloth started and where it ended (a drop, a blown-out flag).
     let mut camera = view::framing_camera(&[&initial, &snap]);
     camera.distance /= args.zoom;

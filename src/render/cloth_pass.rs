@@ -393,6 +393,20 @@ impl ClothPass {
         })
     }
 
+    /// Replaces the flag texture by `image` (sRGB RGBA8, at most the device's texture size a
+    /// side: [`flag_texture::fit_for_gpu`]); on an error the current texture stays.
+    pub fn set_texture(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        image: &image::RgbaImage,
+    ) -> Result<(), RenderError> {
+        self.texture = flag_texture::upload_rgba(device, queue, image, "flag texture")?;
+        // The bind group holds the old view: the next prepare makes a new one.
+        self.bind_group = None;
+        Ok(())
+    }
+
     /// Checks the frame's buffers against its resolution, then uploads what changed.
     pub fn prepare(
         &mut self,

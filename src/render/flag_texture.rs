@@ -31,6 +31,72 @@ pub fn default_flag_image() -> Result<RgbaImage, RenderError> {
         })
 }
 
+/// The longest side a flag image keeps: larger images are downscaled to it (keeping their
+/// aspect ratio) before upload. 2048 px is more than a flag covers on any screen, and every
+/// wgpu device takes textures of at least this size.
+pub const MAX_FLAG_SIDE: u32 = 2048;
+
+/// The largest image side flagsim decodes at all (a 20 000 px panorama is 1.6 GB as RGBA):
+/// beyond it an image is refused before decoding.
+pub const MAX_DECODE_SIDE: u32 = 20_000;
+
+/// Reads a PNG, JPEG or WebP file (the format from its content, not its name) as an sRGB RGBA
+/// image no larger than [`MAX_FLAG_SIDE`] a side. Every failure is one
+/// [`RenderError::FlagImage`] naming the file: missing or unreadable, not an image, another
+/// format, 0 × 0, or beyond [`MAX_DECODE_SIDE`].
+pub fn load_flag_image(path: &std::path::Path) -> Result<RgbaImage, RenderError> {
+    let fail = |reason: String| RenderError::FlagImage {
+        path: path.display().to_string(),
+        reason,
+    };
+    let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read the file: {e}")))?;
+    match image::guess_format(&bytes) {
+        Ok(image::ImageFormat::Png | image::ImageFormat::Jpeg | image::ImageFormat::WebP) => {}
+        Ok(other) => {
+            return Err(fail(format!(
+                "{other:?} images are not supported (use PNG, JPEG or WebP)"
+            )));
+        }
+        Err(_) => return Err(fail("not a PNG, JPEG or WebP image".into())),
+    }
+    let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|e| fail(format!("cannot read the file: {e}")))?;
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_DECODE_SIDE);
+    limits.max_image_height = Some(MAX_DECODE_SIDE);
+    limits.max_alloc = Some(u64::from(MAX_DECODE_SIDE) * u64::from(MAX_DECODE_SIDE) * 4);
+    reader.limits(limits);
+    let decoded = reader.decode().map_err(|e| match e {
+        image::ImageError::Limits(_) => fail(format!(
+            "too large to load (at most {MAX_DECODE_SIDE} pixels a side)"
+        )),
+        e => fail(format!("cannot decode it: {e}")),
+    })?;
+    if decoded.width() == 0 || decoded.height() == 0 {
+        return Err(fail(format!(
+            "the image is empty ({} × {} pixels)",
+            decoded.width(),
+            decoded.height()
+        )));
+    }
+    Ok(fit_for_gpu(&decoded.to_rgba8(), MAX_FLAG_SIDE))
+}
+
+/// `image` downscaled (aspect ratio kept, each side at least 1 px) so its longer side is at
+/// most `max_side`; unchanged when it already is.
+pub fn fit_for_gpu(image: &RgbaImage, max_side: u32) -> RgbaImage {
+    let (w, h) = image.dimensions();
+    let longest = w.max(h);
+    if longest <= max_side {
+        return image.clone();
+    }
+    let scale = f64::from(max_side) / f64::from(longest);
+    // Sizes ≤ 20 000 × a scale < 1: both fit in u32 after rounding.
+    let size = |side: u32| ((f64::from(side) * scale).round() as u32).clamp(1, max_side);
+    image::imageops::resize(image, size(w), size(h), FilterType::Triangle)
+}
+
 /// A sampled texture and its default view.
 #[derive(Debug)]
 pub struct GpuTexture {

@@ -35,6 +35,12 @@ impl HeadlessRenderer {
         })
     }
 
+    /// Draws the flag with `image` from now on; on an error the current flag stays.
+    pub fn set_flag_image(&mut self, image: &RgbaImage) -> Result<(), RenderError> {
+        self.renderer
+            .set_flag_image(&self.ctx.device, &self.ctx.queue, image)
+    }
+
     /// One image of `snap` as `view` asks, seen by `camera`.
     pub fn render(
         &mut self,

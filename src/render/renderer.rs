@@ -112,6 +112,17 @@ impl Renderer {
         })
     }
 
+    /// Draws the flag with `image` from now on (see [`ClothPass::set_texture`]); on an error
+    /// the current flag stays.
+    pub fn set_flag_image(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        image: &image::RgbaImage,
+    ) -> Result<(), RenderError> {
+        self.cloth.set_texture(device, queue, image)
+    }
+
     /// The formats the attachments handed to [`Renderer::render`] must have.
     pub fn targets(&self) -> TargetFormats {
         self.targets

@@ -116,6 +116,11 @@ pub struct GridSpec {
     /// Optional initial positions in node order (rest lengths still come from width/height).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub positions: Option<Vec<[f64; 3]>>,
+    /// Whether the scene file wrote `width` and `height` (not a field: filled by
+    /// [`Scene::from_json`]). A flag image keeps the sizes written and fits the others
+    /// ([`Scene::fit_to_image`]).
+    #[serde(skip)]
+    pub size_written: [bool; 2],
 }
 
 impl Default for GridSpec {
@@ -132,6 +137,7 @@ impl Default for GridSpec {
             bend: true,
             pins: Pins::default(),
             positions: None,
+            size_written: [false; 2],
         }
     }
 }
@@ -203,6 +209,14 @@ impl Scene {
                 message,
             }
         })?;
+        let mut scene = scene;
+        if let (Some(grid), Ok(value)) = (
+            scene.cloth.grid.as_mut(),
+            serde_json::from_str::<serde_json::Value>(text),
+        ) {
+            let written = |field: &str| value["cloth"]["grid"].get(field).is_some();
+            grid.size_written = [written("width"), written("height")];
+        }
         scene.validate().map_err(|message| SceneError::Invalid {
             source_name: source_name.to_string(),
             message,
@@ -225,13 +239,51 @@ impl Scene {
         }
     }
 
+    /// Loads a scene file; a relative `render.texture` becomes relative to the file's folder.
     pub fn from_file(path: &Path) -> Result<Self, SceneError> {
         let source_name = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|error| SceneError::Read {
             source_name: source_name.clone(),
             error,
         })?;
-        Self::from_json(&text, &source_name)
+        let mut scene = Self::from_json(&text, &source_name)?;
+        if let (Some(texture), Some(folder)) = (scene.render.texture.as_mut(), path.parent())
+            && texture.is_relative()
+        {
+            *texture = folder.join(&*texture);
+        }
+        Ok(scene)
+    }
+
+    /// Gives a grid cloth the width/height ratio of a `width × height` pixel image, keeping
+    /// what the scene file wrote: both sizes written, nothing changes; only the width, the
+    /// height follows it; otherwise the height (the hoist, along the pole) stays and the width
+    /// follows. Total mass, stiffness and the key grid stay, so `h²k/m` (and with it how the
+    /// integrators behave) does too. Explicit cloths and grids with initial positions keep their
+    /// shape. Returns whether the size changed.
+    pub fn fit_to_image(&mut self, width: u32, height: u32) -> bool {
+        let Some(grid) = self.cloth.grid.as_mut() else {
+            return false;
+        };
+        if width == 0 || height == 0 || grid.positions.is_some() {
+            return false;
+        }
+        let aspect = f64::from(width) / f64::from(height);
+        let (w, h) = match grid.size_written {
+            [true, true] => return false,
+            [true, false] => (grid.width, grid.width / aspect),
+            _ => (grid.height * aspect, grid.height),
+        };
+        // The validation's bound on a size; an extreme panorama is clamped, not refused.
+        let (w, h) = (w.clamp(1e-3, 1e4), h.clamp(1e-3, 1e4));
+        // Within rounding (0.8 × 3/2 is 1.2000000000000002): the same size, kept as written.
+        let same = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b;
+        if same(w, grid.width) && same(h, grid.height) {
+            return false;
+        }
+        grid.width = w;
+        grid.height = h;
+        true
     }
 
     /// Pretty JSON of this scene (round-trips through [`Scene::from_json`]).

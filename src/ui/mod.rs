@@ -10,7 +10,7 @@ mod detail;
 pub mod lab;
 mod overlays;
 pub mod plots;
-mod scene_files;
+pub mod scene_files;
 mod simulation;
 mod stats;
 pub mod widgets;
@@ -48,6 +48,9 @@ pub enum UiAction {
     /// Open the integrator lab with these copies (2 to 4) on the current scene and
     /// parameters, or go back to one cloth (none).
     SetLab(Vec<crate::sim::lab::CopySpec>),
+    /// Draw the flag with this image (decoded and checked, at most
+    /// [`crate::render::flag_texture::MAX_FLAG_SIDE`] a side) from now on.
+    FlagImage(Box<image::RgbaImage>),
 }
 
 /// Frame timing the application measures, shown in the Stats panel.
@@ -114,6 +117,8 @@ pub struct UiState {
     pub recording: Option<RecordingStatus>,
     /// Path typed in the load/save field.
     pub scene_path: String,
+    /// Path typed in the flag image field.
+    pub image_path: String,
     /// The last message for the user (a saved file, an error), and whether it is an error.
     pub message: Option<(String, bool)>,
     /// The Stats panel's figures and when they were taken (see [`stats::REFRESH`]).
@@ -152,6 +157,7 @@ impl UiState {
             record_fps: 30.0,
             recording: None,
             scene_path: "scene.json".into(),
+            image_path: String::new(),
             message: None,
             stats_rows: None,
             plots: plots::LivePlots::default(),

@@ -55,6 +55,11 @@ pub struct RenderSettings {
     pub symmetric: bool,
     /// Round `f` to a multiple of π: [`spec::C1_SEAM`].
     pub c1_seam: bool,
+    /// The flag's image: a PNG, JPEG or WebP file (relative to the scene file in a scene);
+    /// `None` (the default) draws the built-in flag. Not used by the upsampler: it travels here
+    /// because the scene's `"render"` section is this struct.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub texture: Option<std::path::PathBuf>,
 }
 
 impl Default for RenderSettings {
@@ -67,6 +72,7 @@ impl Default for RenderSettings {
             key_aligned: spec::KEY_ALIGNED.default,
             symmetric: spec::SYMMETRIC.default,
             c1_seam: spec::C1_SEAM.default,
+            texture: None,
         }
     }
 }

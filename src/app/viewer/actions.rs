@@ -43,6 +43,15 @@ impl App {
                 }
             }
             UiAction::SetLab(copies) => self.set_lab(&copies),
+            UiAction::FlagImage(image) => match self.gpu.as_mut() {
+                Some(gpu) => {
+                    if let Err(e) = gpu.scene.set_flag_image(&gpu.device, &gpu.queue, *image) {
+                        self.ui.message = Some((format!("flag image: {e}"), true));
+                    }
+                }
+                // Before the window exists: drawn from its first frame.
+                None => self.options.flag_image = Some(*image),
+            },
             UiAction::ResetCamera => {
                 let cam = view::framing_camera(&[self.feed.current()]);
                 self.controls.home = cam;
