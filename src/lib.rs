@@ -20,6 +20,7 @@
 pub mod app;
 pub mod bench;
 pub mod cli;
+pub mod files;
 pub mod lab;
 pub mod render;
 pub mod sim;

@@ -238,12 +238,12 @@ pub fn save_png(image: &image::RgbaImage, path: &Path) -> Result<(), ScreenshotE
             source,
         })?;
     }
-    image
-        .save_with_format(path, image::ImageFormat::Png)
-        .map_err(|source| ScreenshotError::Write {
+    crate::files::save_image(path, image, image::ImageFormat::Png).map_err(|source| {
+        ScreenshotError::Write {
             path: path.to_path_buf(),
             source,
-        })
+        }
+    })
 }
 
 /// A fresh file name in `dir` for a screenshot taken now, e.g.

@@ -1,6 +1,6 @@
 //! `flagsim compare`: the integrator lab headless.
 
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::Path;
 
 use super::{CliError, CompareArgs, Result, load_scene, print_stdout};
@@ -33,37 +33,19 @@ pub(super) fn compare(args: CompareArgs) -> Result<()> {
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.scene)))?;
     let ticks = ((args.seconds / lab.dt).round() as u64).max(1);
     let to_stdout = args.csv.as_deref() == Some(Path::new("-"));
-    let mut csv: Option<(String, Box<dyn Write>)> = match &args.csv {
-        None => None,
-        Some(_) if to_stdout => Some(("stdout".into(), Box::new(std::io::stdout().lock()))),
-        Some(path) => {
-            let file = std::fs::File::create(path)
-                .map_err(|e| CliError::write(format!("the CSV {}", path.display()), e))?;
-            Some((
-                format!("the CSV {}", path.display()),
-                Box::new(BufWriter::new(file)),
-            ))
-        }
-    };
     let mut summaries = Summaries::new(&lab);
     let mut series = args.plot.as_ref().map(|_| Series::new(&lab, PLOT_SAMPLES));
-    if let Some((what, out)) = &mut csv {
-        out.write_all(CSV_HEADER.as_bytes())
-            .map_err(|e| CliError::write(&*what, e))?;
-    }
-    for _ in 0..ticks {
-        lab.tick();
-        summaries.add(&lab);
-        if let Some(series) = &mut series {
-            series.add(&lab);
+    let mut run = |out: Option<&mut dyn Write>| {
+        run_lab(&mut lab, ticks, &mut summaries, series.as_mut(), out)
+    };
+    match &args.csv {
+        None => run(None).map_err(|e| CliError::write("the lab", e))?,
+        Some(_) if to_stdout => {
+            let mut out = std::io::stdout().lock();
+            run(Some(&mut out)).map_err(|e| CliError::write("stdout", e))?;
         }
-        if let Some((what, out)) = &mut csv {
-            out.write_all(csv_rows(&lab).as_bytes())
-                .map_err(|e| CliError::write(&*what, e))?;
-        }
-    }
-    if let Some((what, mut out)) = csv {
-        out.flush().map_err(|e| CliError::write(what, e))?;
+        Some(path) => crate::files::write_with(path, |out| run(Some(out as &mut dyn Write)))
+            .map_err(|e| CliError::write(format!("the CSV {}", path.display()), e))?,
     }
     let table = format!(
         "{} copies of {} for {:.3} s ({ticks} lab steps of {} s)\n{}",
@@ -80,9 +62,37 @@ pub(super) fn compare(args: CompareArgs) -> Result<()> {
     }
     if let (Some(path), Some(series)) = (&args.plot, &series) {
         let title = format!("{}: {}", args.scene, series.labels.join(" vs "));
-        std::fs::write(path, plot_svg(series, &title))
+        crate::files::write_atomically(path, plot_svg(series, &title).as_bytes())
             .map_err(|e| CliError::write(format!("the plot {}", path.display()), e))?;
         eprintln!("flagsim compare: wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// Runs `ticks` lab steps, adding each to the summaries and the plot's series and, with `out`,
+/// writing the CSV (its header first).
+fn run_lab(
+    lab: &mut Lab,
+    ticks: u64,
+    summaries: &mut Summaries,
+    mut series: Option<&mut Series>,
+    mut out: Option<&mut dyn Write>,
+) -> std::io::Result<()> {
+    if let Some(out) = out.as_mut() {
+        out.write_all(CSV_HEADER.as_bytes())?;
+    }
+    for _ in 0..ticks {
+        lab.tick();
+        summaries.add(lab);
+        if let Some(series) = series.as_mut() {
+            series.add(lab);
+        }
+        if let Some(out) = out.as_mut() {
+            out.write_all(csv_rows(lab).as_bytes())?;
+        }
+    }
+    if let Some(out) = out {
+        out.flush()?;
     }
     Ok(())
 }

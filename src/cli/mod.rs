@@ -375,7 +375,7 @@ fn bench(args: BenchArgs) -> Result<()> {
         print_stdout(&crate::bench::table(&report))?;
     }
     if let Some(p) = &args.plot {
-        std::fs::write(p, crate::bench::plot_svg(&report))
+        crate::files::write_atomically(p, crate::bench::plot_svg(&report).as_bytes())
             .map_err(|e| CliError::write(format!("the plot {}", p.display()), e))?;
         eprintln!("flagsim bench: wrote {}", p.display());
     }
@@ -433,9 +433,8 @@ fn write_json(value: &impl Serialize, out: Option<&PathBuf>) -> Result<()> {
     let text =
         serde_json::to_string(value).map_err(|e| failed(format!("serialising the output: {e}")))?;
     match out {
-        Some(path) => {
-            std::fs::write(path, text + "\n").map_err(|e| CliError::write(path.display(), e))
-        }
+        Some(path) => crate::files::write_atomically(path, (text + "\n").as_bytes())
+            .map_err(|e| CliError::write(path.display(), e)),
         None => print_stdout(&(text + "\n")),
     }
 }

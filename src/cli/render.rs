@@ -63,7 +63,7 @@ pub(super) fn render(args: RenderArgs) -> Result<()> {
     let image = headless
         .render(&snap, &view_settings, &camera)
         .map_err(failed)?;
-    image.save(&args.out).map_err(|e| match e {
+    crate::files::save_image(&args.out, &image, image::ImageFormat::Png).map_err(|e| match e {
         image::ImageError::IoError(e) => CliError::write(args.out.display(), e),
         e => failed(format!(
             "{}: cannot encode the PNG: {e}",

@@ -213,10 +213,15 @@ pub fn plots_ui(ui: &mut Ui, state: &mut super::UiState, paused: bool) {
             .on_hover_text("Every point in the window, one row per point and cloth")
             .clicked()
         {
-            state.message = Some(match std::fs::write(&plots.csv_path, plots.csv()) {
-                Ok(()) => (format!("saved the plots to {}", plots.csv_path), false),
-                Err(e) => (format!("cannot save {}: {e}", plots.csv_path), true),
-            });
+            state.message = Some(
+                match crate::files::write_atomically(
+                    std::path::Path::new(&plots.csv_path),
+                    plots.csv().as_bytes(),
+                ) {
+                    Ok(()) => (format!("saved the plots to {}", plots.csv_path), false),
+                    Err(e) => (format!("cannot save {}: {e}", plots.csv_path), true),
+                },
+            );
         }
     });
     let traces = plots.refreshed(paused, Instant::now());

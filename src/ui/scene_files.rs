@@ -144,10 +144,15 @@ pub fn scene_files_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiActi
             let mut scene = state.scene.clone();
             scene.params = state.params.clone();
             scene.render = state.view.render.clone();
-            state.message = Some(match std::fs::write(&state.scene_path, scene.to_json()) {
-                Ok(()) => (format!("saved {}", state.scene_path), false),
-                Err(e) => (format!("cannot save {}: {e}", state.scene_path), true),
-            });
+            state.message = Some(
+                match crate::files::write_atomically(
+                    Path::new(&state.scene_path),
+                    scene.to_json().as_bytes(),
+                ) {
+                    Ok(()) => (format!("saved {}", state.scene_path), false),
+                    Err(e) => (format!("cannot save {}: {e}", state.scene_path), true),
+                },
+            );
         }
     });
     flag_image_ui(ui, state, actions);
