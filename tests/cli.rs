@@ -455,3 +455,72 @@ fn a_write_that_fails_is_a_failure_not_bad_input() {
     );
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+/// `v` without its wall-clock time, the one field two runs may differ in.
+fn without_wall_time(mut v: serde_json::Value) -> serde_json::Value {
+    v["stats"].as_object_mut().unwrap().remove("wall_seconds");
+    v
+}
+
+#[test]
+fn streamed_json_lines_and_the_file_hold_the_same_frames_and_final_state() {
+    let whole = json(&flagsim(&[
+        "simulate", "flag", "--steps", "12", "--every", "4",
+    ]));
+    // The frames are the states of shorter runs (every run is deterministic).
+    let frames = whole["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 3);
+    for (frame, steps) in frames.iter().zip([4, 8, 12]) {
+        assert_eq!(frame["step"], steps);
+        let short = json(&flagsim(&[
+            "simulate",
+            "flag",
+            "--steps",
+            &steps.to_string(),
+        ]));
+        assert_eq!(frame["nodes"], short["nodes"], "step {steps}");
+        assert_eq!(frame["time"], short["time"], "step {steps}");
+    }
+    // Without --every: the same document less the frames.
+    let plain = json(&flagsim(&["simulate", "flag", "--steps", "12"]));
+    let mut expected = whole.clone();
+    expected.as_object_mut().unwrap().remove("frames");
+    assert_eq!(
+        without_wall_time(plain),
+        without_wall_time(expected.clone())
+    );
+
+    // --format jsonl: a line per frame, then the rest.
+    let out = flagsim(&[
+        "simulate", "flag", "--steps", "12", "--every", "4", "--format", "jsonl",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is one JSON object"))
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[..3], frames[..]);
+    assert_eq!(
+        without_wall_time(lines[3].clone()),
+        without_wall_time(expected)
+    );
+
+    // --out: the same document as stdout.
+    let path = scene_file("streamed.json", "");
+    let out = flagsim(&[
+        "simulate",
+        "flag",
+        "--steps",
+        "12",
+        "--every",
+        "4",
+        "--out",
+        path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success() && out.stdout.is_empty());
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(without_wall_time(file), without_wall_time(whole));
+}

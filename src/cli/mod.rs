@@ -219,6 +219,18 @@ pub struct SimulateArgs {
     /// Upsample with the GPU compute shader instead of the CPU reference (needs --upsample).
     #[arg(long)]
     pub gpu: bool,
+    /// `json`: one object (the frames written as they are recorded, so memory stays flat);
+    /// `jsonl`: each recorded frame on a line of its own, then a line with the final state and
+    /// the statistics.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Json)]
+    pub format: OutputFormat,
+}
+
+/// What `simulate` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    Json,
+    Jsonl,
 }
 
 #[derive(Debug, Args)]

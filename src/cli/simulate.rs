@@ -1,10 +1,11 @@
 //! `flagsim simulate`: N fixed steps headless, the state as JSON.
 
+use std::io::Write;
 use std::time::Instant;
 
 use serde::Serialize;
 
-use super::{CliError, Result, SimulateArgs, failed, load_scene, write_json};
+use super::{CliError, OutputFormat, Result, SimulateArgs, failed, load_scene};
 use crate::render::headless::HeadlessRenderer;
 use crate::render::view;
 use crate::sim::{Scene, Simulation};
@@ -50,14 +51,13 @@ struct RenderOut {
     n: Vec<[f32; 3]>,
 }
 
+/// Everything `simulate` writes but the frames, which are written as they are recorded.
 #[derive(Serialize)]
 struct SimulateOut {
     steps: u64,
     time: f64,
     integrator: &'static str,
     nodes: Vec<NodeOut>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    frames: Option<Vec<FrameOut>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     render: Option<RenderOut>,
     stats: StatsOut,
@@ -95,27 +95,98 @@ pub(super) fn simulate(args: SimulateArgs) -> Result<()> {
             )));
         }
     }
-    let mut sim = scene
+    let sim = scene
         .simulation()
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.scene)))?;
+    // A failure that is not the output's own (the GPU upsampler) stops the writing and is
+    // reported as itself.
+    let mut failure = None;
+    let write = |out: &mut dyn Write| {
+        run(sim, &scene, &args, out).map_err(|e| match e {
+            Stop::Write(e) => e,
+            Stop::Failed(e) => {
+                failure = Some(e);
+                std::io::Error::other("stopped")
+            }
+        })
+    };
+    let written = match &args.out {
+        Some(path) => crate::files::write_with(path, |out| write(out))
+            .map_err(|e| CliError::write(path.display(), e)),
+        None => {
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+            match write(&mut out) {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                r => r.map_err(|e| CliError::write("stdout", e)),
+            }
+        }
+    };
+    match failure {
+        Some(e) => Err(e),
+        None => written,
+    }
+}
+
+/// Why [`run`] stopped early.
+enum Stop {
+    Write(std::io::Error),
+    Failed(CliError),
+}
+
+impl From<std::io::Error> for Stop {
+    fn from(e: std::io::Error) -> Self {
+        Stop::Write(e)
+    }
+}
+
+/// Steps `sim`, writing each recorded frame to `out` as it comes (nothing is kept, so memory
+/// stays flat whatever `--steps` and `--every`), then the final state and the statistics.
+///
+/// `--format json` writes one object, `{"frames": [...], "steps": ..., ...}`: the frames come
+/// first because they are written before the rest is known (JSON objects are unordered).
+/// `--format jsonl` writes each frame as a line of its own, then one line with the rest.
+fn run(
+    mut sim: Simulation,
+    scene: &Scene,
+    args: &SimulateArgs,
+    out: &mut dyn Write,
+) -> std::result::Result<(), Stop> {
+    let lines = args.format == OutputFormat::Jsonl;
     let start = Instant::now();
-    let mut frames = args.every.map(|_| Vec::new());
     let mut interpolated_sum = 0.0;
     let mut sweeps_sum = 0.0;
+    let mut recorded = 0u64;
+    if args.every.is_some() && !lines {
+        out.write_all(b"{\"frames\":[")?;
+    }
     for _ in 0..args.steps {
         if !sim.step() {
             break;
         }
         interpolated_sum += sim.stats.interpolated_fraction;
         sweeps_sum += f64::from(sim.stats.provot_sweeps);
-        if let (Some(k), Some(frames)) = (args.every, frames.as_mut())
+        if let Some(k) = args.every
             && sim.step_index % k == 0
         {
-            frames.push(FrameOut {
-                step: sim.step_index,
-                time: sim.time,
-                nodes: nodes_of(&sim),
-            });
+            let separator: &[u8] = match (lines, recorded) {
+                (true, _) => b"",
+                (false, 0) => b"",
+                (false, _) => b",",
+            };
+            out.write_all(separator)?;
+            serde_json::to_writer(
+                &mut *out,
+                &FrameOut {
+                    step: sim.step_index,
+                    time: sim.time,
+                    nodes: nodes_of(&sim),
+                },
+            )
+            .map_err(std::io::Error::from)?;
+            if lines {
+                out.write_all(b"\n")?;
+            }
+            recorded += 1;
         }
     }
     let wall_seconds = start.elapsed().as_secs_f64();
@@ -123,15 +194,14 @@ pub(super) fn simulate(args: SimulateArgs) -> Result<()> {
         eprintln!("flagsim: warning: {d}; the output is the last good state");
     }
     let render = match args.upsample {
-        Some(r) => Some(upsample_output(&sim, &scene, r, args.gpu)?),
+        Some(r) => Some(upsample_output(&sim, scene, r, args.gpu).map_err(Stop::Failed)?),
         None => None,
     };
-    let out = SimulateOut {
+    let rest = SimulateOut {
         steps: sim.step_index,
         time: sim.time,
         integrator: sim.params().integrator.name(),
         nodes: nodes_of(&sim),
-        frames,
         render,
         stats: StatsOut {
             wall_seconds,
@@ -149,7 +219,17 @@ pub(super) fn simulate(args: SimulateArgs) -> Result<()> {
             tethers: sim.stats.tethers,
         },
     };
-    write_json(&out, args.out.as_ref())
+    let text = serde_json::to_string(&rest).map_err(std::io::Error::from)?;
+    if args.every.is_some() && !lines {
+        // `{"steps":...}` continues the object the frames opened.
+        out.write_all(b"],")?;
+        out.write_all(text.get(1..).unwrap_or_default().as_bytes())?;
+    } else {
+        out.write_all(text.as_bytes())?;
+    }
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
 }
 
 /// The final key nodes upsampled to `r × r` render nodes by the CPU reference or the GPU.
