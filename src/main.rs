@@ -6,6 +6,7 @@ use flagsim::cli::{self, Cli};
 
 fn main() {
     let cli = Cli::parse();
+    cli::progress::init(cli.verbose, cli.quiet);
     if let Err(e) = cli::run(cli) {
         eprintln!("flagsim: error: {e}");
         std::process::exit(e.exit_code());

@@ -524,3 +524,50 @@ fn streamed_json_lines_and_the_file_hold_the_same_frames_and_final_state() {
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(without_wall_time(file), without_wall_time(whole));
 }
+
+#[test]
+fn completions_are_written_for_each_shell_and_name_the_subcommands() {
+    for (shell, marker) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef flagsim"),
+        ("fish", "complete -c flagsim"),
+    ] {
+        let out = flagsim(&["completions", shell]);
+        assert!(out.status.success(), "{shell}");
+        let script = String::from_utf8(out.stdout).unwrap();
+        assert!(script.contains(marker), "{shell}: no {marker}");
+        for sub in ["simulate", "render", "compare", "view", "bench"] {
+            assert!(script.contains(sub), "{shell}: {sub} missing");
+        }
+    }
+    let out = flagsim(&["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn piped_runs_draw_no_progress_and_quiet_silences_the_notes() {
+    // stderr is a pipe here: no progress bar, and a clean run of simulate says nothing.
+    let out = flagsim(&["simulate", "flag", "--steps", "30"]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    // A diverged run warns (in flagsim's own words), quiet or not.
+    let args = [
+        "simulate",
+        "flag",
+        "--steps",
+        "200",
+        "--integrator",
+        "explicit-euler",
+    ];
+    for quiet in [false, true] {
+        let mut args = args.to_vec();
+        if quiet {
+            args.push("-q");
+        }
+        let out = flagsim(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("flagsim: warning: "), "{err}");
+    }
+    // -q and -v together are a contradiction.
+    assert_eq!(flagsim(&["-q", "-v", "presets"]).status.code(), Some(2));
+}

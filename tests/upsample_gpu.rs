@@ -271,3 +271,36 @@ fn gpu_matches_cpu_on_the_flag_preset_after_two_seconds() {
         g.assert_matches_cpu("flag after 2 s at 1024²", &grid, &settings);
     }
 }
+
+#[test]
+fn a_gpu_error_wgpu_reports_on_its_own_becomes_one_error_not_a_panic() {
+    // A fresh context: the shared one must not see this test's error.
+    let ctx = match GpuContext::new_headless() {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "CI=true but {e}"
+            );
+            let _ = writeln!(std::io::stderr(), "SKIPPED: no GPU adapter ({e})");
+            return;
+        }
+    };
+    assert!(ctx.check().is_ok(), "a fresh device has nothing to report");
+    // Writing into a buffer made without COPY_DST is a validation error wgpu reports through
+    // the uncaptured-error handler (its default handler would panic).
+    let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("no copy destination"),
+        size: 16,
+        usage: wgpu::BufferUsages::UNIFORM,
+        mapped_at_creation: false,
+    });
+    ctx.queue.write_buffer(&buffer, 0, &[0u8; 16]);
+    ctx.queue.submit([]);
+    let _ = ctx.device.poll(wgpu::PollType::wait_indefinitely());
+    let e = ctx.check().expect_err("the validation error is reported");
+    assert!(matches!(e, GpuError::Device(_)), "{e:?}");
+    assert!(e.to_string().starts_with("the GPU failed"), "{e}");
+    // Reported once.
+    assert!(ctx.check().is_ok());
+}

@@ -67,6 +67,8 @@ pub enum ViewerError {
     Simulation(#[from] crate::sim::simulation::SimError),
     #[error(transparent)]
     Surface(#[from] surface::SurfaceError),
+    #[error("the GPU device was lost ({0})")]
+    DeviceLost(String),
     #[error("opening the GPU device: {0}")]
     Device(#[from] wgpu::RequestDeviceError),
     #[error(transparent)]
@@ -99,6 +101,7 @@ pub fn run(options: ViewerOptions) -> Result<(), ViewerError> {
         redraw: Redraw::default(),
         lab: LabPointer::default(),
         gpu_error: Arc::default(),
+        gpu_lost: Arc::default(),
     };
     event_loop.run_app(&mut app)?;
     // GPU objects go before the window; the simulation thread is joined when `app` drops.
@@ -158,6 +161,8 @@ struct App {
     lab: LabPointer,
     /// The last GPU error reported by the device, shown in the panel.
     gpu_error: Arc<std::sync::Mutex<Option<String>>>,
+    /// Why the GPU device was lost, when it was.
+    gpu_lost: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl App {
@@ -179,11 +184,21 @@ impl App {
         // (wgpu's default handler panics).
         let gpu_error = self.gpu_error.clone();
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-            eprintln!("flagsim: GPU error: {e}");
+            log::error!("GPU error: {e}");
             if let Ok(mut slot) = gpu_error.lock() {
                 *slot = Some(e.to_string());
             }
         }));
+        // A lost device cannot be drawn with again: the viewer ends with the message (exit 1).
+        let gpu_lost = self.gpu_lost.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            if reason != wgpu::DeviceLostReason::Destroyed {
+                log::error!("the GPU device was lost ({reason:?}): {message}");
+                if let Ok(mut slot) = gpu_lost.lock() {
+                    slot.get_or_insert(format!("{reason:?}: {message}"));
+                }
+            }
+        });
         let surface = WindowSurface::new(&self.instance, &adapter, &device, window.clone())?;
         let egui = EguiLayer::new(&device, &window, surface.format());
         let quality = RenderQuality::for_device_type(info.device_type);
@@ -229,6 +244,11 @@ impl App {
         let latest = self.sim.latest();
         self.feed.update(latest);
         self.ui.sync(self.feed.current());
+        if let Some(e) = self.gpu_lost.lock().ok().and_then(|mut slot| slot.take()) {
+            self.failure = Some(ViewerError::DeviceLost(e));
+            event_loop.exit();
+            return;
+        }
         if let Some(e) = self.gpu_error.lock().ok().and_then(|mut slot| slot.take()) {
             self.ui.message = Some((format!("GPU error: {e}"), true));
         }

@@ -64,7 +64,7 @@ pub(super) fn compare(args: CompareArgs) -> Result<()> {
         let title = format!("{}: {}", args.scene, series.labels.join(" vs "));
         crate::files::write_atomically(path, plot_svg(series, &title).as_bytes())
             .map_err(|e| CliError::write(format!("the plot {}", path.display()), e))?;
-        eprintln!("flagsim compare: wrote {}", path.display());
+        log::info!("compare: wrote {}", path.display());
     }
     Ok(())
 }
@@ -81,8 +81,10 @@ fn run_lab(
     if let Some(out) = out.as_mut() {
         out.write_all(CSV_HEADER.as_bytes())?;
     }
+    let bar = super::progress::bar(ticks, "flagsim compare");
     for _ in 0..ticks {
         lab.tick();
+        bar.inc(1);
         summaries.add(lab);
         if let Some(series) = series.as_mut() {
             series.add(lab);
@@ -91,6 +93,7 @@ fn run_lab(
             out.write_all(csv_rows(lab).as_bytes())?;
         }
     }
+    bar.finish_and_clear();
     if let Some(out) = out {
         out.flush()?;
     }

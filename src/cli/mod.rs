@@ -3,6 +3,7 @@
 //! running ([`CliError`]).
 
 mod compare;
+pub mod progress;
 mod render;
 mod simulate;
 
@@ -118,6 +119,13 @@ the name of a built-in preset (see `flagsim presets`)."
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Show more of what happens: -v wgpu's, winit's and egui's messages too, -vv debug,
+    /// -vvv everything (`RUST_LOG` overrides this).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// No progress bars and no informational lines: only warnings, errors and the output.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -145,6 +153,24 @@ pub enum Command {
     /// List every scene parameter: unit, range, default and meaning (the table the viewer's
     /// sliders and the scene validation are built from).
     Params(ParamsArgs),
+    /// Print a completion script for a shell, e.g.
+    /// `flagsim completions bash > ~/.local/share/bash-completion/completions/flagsim`.
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete in.
+    #[arg(value_enum)]
+    pub shell: Shell,
+}
+
+/// The shells `flagsim completions` writes for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
 }
 
 #[derive(Debug, Args)]
@@ -336,6 +362,7 @@ pub fn run(cli: Cli) -> Result<()> {
             crate::sim::params::spec::text()
         }),
         Some(Command::Bench(args)) => bench(args),
+        Some(Command::Completions(args)) => completions(args.shell),
         Some(Command::View(args)) => view(args),
         None => view(ViewArgs {
             size: (1280, 800),
@@ -369,6 +396,20 @@ fn view(args: ViewArgs) -> Result<()> {
     .map_err(|e| failed(format!("{e:#}")))
 }
 
+/// Writes `shell`'s completion script for flagsim to stdout.
+fn completions(shell: Shell) -> Result<()> {
+    use clap::CommandFactory;
+    let mut command = Cli::command();
+    let mut script = Vec::new();
+    let generator = match shell {
+        Shell::Bash => clap_complete::Shell::Bash,
+        Shell::Zsh => clap_complete::Shell::Zsh,
+        Shell::Fish => clap_complete::Shell::Fish,
+    };
+    clap_complete::generate(generator, &mut command, "flagsim", &mut script);
+    print_stdout(&String::from_utf8_lossy(&script))
+}
+
 fn bench(args: BenchArgs) -> Result<()> {
     if let Some(p) = &args.plot
         && !p.extension().is_some_and(|e| e.eq_ignore_ascii_case("svg"))
@@ -379,7 +420,9 @@ fn bench(args: BenchArgs) -> Result<()> {
         )));
     }
     let cfg = crate::bench::BenchConfig { quick: args.quick };
-    let report = crate::bench::run(&cfg, |section| eprintln!("flagsim bench: {section} …"));
+    let spinner = progress::spinner("flagsim bench");
+    let report = crate::bench::run(&cfg, |section| spinner.set_message(section.to_string()));
+    spinner.finish_and_clear();
     // The report first: a plot that cannot be written must not lose the measurements.
     if args.json {
         write_json(&report, None)?;
@@ -389,7 +432,7 @@ fn bench(args: BenchArgs) -> Result<()> {
     if let Some(p) = &args.plot {
         crate::files::write_atomically(p, crate::bench::plot_svg(&report).as_bytes())
             .map_err(|e| CliError::write(format!("the plot {}", p.display()), e))?;
-        eprintln!("flagsim bench: wrote {}", p.display());
+        log::info!("bench: wrote {}", p.display());
     }
     Ok(())
 }

@@ -42,7 +42,7 @@ pub(super) fn render(args: RenderArgs) -> Result<()> {
         }
     }
     if let Some(d) = &sim.divergence {
-        eprintln!("flagsim: warning: {d}; rendering the last good state");
+        log::warn!("{d}; rendering the last good state");
     }
     let snap = Snapshot::of(&sim);
     let view_settings = ViewSettings {
@@ -70,8 +70,8 @@ pub(super) fn render(args: RenderArgs) -> Result<()> {
             args.out.display()
         )),
     })?;
-    eprintln!(
-        "flagsim: wrote {} ({w}×{h}, step {}, t = {:.3} s, {})",
+    log::info!(
+        "wrote {} ({w}×{h}, step {}, t = {:.3} s, {})",
         args.out.display(),
         sim.step_index,
         sim.time,

@@ -159,10 +159,12 @@ fn run(
     if args.every.is_some() && !lines {
         out.write_all(b"{\"frames\":[")?;
     }
+    let bar = super::progress::bar(args.steps, "flagsim simulate");
     for _ in 0..args.steps {
         if !sim.step() {
             break;
         }
+        bar.inc(1);
         interpolated_sum += sim.stats.interpolated_fraction;
         sweeps_sum += f64::from(sim.stats.provot_sweeps);
         if let Some(k) = args.every
@@ -190,8 +192,9 @@ fn run(
         }
     }
     let wall_seconds = start.elapsed().as_secs_f64();
+    bar.finish_and_clear();
     if let Some(d) = &sim.divergence {
-        eprintln!("flagsim: warning: {d}; the output is the last good state");
+        log::warn!("{d}; the output is the last good state");
     }
     let render = match args.upsample {
         Some(r) => Some(upsample_output(&sim, scene, r, args.gpu).map_err(Stop::Failed)?),

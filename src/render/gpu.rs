@@ -5,6 +5,8 @@
 //! and CI all run the same GPU code without a display. It asks for wgpu's default limits, which
 //! every desktop adapter and lavapipe provide, and says clearly when there is no adapter at all.
 
+use std::sync::{Arc, Mutex};
+
 use thiserror::Error;
 
 use crate::upsample::UpsampleError;
@@ -37,6 +39,10 @@ pub enum GpuError {
     NotUploaded,
     #[error(transparent)]
     Upsample(#[from] UpsampleError),
+    /// An error wgpu reported on its own (a validation error past our checks, out of memory,
+    /// the device lost): what [`GpuContext::check`] found.
+    #[error("the GPU failed: {0}")]
+    Device(String),
 }
 
 /// The instance, adapter, device and queue, created once and shared by every pass.
@@ -46,6 +52,8 @@ pub struct GpuContext {
     pub adapter: wgpu::Adapter,
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
+    /// The first error wgpu reported on its own since the last [`GpuContext::check`].
+    reported: Arc<Mutex<Option<String>>>,
 }
 
 impl GpuContext {
@@ -81,12 +89,22 @@ impl GpuContext {
                 memory_hints: wgpu::MemoryHints::Performance,
                 trace: wgpu::Trace::Off,
             }))?;
+        let reported = report_errors(&device);
         Ok(Self {
             instance,
             adapter,
             device,
             queue,
+            reported,
         })
+    }
+
+    /// The first error wgpu reported on its own (uncaptured or device lost) since the last
+    /// call, as an error; `Ok` when there was none. Headless work calls it after each readback,
+    /// so a GPU failure ends the command with one message instead of a panic or a wrong image.
+    pub fn check(&self) -> Result<(), GpuError> {
+        let taken = self.reported.lock().ok().and_then(|mut slot| slot.take());
+        taken.map_or(Ok(()), |message| Err(GpuError::Device(message)))
     }
 
     /// One line describing the adapter, e.g. `llvmpipe (LLVM 15.0.6, 256 bits) (Cpu, Vulkan,
@@ -94,6 +112,34 @@ impl GpuContext {
     pub fn adapter_report(&self) -> String {
         adapter_report(&self.adapter.get_info())
     }
+}
+
+/// Sends `device`'s uncaptured errors and its loss to the log and keeps the first of them for
+/// [`GpuContext::check`] (wgpu's default handler panics).
+fn report_errors(device: &wgpu::Device) -> Arc<Mutex<Option<String>>> {
+    let reported = Arc::new(Mutex::new(None::<String>));
+    let keep = |slot: &Mutex<Option<String>>, message: String| {
+        if let Ok(mut slot) = slot.lock() {
+            slot.get_or_insert(message);
+        }
+    };
+    let slot = reported.clone();
+    device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+        log::error!("GPU error: {e}");
+        keep(&slot, e.to_string());
+    }));
+    let slot = reported.clone();
+    device.set_device_lost_callback(move |reason, message| {
+        // Dropping the device at the end of a run reports itself as lost too.
+        if reason != wgpu::DeviceLostReason::Destroyed {
+            log::error!("the GPU device was lost ({reason:?}): {message}");
+            keep(
+                &slot,
+                format!("the GPU device was lost ({reason:?}): {message}"),
+            );
+        }
+    });
+    reported
 }
 
 /// Formats an [`wgpu::AdapterInfo`] as one line.

@@ -59,8 +59,11 @@ impl HeadlessRenderer {
         let frame = self
             .scene
             .frame_data(snap, view, camera, self.target.aspect());
-        self.renderer
-            .render_offscreen(device, queue, &self.target, &frame)
+        let image = self
+            .renderer
+            .render_offscreen(device, queue, &self.target, &frame)?;
+        self.ctx.check()?;
+        Ok(image)
     }
 
     /// The GPU upsampler's result for `grid`, read back (for `simulate --upsample R --gpu`).
@@ -71,6 +74,8 @@ impl HeadlessRenderer {
     ) -> Result<RenderMesh, RenderError> {
         let upsample = &mut self.scene.upsample;
         let _recreated = upsample.upload_keys(&self.ctx.device, &self.ctx.queue, grid, settings)?;
-        Ok(upsample.run_and_read_back(&self.ctx)?)
+        let mesh = upsample.run_and_read_back(&self.ctx)?;
+        self.ctx.check()?;
+        Ok(mesh)
     }
 }
