@@ -157,7 +157,12 @@ impl UiState {
             record_fps: 30.0,
             recording: None,
             scene_path: "scene.json".into(),
-            image_path: String::new(),
+            image_path: scene
+                .render
+                .texture
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
             message: None,
             stats_rows: None,
             plots: plots::LivePlots::default(),
