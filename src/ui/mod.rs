@@ -139,6 +139,12 @@ pub struct UiState {
 impl UiState {
     pub fn new(scene: Scene, total_mass: f64) -> Self {
         let (_, azimuth_deg, elevation_deg) = wind_polar(scene.params.wind.velocity);
+        let image_path = scene
+            .render
+            .texture
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
         Self {
             params: scene.params.clone(),
             view: ViewSettings {
@@ -157,12 +163,7 @@ impl UiState {
             record_fps: 30.0,
             recording: None,
             scene_path: "scene.json".into(),
-            image_path: scene
-                .render
-                .texture
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_default(),
+            image_path,
             message: None,
             stats_rows: None,
             plots: plots::LivePlots::default(),
