@@ -110,15 +110,14 @@ pub(super) fn simulate(args: SimulateArgs) -> Result<()> {
             }
         })
     };
-    let written = match &args.out {
-        Some(path) => crate::files::write_with(path, |out| write(out))
-            .map_err(|e| CliError::write(path.display(), e)),
-        None => {
-            let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-            match write(&mut out) {
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-                r => r.map_err(|e| CliError::write("stdout", e)),
-            }
+    let written = if let Some(path) = &args.out {
+        crate::files::write_with(path, |out| write(out))
+            .map_err(|e| CliError::write(path.display(), e))
+    } else {
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        match write(&mut out) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            r => r.map_err(|e| CliError::write("stdout", e)),
         }
     };
     match failure {
@@ -168,14 +167,11 @@ fn run(
         interpolated_sum += sim.stats.interpolated_fraction;
         sweeps_sum += f64::from(sim.stats.provot_sweeps);
         if let Some(k) = args.every
-            && sim.step_index % k == 0
+            && sim.step_index.is_multiple_of(k)
         {
-            let separator: &[u8] = match (lines, recorded) {
-                (true, _) => b"",
-                (false, 0) => b"",
-                (false, _) => b",",
-            };
-            out.write_all(separator)?;
+            if !lines && recorded > 0 {
+                out.write_all(b",")?;
+            }
             serde_json::to_writer(
                 &mut *out,
                 &FrameOut {

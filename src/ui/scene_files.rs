@@ -86,7 +86,7 @@ pub fn set_flag_image(state: &mut UiState, actions: &mut Vec<UiAction>, path: Op
         },
         false,
     ));
-    state.view.render.texture = scene.render.texture.clone();
+    state.view.render.texture.clone_from(&scene.render.texture);
     state.scene = scene;
     actions.push(UiAction::FlagImage(Box::new(image)));
 }
