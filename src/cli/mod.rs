@@ -122,7 +122,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Open the viewer on a scene file or preset (default: the flag).
+    /// Open the viewer on a scene file or preset (default: the last scene shown, or the flag).
     View(ViewArgs),
     /// Run N fixed steps headless and write JSON (stdout when no --out).
     #[command(after_long_help = format!(
