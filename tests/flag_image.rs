@@ -11,6 +11,7 @@ use flagsim::render::headless::HeadlessRenderer;
 use flagsim::render::view::{self, ViewSettings};
 use flagsim::sim::Scene;
 use flagsim::sim::thread::{Command, Snapshot};
+use flagsim::ui::notices::Level;
 use flagsim::ui::{UiAction, UiState, scene_files};
 use image::{Rgba, RgbaImage};
 
@@ -290,7 +291,7 @@ fn the_panel_puts_an_image_on_the_flag_and_restarts_it_at_the_new_shape() {
     assert_eq!(grid_size(loaded[0]), (2.4, 0.8));
     assert_eq!(grid_size(&state.scene), (2.4, 0.8));
     assert_eq!(state.view.render.texture.as_deref(), Some(path.as_path()));
-    assert!(state.message.as_ref().is_some_and(|(_, error)| !error));
+    assert!(state.notices.last().is_some_and(|n| n.level == Level::Info));
 
     // An image of the same shape: the motion goes on, only the texture changes.
     let same = write_png("panel-same.png", &two_colour(600, 200));
@@ -337,8 +338,12 @@ fn a_bad_image_or_dropped_scene_leaves_everything_as_it_was() {
         let mut actions = Vec::new();
         scene_files::drop_file(&mut state, &mut actions, &path);
         assert!(actions.is_empty(), "{}: {actions:?}", path.display());
-        let (message, error) = state.message.clone().expect("a message");
-        assert!(error && message.contains(says), "{message}");
+        let last = state.notices.last().expect("a message");
+        assert!(
+            last.level == Level::Error && last.text.contains(says),
+            "{}",
+            last.text
+        );
         assert_eq!(
             (
                 state.scene.clone(),

@@ -8,6 +8,22 @@ use std::process::Command;
 
 mod process;
 
+/// The viewer with a settings folder of its own (never the real home's), fresh each call.
+fn viewer() -> Command {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "flagsim-config-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_flagsim"));
+    cmd.env("FLAGSIM_CONFIG_DIR", dir)
+        .env("RUST_BACKTRACE", "0");
+    cmd
+}
+
 fn have_display() -> bool {
     let ok = std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some();
     if !ok {
@@ -32,7 +48,7 @@ fn the_viewer_starts_renders_saves_a_screenshot_and_exits_cleanly() {
     std::fs::create_dir_all(&dir).unwrap();
     let shot = dir.join("viewer.png");
     let out = process::output_within(
-        Command::new(env!("CARGO_BIN_EXE_flagsim"))
+        viewer()
             .args([
                 "view",
                 "flag",
@@ -95,7 +111,7 @@ fn the_lab_shows_one_cloth_per_copy_side_by_side() {
     std::fs::create_dir_all(&dir).unwrap();
     let shot = dir.join("lab.png");
     let out = process::output_within(
-        Command::new(env!("CARGO_BIN_EXE_flagsim"))
+        viewer()
             .args([
                 "view",
                 "flag",
@@ -154,13 +170,13 @@ fn the_lab_shows_one_cloth_per_copy_side_by_side() {
 #[test]
 fn the_viewer_rejects_a_bad_scene_before_opening_a_window() {
     let out = process::output_within(
-        Command::new(env!("CARGO_BIN_EXE_flagsim")).args(["view", "no-such-scene"]),
+        viewer().args(["view", "no-such-scene"]),
         std::time::Duration::from_mins(5),
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown preset"));
     let out = process::output_within(
-        Command::new(env!("CARGO_BIN_EXE_flagsim")).args(["view", "--render-scale", "0.3"]),
+        viewer().args(["view", "--render-scale", "0.3"]),
         std::time::Duration::from_mins(5),
     );
     assert_eq!(out.status.code(), Some(2));
@@ -169,4 +185,158 @@ fn the_viewer_rejects_a_bad_scene_before_opening_a_window() {
         err.contains("expected `auto` or a scale from 0.5 to 1"),
         "{err}"
     );
+}
+
+#[test]
+fn a_failed_screenshot_shows_its_notice_in_the_visible_view() {
+    if !have_display() {
+        return;
+    }
+    // `screenshots` is a regular file in the working folder, so F12 cannot create the folder
+    // its PNG goes to.
+    let dir = std::env::temp_dir().join(format!("flagsim-notice-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    std::fs::write(dir.join("screenshots"), b"not a folder").unwrap();
+    let shot = dir.join("out").join("notice.png");
+    let out = process::output_within(
+        viewer()
+            .current_dir(&dir)
+            .args([
+                "view",
+                "flag",
+                "--size",
+                "1024x640",
+                "--no-persist",
+                // F12 at frame 20 goes through the key's own code; 20 frames later the window,
+                // panels and notices included, is saved where it can be.
+                "--press-f12-at-frame",
+                "20",
+                "--exit-after-frames",
+                "40",
+            ])
+            .arg("--screenshot")
+            .arg(&shot)
+            .env("RUST_BACKTRACE", "0"),
+        std::time::Duration::from_mins(5),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "exited with {:?}: {err}", out.status);
+    let img = image::open(&shot).expect("screenshot written").to_rgba8();
+    // The error notice's own fill colour, pixel by pixel (egui paints a flat fill exactly).
+    let fill = flagsim::ui::notices::ERROR_FILL;
+    let is_fill = |p: &image::Rgba<u8>| {
+        let [r, g, b, _] = p.0;
+        r.abs_diff(fill.r()) <= 3 && g.abs_diff(fill.g()) <= 3 && b.abs_diff(fill.b()) <= 3
+    };
+    let found: Vec<(u32, u32)> = img
+        .enumerate_pixels()
+        .filter(|(_, _, p)| is_fill(p))
+        .map(|(x, y, _)| (x, y))
+        .collect();
+    assert!(
+        found.len() > 3000,
+        "only {} pixels of the error notice's colour",
+        found.len()
+    );
+    // All of it right of the side panel (320 points wide at this scale), in the top part of
+    // the view.
+    let left = found.iter().map(|p| p.0).min().unwrap();
+    let bottom = found.iter().map(|p| p.1).max().unwrap();
+    assert!(
+        left > 330,
+        "the notice reaches x = {left}, under the side panel"
+    );
+    assert!(
+        bottom < 200,
+        "the notice reaches y = {bottom}, not at the view's top"
+    );
+    // The side panel is there, on the left: mostly dark egui background.
+    let dark = (0..img.height())
+        .filter(|&y| img.get_pixel(40, y).0[..3].iter().all(|&c| c < 60))
+        .count();
+    assert!(dark as u32 > img.height() / 2, "no panel on the left");
+}
+
+/// Runs the viewer for a few frames with `config` as its settings folder and returns its
+/// stderr and the size of the last frame.
+fn run_with_settings(config: &std::path::Path, args: &[&str]) -> (String, (u32, u32)) {
+    let shot = config.with_extension("png");
+    let out = process::output_within(
+        Command::new(env!("CARGO_BIN_EXE_flagsim"))
+            .env("FLAGSIM_CONFIG_DIR", config)
+            .env("RUST_BACKTRACE", "0")
+            .arg("view")
+            .args(args)
+            .args([
+                "--exit-after-frames",
+                "5",
+                "--render-scale",
+                "0.5",
+                "--screenshot",
+            ])
+            .arg(&shot),
+        std::time::Duration::from_mins(5),
+    );
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success(),
+        "{args:?} exited with {:?}: {err}",
+        out.status
+    );
+    let size = image::image_dimensions(&shot).expect("screenshot written");
+    (err, size)
+}
+
+#[test]
+fn settings_are_kept_between_runs_and_no_persist_neither_reads_nor_writes() {
+    if !have_display() {
+        return;
+    }
+    let config = std::env::temp_dir().join(format!("flagsim-keep-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&config);
+    let file = config.join("settings.json");
+    // A first run writes the settings when it closes …
+    let (err, size) = run_with_settings(&config, &["flag", "--size", "700x500"]);
+    assert_eq!(size, (700, 500));
+    assert!(!err.contains("warning"), "{err}");
+    let written = std::fs::read_to_string(&file).expect("settings written at exit");
+    assert!(written.contains("\"scene\""), "{written}");
+    // … and the next one, with no size and no scene named, takes them back.
+    let (_, size) = run_with_settings(&config, &[]);
+    assert_eq!(size, (700, 500), "the window size was not remembered");
+
+    // --no-persist: a size in the file is not read, and the file is not touched.
+    let mut settings: serde_json::Value = serde_json::from_str(&written).unwrap();
+    settings["window"] = serde_json::json!([640, 480]);
+    std::fs::write(&file, settings.to_string()).unwrap();
+    let before = std::fs::read(&file).unwrap();
+    let modified = std::fs::metadata(&file).unwrap().modified().unwrap();
+    let (_, size) = run_with_settings(&config, &["--no-persist"]);
+    assert_ne!(size, (640, 480), "--no-persist read the settings");
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        before,
+        "--no-persist wrote the settings"
+    );
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().modified().unwrap(),
+        modified
+    );
+    let names: Vec<_> = std::fs::read_dir(&config)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["settings.json"], "--no-persist left files");
+
+    // A broken file: a warning, the defaults, a normal start; then it is replaced.
+    std::fs::write(&file, b"{ not json").unwrap();
+    let (err, _) = run_with_settings(&config, &["flag"]);
+    assert!(err.contains("warning: settings: not JSON"), "{err}");
+    let replaced = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        serde_json::from_str::<serde_json::Value>(&replaced).is_ok(),
+        "{replaced}"
+    );
+    std::fs::remove_dir_all(&config).unwrap();
 }

@@ -410,6 +410,14 @@ pub fn panels(
         let labels = super::lab_view::labels(root.ctx(), area, snap, &figures, &stable);
         actions.extend(labels);
     }
+    // Over the part of the window left to the 3-D view, where the user looks.
+    let view_area = root.available_rect_before_wrap();
+    ui::notices::overlay(
+        root.ctx(),
+        view_area,
+        &mut state.notices,
+        std::time::Instant::now(),
+    );
     if state.show_help {
         egui::Window::new("keys and mouse")
             .collapsible(false)

@@ -39,6 +39,7 @@
 //! may be called twice in one frame for this.
 
 pub mod controls;
+pub mod dialogs;
 pub mod egui_glue;
 pub mod feed;
 pub mod frame;
@@ -48,5 +49,6 @@ pub mod lab_view;
 pub mod recording;
 pub mod redraw;
 pub mod screenshot;
+pub mod settings;
 pub mod surface;
 pub mod viewer;

@@ -18,6 +18,7 @@ use winit::event_loop::{ActiveEventLoop, EventLoop};
 use winit::window::{Window, WindowId};
 
 use super::controls::{Button, Controls, Input};
+use super::dialogs::{self, Dialogs};
 use super::egui_glue::{Canvas, EguiLayer};
 use super::feed::SnapshotFeed;
 use super::frame::{self, FrameView, SceneDraw};
@@ -28,7 +29,9 @@ use super::recording::LockStep;
 pub use super::redraw::Redraw;
 
 mod actions;
+mod files;
 use super::screenshot;
+use super::settings::{self, Store};
 use super::surface::{self, WindowSurface};
 use crate::render::view;
 use crate::render::{PixelRect, RenderQuality, RenderScale, ScaleMode};
@@ -53,6 +56,13 @@ pub struct ViewerOptions {
     /// The flag's image, decoded and checked (`None`: the built-in flag); the scene is already
     /// fitted to it.
     pub flag_image: Option<image::RgbaImage>,
+    /// Press F12 when drawing this frame (tests: a screenshot through the key's code).
+    pub press_f12_at_frame: Option<u64>,
+    /// The settings read at start (the panels' values, the recent files), the store that
+    /// writes them back, and what was wrong with them.
+    pub persisted: settings::Opened,
+    /// Put the camera where it was (the last scene was restored, not one named).
+    pub restore_camera: bool,
 }
 
 /// What can stop the viewer, each with one message.
@@ -83,10 +93,31 @@ pub fn run(options: ViewerOptions) -> Result<(), ViewerError> {
     let instance = surface::create_instance(Box::new(event_loop.owned_display_handle()));
     let sim = SimThread::spawn_lab(options.scene.clone(), &options.compare, false)?;
     let first = sim.latest();
+    let mut ui = UiState::new(options.scene.clone(), first.total_mass);
+    let remembered = &options.persisted.settings;
+    remembered.give_panels(&mut ui);
+    ui.settings_file = options.persisted.store.path().map(Into::into);
+    for w in &options.persisted.warnings {
+        log::warn!("{w}");
+        ui.notices.error(w.clone());
+    }
+    if ui.time_scale != crate::sim::params::spec::TIME_SCALE.default {
+        sim.send(Command::SetTimeScale(ui.time_scale));
+    }
+    let mut controls = Controls::new(view::framing_camera(&[&first]), Vec2::new(1280.0, 800.0));
+    if options.restore_camera
+        && let Some(c) = remembered.camera
+    {
+        controls.camera = c.applied_to(controls.camera);
+    }
     let mut app = App {
-        ui: UiState::new(options.scene.clone(), first.total_mass),
-        controls: Controls::new(view::framing_camera(&[&first]), Vec2::new(1280.0, 800.0)),
+        ui,
+        controls,
         instance,
+        store: options.persisted.store.clone(),
+        settings_seen: Instant::now(),
+        dialogs: Dialogs::new(event_loop.create_proxy()),
+        default_quality: RenderQuality::HIGH,
         options,
         gpu: None,
         sim,
@@ -104,6 +135,9 @@ pub fn run(options: ViewerOptions) -> Result<(), ViewerError> {
         gpu_lost: Arc::default(),
     };
     event_loop.run_app(&mut app)?;
+    if let Err(e) = app.store.save(app.current_settings()) {
+        log::warn!("{e}");
+    }
     // GPU objects go before the window; the simulation thread is joined when `app` drops.
     drop(app.gpu.take());
     match app.failure.take() {
@@ -163,6 +197,14 @@ struct App {
     gpu_error: Arc<std::sync::Mutex<Option<String>>>,
     /// Why the GPU device was lost, when it was.
     gpu_lost: Arc<std::sync::Mutex<Option<String>>>,
+    /// Where the settings are written back.
+    store: Store,
+    /// When the settings in use were last compared with the file's.
+    settings_seen: Instant,
+    /// The native file dialog open now and its answer.
+    dialogs: Dialogs,
+    /// The adapter's anti-aliasing and filtering (*Reset to defaults* goes back to it).
+    default_quality: RenderQuality,
 }
 
 impl App {
@@ -250,9 +292,12 @@ impl App {
             return;
         }
         if let Some(e) = self.gpu_error.lock().ok().and_then(|mut slot| slot.take()) {
-            self.ui.message = Some((format!("GPU error: {e}"), true));
+            self.ui.notices.error(format!("GPU error: {e}"));
         }
         let snap = self.feed.display(Instant::now());
+        if self.options.press_f12_at_frame == Some(self.frames + 1) {
+            self.key(&winit::keyboard::Key::Named(winit::keyboard::NamedKey::F12));
+        }
         let visible = self.layout_panels(started);
         let Some(gpu) = self.gpu.as_mut() else {
             return;
@@ -380,7 +425,7 @@ impl App {
             },
         );
         if let Err(e) = drew {
-            self.ui.message = Some((format!("drawing failed: {e}"), true));
+            self.ui.notices.error(format!("drawing failed: {e}"));
         }
         let (egui_ctx, painter) = gpu.egui.painter();
         let ppp = painter.pixels_per_point();
@@ -414,11 +459,15 @@ impl App {
         match (result, req.automated) {
             (Ok(()), true) => println!("{}", req.path.display()),
             (Ok(()), false) => {
-                self.ui.message = Some((format!("saved {}", req.path.display()), false));
+                self.ui
+                    .notices
+                    .info(format!("saved {}", req.path.display()));
             }
             (Err(e), true) => self.failure = Some(e),
             (Err(e), false) => {
-                self.ui.message = Some((format!("screenshot failed: {e:#}"), true));
+                self.ui
+                    .notices
+                    .error(format!("screenshot failed: {}", cause(&e)));
             }
         }
     }
@@ -436,7 +485,9 @@ impl App {
         let saved = capture(gpu, frame, snap, &self.ui, &self.controls, rec.with_panels)
             .and_then(|img| screenshot::save_png(&img, &path).map_err(Into::into));
         if let Err(e) = saved {
-            self.ui.message = Some((format!("recording stopped: {e:#}"), true));
+            self.ui
+                .notices
+                .error(format!("recording stopped: {}", cause(&e)));
             self.recorder = None;
             self.ui.recording = None;
             return;
@@ -448,6 +499,14 @@ impl App {
             dir: rec.dir.clone(),
             frames: rec.lock.frames,
         });
+    }
+}
+
+/// What went wrong in a capture, with its causes, for a notice.
+fn cause(e: &ViewerError) -> String {
+    match e {
+        ViewerError::Screenshot(e) => crate::ui::notices::describe(e),
+        e => crate::ui::notices::describe(e),
     }
 }
 
@@ -535,7 +594,14 @@ impl ApplicationHandler for App {
                 self.ui.render_scale = mode;
                 self.scale.set_mode(mode);
                 gpu.scene.set_scale(&gpu.device, self.scale.scale());
+                self.default_quality = gpu.scene.quality;
                 self.gpu = Some(gpu);
+                if let Some(q) = self.options.persisted.settings.quality
+                    && q != self.ui.quality
+                {
+                    self.ui.quality = q;
+                    self.apply(crate::ui::UiAction::SetQuality(q));
+                }
             }
             Err(e) => {
                 self.failure = Some(e);
@@ -611,10 +677,14 @@ impl ApplicationHandler for App {
     }
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        let now = Instant::now();
+        self.keep_settings(now);
+        while let Some((pick, answer)) = self.dialogs.poll() {
+            self.dialog_answered(pick, answer);
+        }
         let Some(gpu) = &self.gpu else {
             return;
         };
-        let now = Instant::now();
         let latest = self.sim.latest();
         let moving = !latest.paused
             || self.recorder.is_some()

@@ -130,7 +130,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Open the viewer on a scene file or preset (default: the flag).
+    /// Open the viewer on a scene file or preset (default: the last scene shown, or the flag).
     View(ViewArgs),
     /// Run N fixed steps headless and write JSON (stdout when no --out).
     #[command(after_long_help = format!(
@@ -195,11 +195,19 @@ pub struct BenchArgs {
 
 #[derive(Debug, Args, Default)]
 pub struct ViewArgs {
-    /// Scene file (.json) or preset name; default `flag`.
+    /// Scene file (.json) or preset name; default: the scene shown when the viewer last
+    /// closed (with its parameters, flag image and camera), or `flag` on a first run.
     pub scene: Option<String>,
-    /// Window size in logical pixels, width x height, e.g. 1280x800.
-    #[arg(long, default_value = "1280x800", value_parser = parse_size)]
-    pub size: (u32, u32),
+    /// Window size in logical pixels, width x height, e.g. 1280x800; default: the size it
+    /// last had, or 1280x800.
+    #[arg(long, value_parser = parse_size)]
+    pub size: Option<(u32, u32)>,
+    /// Start clean and keep nothing: neither read nor write the settings file (window size,
+    /// camera, panel values, last scene and flag image, recent files), which otherwise lives
+    /// in the platform's config folder (`$XDG_CONFIG_HOME/flagsim/settings.json` on Linux;
+    /// `FLAGSIM_CONFIG_DIR` names another folder).
+    #[arg(long)]
+    pub no_persist: bool,
     /// Quit after presenting this many frames (automated smoke runs).
     #[arg(long, value_name = "N")]
     pub exit_after_frames: Option<u64>,
@@ -221,6 +229,10 @@ pub struct ViewArgs {
     /// or the built-in flag); the flag takes its width/height ratio unless the scene gives both.
     #[arg(long, value_name = "PATH")]
     pub flag_image: Option<PathBuf>,
+    /// For tests: press F12 (a screenshot into screenshots/) when drawing frame N, through the
+    /// same code as the key.
+    #[arg(long, value_name = "N", hide = true)]
+    pub press_f12_at_frame: Option<u64>,
 }
 
 #[derive(Debug, Args)]
@@ -364,16 +376,36 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Bench(args)) => bench(args),
         Some(Command::Completions(args)) => completions(args.shell),
         Some(Command::View(args)) => view(args),
-        None => view(ViewArgs {
-            size: (1280, 800),
-            ..ViewArgs::default()
-        }),
+        None => view(ViewArgs::default()),
     }
 }
 
 fn view(args: ViewArgs) -> Result<()> {
-    let mut scene = load_scene(args.scene.as_deref().unwrap_or("flag"), None)?;
-    let flag_image = flag_image(&mut scene, args.flag_image.as_deref())?;
+    use crate::app::settings::Store;
+    let mut persisted = Store::open(Store::location(args.no_persist));
+    // The last scene comes back only when none is named: a scene named is shown as its file
+    // says.
+    let last = args
+        .scene
+        .is_none()
+        .then(|| persisted.settings.last_scene())
+        .flatten();
+    let restored = last.is_some();
+    let mut scene = match last {
+        Some(scene) => scene,
+        None => load_scene(args.scene.as_deref().unwrap_or("flag"), None)?,
+    };
+    let flag_image = match flag_image(&mut scene, args.flag_image.as_deref()) {
+        // A remembered image that has gone is a warning, never a failed start.
+        Err(e) if restored && args.flag_image.is_none() => {
+            (persisted.warnings).push(format!(
+                "the last flag image: {e}; the built-in flag instead"
+            ));
+            scene.render.texture = None;
+            None
+        }
+        other => other?,
+    };
     if let Some(path) = &args.screenshot
         && !path
             .extension()
@@ -386,12 +418,18 @@ fn view(args: ViewArgs) -> Result<()> {
     }
     crate::app::viewer::run(crate::app::viewer::ViewerOptions {
         scene,
-        size: args.size,
+        size: args.size.unwrap_or({
+            let [w, h] = persisted.settings.window;
+            (w, h)
+        }),
         exit_after_frames: args.exit_after_frames,
         screenshot: args.screenshot,
-        render_scale: args.render_scale,
+        render_scale: args.render_scale.or(persisted.settings.scale_mode()),
+        restore_camera: restored,
+        persisted,
         compare: args.compare.map(|c| c.0).unwrap_or_default(),
         flag_image,
+        press_f12_at_frame: args.press_f12_at_frame,
     })
     .map_err(|e| failed(format!("{e:#}")))
 }

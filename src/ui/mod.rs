@@ -8,8 +8,10 @@ mod capture;
 mod cloth;
 mod detail;
 pub mod lab;
+pub mod notices;
 mod overlays;
 pub mod plots;
+pub mod recent;
 pub mod scene_files;
 mod simulation;
 mod stats;
@@ -21,7 +23,7 @@ use wind::wind_polar;
 
 use std::path::PathBuf;
 
-use egui::{Color32, RichText, Ui};
+use egui::{RichText, Ui};
 
 use crate::render::view::ViewSettings;
 use crate::render::{RenderQuality, ScaleMode};
@@ -48,6 +50,11 @@ pub enum UiAction {
     /// Open the integrator lab with these copies (2 to 4) on the current scene and
     /// parameters, or go back to one cloth (none).
     SetLab(Vec<crate::sim::lab::CopySpec>),
+    /// Open a native file dialog (on a thread of its own; the answer comes back as a load,
+    /// a save or a flag image, or a notice when no dialog is available).
+    FileDialog(scene_files::Pick),
+    /// Put the remembered panel values back to their defaults (`app::settings`).
+    ResetSettings,
     /// Draw the flag with this image (decoded and checked, at most
     /// [`crate::render::flag_texture::MAX_FLAG_SIDE`] a side) from now on.
     FlagImage(Box<image::RgbaImage>),
@@ -119,8 +126,15 @@ pub struct UiState {
     pub scene_path: String,
     /// Path typed in the flag image field.
     pub image_path: String,
-    /// The last message for the user (a saved file, an error), and whether it is an error.
-    pub message: Option<(String, bool)>,
+    /// The scenes and images last opened or saved (kept in the settings file).
+    pub recent: recent::RecentFiles,
+    /// Where the settings are kept (`None`: not kept, `--no-persist`), for the panel.
+    pub settings_file: Option<PathBuf>,
+    /// Messages for the user (a saved file, an error): notices over the view and the log.
+    pub notices: notices::Notices,
+    /// The simulation's last rejected command, already reported (a snapshot repeats it until
+    /// the next command).
+    sim_error: Option<String>,
     /// The Stats panel's figures and when they were taken (see [`stats::REFRESH`]).
     stats_rows: Option<(std::time::Instant, Vec<(&'static str, String)>)>,
     /// The live plots' points and settings.
@@ -164,7 +178,10 @@ impl UiState {
             recording: None,
             scene_path: "scene.json".into(),
             image_path,
-            message: None,
+            recent: recent::RecentFiles::default(),
+            settings_file: None,
+            notices: notices::Notices::default(),
+            sim_error: None,
             stats_rows: None,
             plots: plots::LivePlots::default(),
             // kang and xpbd: the paper's step against a position-based one.
@@ -197,8 +214,13 @@ impl UiState {
             self.elevation_deg = el;
         }
         if let Some(e) = &snap.error {
-            self.message = Some((e.clone(), true));
+            if self.sim_error.as_ref() != Some(e) {
+                self.notices.error(e.clone());
+                self.sim_error = Some(e.clone());
+            }
             self.params = snap.params.clone();
+        } else {
+            self.sim_error = None;
         }
     }
 
@@ -258,19 +280,48 @@ pub fn controls(
         egui::CollapsingHeader::new("Capture")
             .default_open(false)
             .show(ui, |ui| capture::capture_ui(ui, state, &mut actions));
-        if let Some((msg, is_error)) = &state.message {
-            ui.separator();
-            let color = if *is_error {
-                Color32::from_rgb(220, 60, 50)
-            } else {
-                Color32::from_rgb(60, 150, 80)
-            };
-            ui.colored_label(color, msg);
-        }
+        egui::CollapsingHeader::new(format!("Messages ({})", state.notices.log().len()))
+            .id_salt("messages")
+            .default_open(false)
+            .show(ui, |ui| notices::log_ui(ui, &state.notices));
+        egui::CollapsingHeader::new("Settings")
+            .default_open(false)
+            .show(ui, |ui| settings_ui(ui, state, &mut actions));
         ui.separator();
         ui.label(RichText::new("h: keys and mouse help").small());
     });
     actions
+}
+
+/// Where the settings are kept, and *Reset to defaults*.
+fn settings_ui(ui: &mut Ui, state: &UiState, actions: &mut Vec<UiAction>) {
+    match &state.settings_file {
+        Some(path) => {
+            ui.label(
+                "Window, camera, panel values, the last scene and the recent files are kept in",
+            )
+            .on_hover_text("Written a second after a change and when the viewer closes");
+            ui.label(
+                RichText::new(path.display().to_string())
+                    .monospace()
+                    .small(),
+            );
+        }
+        None => {
+            ui.label("Nothing is kept between runs (--no-persist).");
+        }
+    }
+    if ui
+        .button("Reset to defaults")
+        .on_hover_text(
+            "The window, camera, display, overlays, quality, render scale, time scale, record \
+             rate, live plots, lab choice and path fields as on a first run. The scene, its \
+             parameters and the recent files stay.",
+        )
+        .clicked()
+    {
+        actions.push(UiAction::ResetSettings);
+    }
 }
 
 #[cfg(test)]

@@ -213,15 +213,13 @@ pub fn plots_ui(ui: &mut Ui, state: &mut super::UiState, paused: bool) {
             .on_hover_text("Every point in the window, one row per point and cloth")
             .clicked()
         {
-            state.message = Some(
-                match crate::files::write_atomically(
-                    std::path::Path::new(&plots.csv_path),
-                    plots.csv().as_bytes(),
-                ) {
-                    Ok(()) => (format!("saved the plots to {}", plots.csv_path), false),
-                    Err(e) => (format!("cannot save {}: {e}", plots.csv_path), true),
-                },
-            );
+            match crate::files::write_atomically(
+                std::path::Path::new(&plots.csv_path),
+                plots.csv().as_bytes(),
+            ) {
+                Ok(()) => (state.notices).info(format!("saved the plots to {}", plots.csv_path)),
+                Err(e) => (state.notices).error(format!("cannot save {}: {e}", plots.csv_path)),
+            }
         }
     });
     let traces = plots.refreshed(paused, Instant::now());
@@ -356,7 +354,7 @@ mod tests {
             three > empty + 20,
             "{empty} shapes empty, {three} with points"
         );
-        assert!(state.message.is_none());
+        assert_eq!(state.notices.log().len(), 0);
     }
 
     #[test]

@@ -1,12 +1,16 @@
-//! Presets, loading and saving scene files, and the flag's image.
+//! Presets, loading and saving scene files, the flag's image and the recent files.
 //!
 //! Everything here checks before it changes anything: a scene or an image that cannot be used
-//! leaves a message and the current scene, flag and simulation as they were.
+//! leaves a message and the current scene, flag and simulation as they were. Files come from
+//! the path fields, a native file dialog (*open…*, *save as…*: [`UiAction::FileDialog`], run
+//! by the application off the event loop), a file dropped on the window or the recent list;
+//! every file opened or saved goes to the top of [`super::recent::RecentFiles`].
 
 use std::path::{Path, PathBuf};
 
 use egui::Ui;
 
+use super::recent::FileKind;
 use super::{UiAction, UiState};
 use crate::render::flag_texture;
 use crate::sim::scene::{PRESETS, Scene};
@@ -22,27 +26,77 @@ fn scene_image(scene: &Scene) -> Result<image::RgbaImage, String> {
     .map_err(|e| e.to_string())
 }
 
+/// What a native file dialog is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pick {
+    /// A scene file to load.
+    OpenScene,
+    /// Where to save the scene.
+    SaveScene,
+    /// An image for the flag.
+    OpenImage,
+}
+
 /// Loads `scene` (a preset, a file, a dropped file) with its flag image, the cloth fitted to
 /// the image's shape; `what` names it in the message. An image that cannot be used refuses
-/// the whole scene: the current one stays.
-pub fn load_scene(state: &mut UiState, actions: &mut Vec<UiAction>, scene: Scene, what: &str) {
+/// the whole scene: the current one stays. Whether it was loaded.
+pub fn load_scene(
+    state: &mut UiState,
+    actions: &mut Vec<UiAction>,
+    scene: Scene,
+    what: &str,
+) -> bool {
     let image = match scene_image(&scene) {
         Ok(image) => image,
         Err(e) => {
-            state.message = Some((format!("{what} not loaded: {e}"), true));
-            return;
+            state.notices.error(format!("{what} not loaded: {e}"));
+            return false;
         }
     };
     let mut scene = scene;
     if scene.render.texture.is_some() {
         scene.fit_to_image(image.width(), image.height());
     }
-    state.message = Some((format!("loaded {what}"), false));
+    state.notices.info(format!("loaded {what}"));
     state.view.render = scene.render.clone();
     state.scene = scene.clone();
     actions.push(UiAction::Sim(Command::LoadScene(Box::new(scene))));
     actions.push(UiAction::ResetCamera);
     actions.push(UiAction::FlagImage(Box::new(image)));
+    true
+}
+
+/// Loads the scene file at `path` (typed, picked, dropped or recent); it becomes the path in
+/// the field and the first recent file. A bad file leaves a message and the current scene.
+pub fn open_scene_file(state: &mut UiState, actions: &mut Vec<UiAction>, path: &Path) {
+    let what = path.display().to_string();
+    let loaded = match Scene::from_file(path) {
+        Ok(scene) => load_scene(state, actions, scene, &what),
+        Err(e) => {
+            state.notices.error(format!("{e}; the current scene stays"));
+            false
+        }
+    };
+    if loaded {
+        state.scene_path = what;
+        state.recent.add(FileKind::Scene, path);
+    }
+}
+
+/// Saves the loaded cloth with the current parameters and detail settings to `path`
+/// (atomically: a failed write keeps the old file).
+pub fn save_scene(state: &mut UiState, path: &Path) {
+    let mut scene = state.scene.clone();
+    scene.params = state.params.clone();
+    scene.render = state.view.render.clone();
+    match crate::files::write_atomically(path, scene.to_json().as_bytes()) {
+        Ok(()) => {
+            state.scene_path = path.display().to_string();
+            state.notices.info(format!("saved {}", path.display()));
+            state.recent.add(FileKind::Scene, path);
+        }
+        Err(e) => (state.notices).error(format!("cannot save {}: {e}", path.display())),
+    }
 }
 
 /// Draws the flag with the image at `path` (`None`: the built-in flag) on the current scene and
@@ -57,7 +111,7 @@ pub fn set_flag_image(state: &mut UiState, actions: &mut Vec<UiAction>, path: Op
     let image = match decoded {
         Ok(image) => image,
         Err(e) => {
-            state.message = Some((e.to_string(), true));
+            state.notices.error(e.to_string());
             return;
         }
     };
@@ -74,20 +128,21 @@ pub fn set_flag_image(state: &mut UiState, actions: &mut Vec<UiAction>, path: Op
         actions.push(UiAction::Sim(Command::LoadScene(Box::new(scene.clone()))));
         actions.push(UiAction::ResetCamera);
     }
-    state.message = Some((
-        match path {
-            Some(p) => format!(
-                "flag image {} ({} × {} pixels as drawn)",
-                p.display(),
-                image.width(),
-                image.height()
-            ),
-            None => "the built-in flag".into(),
-        },
-        false,
-    ));
+    state.notices.info(match path {
+        Some(p) => format!(
+            "flag image {} ({} × {} pixels as drawn)",
+            p.display(),
+            image.width(),
+            image.height()
+        ),
+        None => "the built-in flag".into(),
+    });
     state.view.render.texture.clone_from(&scene.render.texture);
     state.scene = scene;
+    if let Some(path) = path {
+        state.image_path = path.display().to_string();
+        state.recent.add(FileKind::Image, path);
+    }
     actions.push(UiAction::FlagImage(Box::new(image)));
 }
 
@@ -98,12 +153,8 @@ pub fn drop_file(state: &mut UiState, actions: &mut Vec<UiAction>, path: &Path) 
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"));
     if json {
-        match Scene::from_file(path) {
-            Ok(scene) => load_scene(state, actions, scene, &path.display().to_string()),
-            Err(e) => state.message = Some((format!("{e}; the current scene stays"), true)),
-        }
+        open_scene_file(state, actions, path);
     } else {
-        state.image_path = path.display().to_string();
         set_flag_image(state, actions, Some(path));
     }
 }
@@ -115,8 +166,10 @@ pub fn scene_files_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiActi
             for (name, _) in PRESETS {
                 if ui.selectable_label(false, name).clicked() {
                     match Scene::load(name) {
-                        Ok(scene) => load_scene(state, actions, scene, &format!("preset {name}")),
-                        Err(e) => state.message = Some((e.to_string(), true)),
+                        Ok(scene) => {
+                            load_scene(state, actions, scene, &format!("preset {name}"));
+                        }
+                        Err(e) => state.notices.error(e.to_string()),
                     }
                 }
             }
@@ -127,35 +180,67 @@ pub fn scene_files_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiActi
             .on_hover_text("A scene file (.json) to load or save; or drop one on the window");
     });
     ui.horizontal(|ui| {
-        if ui.button("load scene").clicked() {
-            match Scene::from_file(Path::new(&state.scene_path)) {
-                Ok(scene) => {
-                    let what = state.scene_path.clone();
-                    load_scene(state, actions, scene, &what);
-                }
-                Err(e) => state.message = Some((e.to_string(), true)),
-            }
-        }
         if ui
-            .button("save scene")
-            .on_hover_text("The loaded cloth with the current parameters and detail settings")
+            .button("open…")
+            .on_hover_text("Choose a scene file in your desktop's file dialog")
             .clicked()
         {
-            let mut scene = state.scene.clone();
-            scene.params = state.params.clone();
-            scene.render = state.view.render.clone();
-            state.message = Some(
-                match crate::files::write_atomically(
-                    Path::new(&state.scene_path),
-                    scene.to_json().as_bytes(),
-                ) {
-                    Ok(()) => (format!("saved {}", state.scene_path), false),
-                    Err(e) => (format!("cannot save {}: {e}", state.scene_path), true),
-                },
-            );
+            actions.push(UiAction::FileDialog(Pick::OpenScene));
+        }
+        if ui
+            .button("load")
+            .on_hover_text("Load the file typed above")
+            .clicked()
+        {
+            let path = PathBuf::from(state.scene_path.trim());
+            open_scene_file(state, actions, &path);
+        }
+        let tip = "The loaded cloth with the current parameters and detail settings";
+        if ui.button("save").on_hover_text(tip).clicked() {
+            let path = PathBuf::from(state.scene_path.trim());
+            save_scene(state, &path);
+        }
+        if ui.button("save as…").on_hover_text(tip).clicked() {
+            actions.push(UiAction::FileDialog(Pick::SaveScene));
         }
     });
     flag_image_ui(ui, state, actions);
+    recent_ui(ui, state, actions);
+}
+
+/// The recent files: a click opens one again (a scene is loaded, an image put on the flag).
+fn recent_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
+    let mut open = None;
+    ui.add_enabled_ui(!state.recent.is_empty(), |ui| {
+        egui::ComboBox::from_id_salt("recent files")
+            .selected_text("recent files…")
+            .width(ui.available_width() - 8.0)
+            .show_ui(ui, |ui| {
+                for f in state.recent.iter() {
+                    let name = f.path.file_name().map_or_else(
+                        || f.path.display().to_string(),
+                        |n| n.to_string_lossy().into_owned(),
+                    );
+                    let kind = match f.kind {
+                        FileKind::Scene => "scene",
+                        FileKind::Image => "image",
+                    };
+                    let clicked = ui
+                        .selectable_label(false, format!("{kind}: {name}"))
+                        .on_hover_text(f.path.display().to_string())
+                        .clicked();
+                    if clicked {
+                        open = Some(f.clone());
+                    }
+                }
+            });
+    });
+    if let Some(f) = open {
+        match f.kind {
+            FileKind::Scene => open_scene_file(state, actions, &f.path),
+            FileKind::Image => set_flag_image(state, actions, Some(&f.path)),
+        }
+    }
 }
 
 /// The flag's image: a path field, *use image* and *built-in flag*.
@@ -170,6 +255,13 @@ fn flag_image_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) 
             );
     });
     ui.horizontal(|ui| {
+        if ui
+            .button("open…")
+            .on_hover_text("Choose an image in your desktop's file dialog")
+            .clicked()
+        {
+            actions.push(UiAction::FileDialog(Pick::OpenImage));
+        }
         let typed = !state.image_path.trim().is_empty();
         if ui
             .add_enabled(typed, egui::Button::new("use image"))

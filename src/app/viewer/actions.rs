@@ -33,7 +33,7 @@ impl App {
                 if let Some(gpu) = self.gpu.as_mut()
                     && let Err(e) = gpu.scene.set_quality(&gpu.device, &gpu.queue, q)
                 {
-                    self.ui.message = Some((format!("quality: {e}"), true));
+                    self.ui.notices.error(format!("quality: {e}"));
                 }
             }
             UiAction::SetRenderScale(mode) => {
@@ -46,12 +46,14 @@ impl App {
             UiAction::FlagImage(image) => match self.gpu.as_mut() {
                 Some(gpu) => {
                     if let Err(e) = gpu.scene.set_flag_image(&gpu.device, &gpu.queue, *image) {
-                        self.ui.message = Some((format!("flag image: {e}"), true));
+                        self.ui.notices.error(format!("flag image: {e}"));
                     }
                 }
                 // Before the window exists: drawn from its first frame.
                 None => self.options.flag_image = Some(*image),
             },
+            UiAction::FileDialog(pick) => self.open_dialog(pick),
+            UiAction::ResetSettings => self.reset_settings(),
             UiAction::ResetCamera => {
                 let cam = view::framing_camera(&[self.feed.current()]);
                 self.controls.home = cam;
@@ -63,15 +65,16 @@ impl App {
     fn toggle_recording(&mut self) {
         if let Some(r) = self.recorder.take() {
             self.ui.recording = None;
-            self.ui.message = Some((
-                format!("recorded {} frames to {}", r.lock.frames, r.dir.display()),
-                false,
+            (self.ui.notices).info(format!(
+                "recorded {} frames to {}",
+                r.lock.frames,
+                r.dir.display()
             ));
             return;
         }
         let dir = screenshot::timestamped_path(Path::new("screenshots")).with_extension("");
         if let Err(e) = std::fs::create_dir_all(&dir) {
-            self.ui.message = Some((format!("cannot record to {}: {e}", dir.display()), true));
+            (self.ui.notices).error(format!("cannot record to {}: {e}", dir.display()));
             return;
         }
         let current = self.feed.current();
@@ -132,9 +135,8 @@ impl App {
             Ok(sim) => {
                 self.feed = SnapshotFeed::new(sim.latest());
                 self.sim = sim;
-                self.ui.message = None;
             }
-            Err(e) => self.ui.message = Some((format!("lab: {e}"), true)),
+            Err(e) => self.ui.notices.error(format!("lab: {e}")),
         }
     }
 }
