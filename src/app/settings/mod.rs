@@ -310,7 +310,12 @@ impl Settings {
         ui.lab_pick =
             std::array::from_fn(|i| self.lab.iter().any(|n| n == IntegratorKind::ALL[i].name()));
         ui.scene_path.clone_from(&self.scene_path);
-        ui.image_path.clone_from(&self.image_path);
+        // The image the flag is drawn with (from the command line or the scene) shows in the
+        // field; the remembered path only when there is none.
+        match &ui.view.render.texture {
+            Some(texture) => ui.image_path = texture.display().to_string(),
+            None => ui.image_path.clone_from(&self.image_path),
+        }
         ui.plots.csv_path.clone_from(&self.csv_path);
         ui.recent = self.recent.clone();
     }
