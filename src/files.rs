@@ -43,6 +43,60 @@ pub fn write_with(
     result
 }
 
+/// A file being written over time (a video): its bytes go to a temporary sibling of the target,
+/// which [`Pending::commit`] renames into place. Dropped without a commit (an error, a stopped
+/// recording that failed), the temporary file is removed and the target is untouched.
+#[derive(Debug)]
+pub struct Pending {
+    temporary: PathBuf,
+    target: PathBuf,
+    committed: bool,
+}
+
+impl Pending {
+    /// A pending write of `target`; nothing is created until [`Pending::create`] or another
+    /// program writes [`Pending::path`].
+    pub fn new(target: &Path) -> Self {
+        Self {
+            temporary: temporary_for(target),
+            target: target.to_path_buf(),
+            committed: false,
+        }
+    }
+
+    /// Where the bytes go until the commit.
+    pub fn path(&self) -> &Path {
+        &self.temporary
+    }
+
+    /// The file that the commit will replace.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Creates (truncates) the temporary file for writing.
+    pub fn create(&self) -> io::Result<File> {
+        File::create(&self.temporary)
+    }
+
+    /// Syncs the temporary file and renames it over the target.
+    pub fn commit(mut self) -> io::Result<()> {
+        File::open(&self.temporary)?.sync_all()?;
+        std::fs::rename(&self.temporary, &self.target)?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if !self.committed {
+            // Nothing may have been created; either way there is nothing to report.
+            let _ = std::fs::remove_file(&self.temporary);
+        }
+    }
+}
+
 /// Writes `bytes` to `path` atomically (see the module).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_with(path, |out| out.write_all(bytes))
@@ -114,6 +168,28 @@ mod tests {
         let path = dir.join("no-such-folder").join("x.png");
         assert!(write_atomically(&path, b"x").is_err());
         assert!(entries(&dir).is_empty());
+    }
+
+    #[test]
+    fn a_pending_file_appears_only_when_committed() {
+        let dir = folder("pending");
+        let path = dir.join("clip.gif");
+        write_atomically(&path, b"old clip").unwrap();
+        let pending = Pending::new(&path);
+        assert_eq!(pending.target(), path);
+        assert_eq!(pending.path().parent(), Some(dir.as_path()));
+        pending.create().unwrap().write_all(b"new clip").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"old clip");
+        pending.commit().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new clip");
+        assert_eq!(entries(&dir), ["clip.gif"]);
+        // Dropped without a commit: the temporary goes, the target stays.
+        let pending = Pending::new(&path);
+        pending.create().unwrap().write_all(b"half").unwrap();
+        assert_eq!(entries(&dir).len(), 2);
+        drop(pending);
+        assert_eq!(entries(&dir), ["clip.gif"]);
+        assert_eq!(std::fs::read(&path).unwrap(), b"new clip");
     }
 
     #[test]

@@ -15,7 +15,8 @@
 //!
 //! [`sim`] never imports the renderer, winit or egui; [`upsample`] is pure math (the CPU twin of
 //! `shaders/upsample.wgsl`); [`render`] draws snapshots; [`ui`] returns commands and never touches
-//! the simulation; [`app`] is the winit application wiring it together; [`cli`] the command line.
+//! the simulation; [`app`] is the winit application wiring it together; [`cli`] the command line; [`video`] turns
+//! rendered frames into GIF and MP4 files.
 
 pub mod app;
 pub mod bench;
@@ -26,3 +27,4 @@ pub mod render;
 pub mod sim;
 pub mod ui;
 pub mod upsample;
+pub mod video;

@@ -555,24 +555,40 @@ mod keys {
 }
 
 mod recording {
-    use flagsim::app::recording::LockStep;
+    use flagsim::video::{LockStep, step_of_frame};
 
-    #[test]
-    fn a_recording_captures_every_steps_per_frame_th_step_whatever_the_display_does() {
-        // 30 frames per simulated second of a 1/60 s simulation: one frame every 2 steps.
-        let mut lock = LockStep::new(30.0, 1.0 / 60.0, 5);
-        assert_eq!(lock.steps_per_frame, 2);
-        // The display polls many times per step; the simulation only moves when asked.
-        let mut step = 5;
+    /// Drives `lock` as the viewer does: the display polls many times per step, the simulation
+    /// moves only when the recorder asks. Returns the steps captured.
+    fn run(mut lock: LockStep, start: u64, frames: usize) -> Vec<u64> {
+        let mut step = start;
         let mut captured = Vec::new();
-        for _frame_on_screen in 0..40 {
+        for _frame_on_screen in 0..4 * frames {
+            if captured.len() == frames {
+                break;
+            }
             if lock.due(step, false) {
                 captured.push(step);
                 step += lock.captured(step); // the steps the recorder asks for
             }
         }
+        assert_eq!(lock.frames as usize, captured.len());
+        captured
+    }
+
+    #[test]
+    fn a_recording_captures_the_step_nearest_each_frame_time_whatever_the_display_does() {
+        // 30 frames per simulated second of a 1/60 s simulation: one frame every 2 steps.
+        let captured = run(LockStep::new(30.0, 1.0 / 60.0, 5), 5, 40);
         assert_eq!(captured, (0..40).map(|k| 5 + 2 * k).collect::<Vec<_>>());
-        assert_eq!(lock.frames, 40);
+        // 24 fps: frame k at k / 24 s = step 2.5 k, rounded half away from zero: 3 and 2 steps
+        // in turn, and frame 24 exactly one simulated second (60 steps) after frame 0.
+        let captured = run(LockStep::new(24.0, 1.0 / 60.0, 0), 0, 25);
+        assert_eq!(&captured[..6], &[0, 3, 5, 8, 10, 13]);
+        assert_eq!(captured[24], 60);
+        // Faster than the steps (120 fps of 60 steps a second): a step is shown twice and the
+        // clip still lasts as long as the simulation ran.
+        let captured = run(LockStep::new(120.0, 1.0 / 60.0, 0), 0, 9);
+        assert_eq!(captured, [0, 1, 1, 2, 2, 3, 3, 4, 4]);
         // Not before its step, and never a diverged snapshot.
         let lock = LockStep::new(30.0, 1.0 / 60.0, 10);
         assert!(!lock.due(9, false));
@@ -581,21 +597,23 @@ mod recording {
     }
 
     #[test]
-    fn steps_per_frame_is_the_nearest_whole_number_and_at_least_one() {
-        // 1 / (fps · dt): 60/24 = 2.5 → 3 (half away from zero), 60/25 = 2.4 → 2, 60/120 = 0.5
-        // → 1, 60/1000 → at least 1; dt = 0.01 at 30 fps: 3.33 → 3.
-        for (fps, dt, expected) in [
-            (24.0, 1.0 / 60.0, 3),
-            (25.0, 1.0 / 60.0, 2),
-            (120.0, 1.0 / 60.0, 1),
-            (1000.0, 1.0 / 60.0, 1),
-            (30.0, 0.01, 3),
-            (30.0, 0.0, 1),
+    fn frame_steps_are_the_nearest_whole_step_with_no_drift() {
+        // round(k / (fps · dt)): dt = 0.01 at 30 fps is 3.33 steps a frame, so frame 3 is at
+        // step 10 (not 3 · round(3.33) = 9); no valid rate is one step a frame.
+        for (k, fps, dt, expected) in [
+            (1, 30.0, 0.01, 3),
+            (2, 30.0, 0.01, 7),
+            (3, 30.0, 0.01, 10),
+            (300, 30.0, 0.01, 1000),
+            (1, 25.0, 1.0 / 60.0, 2),
+            (5, 25.0, 1.0 / 60.0, 12),
+            (7, 30.0, 0.0, 7),
+            (7, f64::NAN, 0.01, 7),
         ] {
             assert_eq!(
-                LockStep::new(fps, dt, 0).steps_per_frame,
+                step_of_frame(k, fps, dt),
                 expected,
-                "{fps} fps, dt {dt}"
+                "frame {k}, {fps} fps, dt {dt}"
             );
         }
     }

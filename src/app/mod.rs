@@ -15,7 +15,7 @@
 //! ([`feed`] interpolates between the last two), runs the panels, draws the 3-D passes into the
 //! renderer's multisampled targets, resolves them into the surface texture, paints egui over it
 //! and presents. Screenshots and recordings read the frame before it is presented
-//! ([`screenshot`], [`recording`]).
+//! ([`screenshot`], [`crate::video`]).
 //!
 //! # Routing input between egui and the 3-D view
 //!
@@ -46,7 +46,6 @@ pub mod frame;
 pub mod frame_stats;
 pub mod keys;
 pub mod lab_view;
-pub mod recording;
 pub mod redraw;
 pub mod screenshot;
 pub mod settings;

@@ -250,14 +250,20 @@ pub fn save_png(image: &image::RgbaImage, path: &Path) -> Result<(), ScreenshotE
 /// `screenshots/flagsim-2026-11-21_23-59-01.png` (UTC). If that file exists already (two
 /// shots in one second), `-2`, `-3`, … is appended.
 pub fn timestamped_path(dir: &Path) -> PathBuf {
+    timestamped_file(dir, "png")
+}
+
+/// As [`timestamped_path`], with the extension `ext` (a video, or none for a folder).
+pub fn timestamped_file(dir: &Path, ext: &str) -> PathBuf {
     let secs = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let stem = format!("flagsim-{}", utc_timestamp(secs));
-    let mut path = dir.join(format!("{stem}.png"));
+    let named = |suffix: String| dir.join(&suffix).with_extension(ext);
+    let mut path = named(stem.clone());
     let mut n = 2;
     while path.exists() {
-        path = dir.join(format!("{stem}-{n}.png"));
+        path = named(format!("{stem}-{n}"));
         n += 1;
     }
     path

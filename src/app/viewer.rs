@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use glam::Vec2;
+use image::imageops::FilterType;
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
@@ -25,8 +26,8 @@ use super::frame::{self, FrameView, SceneDraw};
 use super::frame_stats::FrameStats;
 use super::keys;
 use super::lab_view::{self, LabPointer};
-use super::recording::LockStep;
 pub use super::redraw::Redraw;
+use crate::video::LockStep;
 
 mod actions;
 mod files;
@@ -37,7 +38,7 @@ use crate::render::view;
 use crate::render::{PixelRect, RenderQuality, RenderScale, ScaleMode};
 use crate::sim::scene::Scene;
 use crate::sim::thread::{Command, SimThread, Snapshot};
-use crate::ui::{FrameInfo, RecordingStatus, UiState};
+use crate::ui::{FrameInfo, UiState};
 
 /// How the viewer starts.
 #[derive(Debug, Clone)]
@@ -85,6 +86,8 @@ pub enum ViewerError {
     Frame(#[from] frame::FrameError),
     #[error("saving a screenshot: {0}")]
     Screenshot(#[from] screenshot::ScreenshotError),
+    #[error("the video: {0}")]
+    Video(#[from] crate::video::VideoError),
 }
 
 /// Opens the window and runs until it is closed (or `exit_after_frames`).
@@ -166,11 +169,22 @@ struct ShotRequest {
     automated: bool,
 }
 
-/// A PNG sequence taken at a fixed simulated rate (see [`LockStep`]).
+/// A recording taken at a fixed simulated rate (see [`LockStep`]).
 struct Recorder {
-    dir: PathBuf,
+    /// The PNG sequence's folder or the video file.
+    path: PathBuf,
+    sink: RecordSink,
     lock: LockStep,
+    fps: f64,
     with_panels: bool,
+}
+
+/// Where a recording's frames go.
+enum RecordSink {
+    Png,
+    /// A video encoding on its own thread, and the frame size it was started with (a window
+    /// resized while recording has its frames scaled to it).
+    Video(crate::video::Encoder, (u32, u32)),
 }
 
 struct App {
@@ -481,9 +495,21 @@ impl App {
         if !rec.lock.due(current.step, current.divergence.is_some()) {
             return;
         }
-        let path = rec.dir.join(format!("frame-{:05}.png", rec.lock.frames));
-        let saved = capture(gpu, frame, snap, &self.ui, &self.controls, rec.with_panels)
-            .and_then(|img| screenshot::save_png(&img, &path).map_err(Into::into));
+        let image = capture(gpu, frame, snap, &self.ui, &self.controls, rec.with_panels);
+        let saved = image.and_then(|img| match &mut rec.sink {
+            RecordSink::Png => {
+                let path = rec.path.join(format!("frame-{:05}.png", rec.lock.frames));
+                screenshot::save_png(&img, &path).map_err(Into::into)
+            }
+            RecordSink::Video(encoder, size) => {
+                let img = if img.dimensions() == *size {
+                    img
+                } else {
+                    image::imageops::resize(&img, size.0, size.1, FilterType::Triangle)
+                };
+                encoder.push(img).map_err(ViewerError::Video)
+            }
+        });
         if let Err(e) = saved {
             self.ui
                 .notices
@@ -495,10 +521,9 @@ impl App {
         for _ in 0..rec.lock.captured(self.feed.current().step) {
             self.sim.send(Command::Step);
         }
-        self.ui.recording = Some(RecordingStatus {
-            dir: rec.dir.clone(),
-            frames: rec.lock.frames,
-        });
+        if let Some(status) = self.ui.recording.as_mut() {
+            status.frames = rec.lock.frames;
+        }
     }
 }
 

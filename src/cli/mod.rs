@@ -139,7 +139,8 @@ pub enum Command {
         crate::sim::params::spec::text()
     ))]
     Simulate(SimulateArgs),
-    /// Run N steps and render one frame offscreen to a PNG (no window needed).
+    /// Render offscreen (no window needed): one frame after N steps to a PNG, or a clip of S
+    /// simulated seconds to a GIF or MP4 with `--video`.
     Render(RenderArgs),
     /// The benchmark suite: cost per step, scaling, parallel speed-up, stability, accuracy
     /// against the filter, upsampling and the viewer's frame, as a table or JSON.
@@ -316,9 +317,25 @@ pub struct RenderArgs {
     /// Number of published steps of `dt` to run before rendering.
     #[arg(long, default_value_t = 0)]
     pub steps: u64,
-    /// The PNG to write.
-    #[arg(long)]
-    pub out: PathBuf,
+    /// The PNG to write (one picture after `--steps`).
+    #[arg(
+        long,
+        value_name = "FILE.png",
+        required_unless_present = "video",
+        conflicts_with = "video"
+    )]
+    pub out: Option<PathBuf>,
+    /// Write a clip instead of a picture: a GIF (looping, one shared palette) or an MP4 (H.264,
+    /// needs `ffmpeg` on PATH), framed on the whole motion, starting after `--steps`.
+    #[arg(long, value_name = "FILE.gif|FILE.mp4", requires = "seconds")]
+    pub video: Option<PathBuf>,
+    /// The clip's length in simulated seconds, (0, 3600]; it plays at the simulation's speed.
+    #[arg(long, value_name = "S", requires = "video")]
+    pub seconds: Option<f64>,
+    /// The clip's frames per simulated (and played) second: 1..=50 for a GIF, 1..=120 for an
+    /// MP4. Frame k shows the step nearest k / fps seconds after the first frame.
+    #[arg(long, value_name = "F", default_value_t = 30.0)]
+    pub fps: f64,
     /// Image size in pixels, width x height, e.g. 1280x800 (each 16..=8192).
     #[arg(long, default_value = "1280x800", value_parser = parse_size)]
     pub size: (u32, u32),

@@ -1,10 +1,20 @@
-//! `flagsim render`: one frame offscreen to a PNG.
+//! `flagsim render`: one frame offscreen to a PNG, or a clip to a GIF or MP4 (`--video`).
+
+use std::path::Path;
 
 use super::{CliError, RenderArgs, Result, failed, flag_image, load_scene};
+use crate::render::camera::OrbitCamera;
 use crate::render::headless::HeadlessRenderer;
 use crate::render::view::{self, ViewSettings};
+use crate::sim::Simulation;
 use crate::sim::thread::Snapshot;
 use crate::upsample::DisplayMode;
+use crate::video::{Encoder, VideoError, VideoFormat, VideoWriter, step_of_frame};
+
+/// The longest clip, simulated seconds.
+pub const MAX_SECONDS: f64 = 3600.0;
+/// Snapshots of the clip that its framing looks at at most (spread evenly over the clip).
+const FRAMING_SAMPLES: u32 = 32;
 
 pub(super) fn render(args: RenderArgs) -> Result<()> {
     let mut scene = load_scene(&args.scene, args.integrator)?;
@@ -15,23 +25,38 @@ pub(super) fn render(args: RenderArgs) -> Result<()> {
             scene.render.wrinkles = true;
         }
     }
-    let color_mode = args.color;
     if !(args.zoom.is_finite() && (0.1..=20.0).contains(&args.zoom)) {
         return Err(CliError::BadInput(format!(
             "--zoom: must be in 0.1..=20, got {}",
             args.zoom
         )));
     }
-    let out_ok = args
-        .out
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("png"));
-    if !out_ok {
-        return Err(CliError::BadInput(format!(
-            "--out: {} must end in .png",
-            args.out.display()
-        )));
-    }
+    let target = match (&args.video, &args.out) {
+        (Some(video), _) => {
+            let clip = check_video(&args, video)?;
+            // Opened first: a missing ffmpeg or an unwritable folder is said before any work.
+            let (w, h) = args.size;
+            let writer = VideoWriter::create(video, w, h, clip.fps).map_err(video_error)?;
+            Target::Video(clip, Box::new(writer))
+        }
+        (None, Some(out)) => {
+            let png = out
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+            if !png {
+                return Err(CliError::BadInput(format!(
+                    "--out: {} must end in .png",
+                    out.display()
+                )));
+            }
+            Target::Png(out)
+        }
+        (None, None) => {
+            return Err(CliError::BadInput(
+                "give --out FILE.png for a picture or --video FILE.gif|FILE.mp4 for a clip".into(),
+            ));
+        }
+    };
     let mut sim = scene
         .simulation()
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.scene)))?;
@@ -41,13 +66,9 @@ pub(super) fn render(args: RenderArgs) -> Result<()> {
             break;
         }
     }
-    if let Some(d) = &sim.divergence {
-        log::warn!("{d}; rendering the last good state");
-    }
-    let snap = Snapshot::of(&sim);
     let view_settings = ViewSettings {
         render: scene.render.clone(),
-        color_mode,
+        color_mode: args.color,
         key_wireframe: args.wireframe,
         dv_overlay: args.dv,
         ..ViewSettings::default()
@@ -57,25 +78,177 @@ pub(super) fn render(args: RenderArgs) -> Result<()> {
     if let Some(image) = &flag_image {
         headless.set_flag_image(image).map_err(failed)?;
     }
-    // Frame where the cloth started and where it ended (a drop, a blown-out flag).
-    let mut camera = view::framing_camera(&[&initial, &snap]);
-    camera.distance /= args.zoom;
-    let image = headless
-        .render(&snap, &view_settings, &camera)
-        .map_err(failed)?;
-    crate::files::save_image(&args.out, &image, image::ImageFormat::Png).map_err(|e| match e {
-        image::ImageError::IoError(e) => CliError::write(args.out.display(), e),
-        e => failed(format!(
-            "{}: cannot encode the PNG: {e}",
-            args.out.display()
-        )),
-    })?;
-    log::info!(
-        "wrote {} ({w}×{h}, step {}, t = {:.3} s, {})",
-        args.out.display(),
-        sim.step_index,
-        sim.time,
-        headless.ctx.adapter_report()
-    );
-    Ok(())
+    let mut shot = Shot {
+        headless,
+        size: (w, h),
+        view: view_settings,
+        zoom: args.zoom,
+    };
+    match target {
+        Target::Png(out) => {
+            if let Some(d) = &sim.divergence {
+                log::warn!("{d}; rendering the last good state");
+            }
+            shot.png(&sim, &initial, out)
+        }
+        Target::Video(clip, writer) => shot.video(sim, &initial, &clip, *writer, scene.params.dt),
+    }
+}
+
+enum Target<'a> {
+    Png(&'a Path),
+    Video(Clip<'a>, Box<VideoWriter>),
+}
+
+/// A clip asked for with `--video`.
+struct Clip<'a> {
+    path: &'a Path,
+    fps: f64,
+    frames: u32,
+}
+
+/// Checks `--video`, `--seconds` and `--fps` before anything is simulated or drawn.
+fn check_video<'a>(args: &RenderArgs, path: &'a Path) -> Result<Clip<'a>> {
+    let bad = |e: VideoError| CliError::BadInput(format!("--video: {e}"));
+    let format = VideoFormat::of(path).map_err(bad)?;
+    format
+        .check_fps(args.fps)
+        .map_err(|e| CliError::BadInput(format!("--fps: {e}")))?;
+    let Some(seconds) = args.seconds else {
+        return Err(CliError::BadInput(
+            "--video needs --seconds, the clip's length in simulated seconds".into(),
+        ));
+    };
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= MAX_SECONDS) {
+        return Err(CliError::BadInput(format!(
+            "--seconds: must be in (0, {MAX_SECONDS}], got {seconds}"
+        )));
+    }
+    Ok(Clip {
+        path,
+        fps: args.fps,
+        frames: frame_count(seconds, args.fps),
+    })
+}
+
+/// Frames of a clip of `seconds` at `fps`: `round(seconds · fps)`, at least 1.
+pub fn frame_count(seconds: f64, fps: f64) -> u32 {
+    (seconds * fps).round().clamp(1.0, f64::from(u32::MAX)) as u32
+}
+
+/// What draws the pictures: the GPU, the view and the zoom.
+struct Shot {
+    headless: HeadlessRenderer,
+    /// Image size, pixels.
+    size: (u32, u32),
+    view: ViewSettings,
+    zoom: f32,
+}
+
+impl Shot {
+    fn camera(&self, snaps: &[&Snapshot]) -> OrbitCamera {
+        let mut camera = view::framing_camera(snaps);
+        camera.distance /= self.zoom;
+        camera
+    }
+
+    fn png(&mut self, sim: &Simulation, initial: &Snapshot, out: &Path) -> Result<()> {
+        let snap = Snapshot::of(sim);
+        // Frame where the cloth started and where it ended (a drop, a blown-out flag).
+        let camera = self.camera(&[initial, &snap]);
+        let image = (self.headless)
+            .render(&snap, &self.view, &camera)
+            .map_err(failed)?;
+        crate::files::save_image(out, &image, image::ImageFormat::Png).map_err(|e| match e {
+            image::ImageError::IoError(e) => CliError::write(out.display(), e),
+            e => failed(format!("{}: cannot encode the PNG: {e}", out.display())),
+        })?;
+        let (w, h) = image.dimensions();
+        log::info!(
+            "wrote {} ({w}×{h}, step {}, t = {:.3} s, {})",
+            out.display(),
+            sim.step_index,
+            sim.time,
+            self.headless.ctx.adapter_report()
+        );
+        Ok(())
+    }
+
+    /// Renders `clip` of `sim` (stepping `dt`) frame by frame: frame `k` shows the state
+    /// [`step_of_frame`] steps after the first, so the clip plays at the simulation's speed.
+    fn video(
+        &mut self,
+        mut sim: Simulation,
+        initial: &Snapshot,
+        clip: &Clip,
+        writer: VideoWriter,
+        dt: f64,
+    ) -> Result<()> {
+        let size = self.size;
+        // The camera stays put over the clip: framed on the whole motion, found by running the
+        // clip once without drawing (the simulation is deterministic).
+        let camera = self.camera(
+            &clip_samples(&sim, initial, clip, dt)
+                .iter()
+                .collect::<Vec<_>>(),
+        );
+        let bar = super::progress::bar(u64::from(clip.frames), "video");
+        let mut encoder = Encoder::start(writer);
+        let mut step = 0;
+        let mut warned = false;
+        for k in 0..clip.frames {
+            while step < step_of_frame(k, clip.fps, dt) && sim.step() {
+                step += 1;
+            }
+            if let (Some(d), false) = (&sim.divergence, warned) {
+                log::warn!("{d}; the rest of the clip shows the last good state");
+                warned = true;
+            }
+            let image = (self.headless)
+                .render(&Snapshot::of(&sim), &self.view, &camera)
+                .map_err(failed)?;
+            encoder.push(image).map_err(video_error)?;
+            bar.inc(1);
+        }
+        let frames = encoder.finish().map_err(video_error)?;
+        bar.finish_and_clear();
+        log::info!(
+            "wrote {} ({}×{}, {frames} frames at {} fps, t = {:.3} s, {})",
+            clip.path.display(),
+            size.0,
+            size.1,
+            clip.fps,
+            sim.time,
+            self.headless.ctx.adapter_report()
+        );
+        Ok(())
+    }
+}
+
+/// Up to [`FRAMING_SAMPLES`] snapshots spread over the clip (the first and the last included),
+/// from a copy of `sim` run through it.
+fn clip_samples(sim: &Simulation, initial: &Snapshot, clip: &Clip, dt: f64) -> Vec<Snapshot> {
+    let mut run = sim.clone();
+    let mut samples = vec![initial.clone(), Snapshot::of(&run)];
+    let every = clip.frames.div_ceil(FRAMING_SAMPLES).max(1);
+    let mut step = 0;
+    for k in 1..clip.frames {
+        while step < step_of_frame(k, clip.fps, dt) && run.step() {
+            step += 1;
+        }
+        if k % every == 0 || k + 1 == clip.frames {
+            samples.push(Snapshot::of(&run));
+        }
+    }
+    samples
+}
+
+/// A video error as the command line reports it: a name or a rate is bad input (exit 2), the
+/// rest failures while running (exit 1).
+fn video_error(e: VideoError) -> CliError {
+    match e {
+        VideoError::Write { path, source } => CliError::write(path.display(), source),
+        e if e.is_bad_input() => CliError::BadInput(e.to_string()),
+        e => failed(e),
+    }
 }

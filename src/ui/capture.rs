@@ -1,8 +1,9 @@
-//! The *Capture* panel: screenshots and PNG sequences.
+//! The *Capture* panel: screenshots, and recordings (PNG sequence, GIF or MP4) taken in
+//! lock-step with the simulation.
 
 use egui::Ui;
 
-use super::{UiAction, UiState};
+use super::{RecordFormat, UiAction, UiState};
 
 pub fn capture_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
     ui.checkbox(&mut state.screenshot_panels, "include the panels");
@@ -15,22 +16,46 @@ pub fn capture_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>)
     }
     ui.separator();
     ui.add_enabled_ui(state.recording.is_none(), |ui| {
+        ui.horizontal(|ui| {
+            ui.label("record");
+            for format in RecordFormat::ALL {
+                ui.radio_value(&mut state.record_format, format, format.label())
+                    .on_hover_text(match format {
+                        RecordFormat::PngSequence => {
+                            "One PNG per frame in a new folder in screenshots/"
+                        }
+                        RecordFormat::Gif => {
+                            "A looping GIF in screenshots/ (at most 50 frames per second)"
+                        }
+                        RecordFormat::Mp4 => "An H.264 MP4 in screenshots/; needs ffmpeg on PATH",
+                    });
+            }
+        });
+        let range = state.record_format.fps_range();
+        state.record_fps = state.record_fps.clamp(*range.start(), *range.end());
         ui.add(
-            egui::Slider::new(&mut state.record_fps, 1.0..=120.0)
+            egui::Slider::new(&mut state.record_fps, range)
                 .text("record rate")
                 .suffix(" frames per simulated s"),
         )
-        .on_hover_text("Frames are taken at this simulated rate, whatever the display does.");
+        .on_hover_text(
+            "Frames are taken at this simulated rate, whatever the display does: the simulation \
+             is paused and stepped by the recorder, and the clip plays at the simulation's speed.",
+        );
     });
-    let label = if state.recording.is_some() {
-        "stop recording"
-    } else {
-        "record PNG sequence"
+    let label = match (&state.recording, state.record_format) {
+        (Some(_), _) => "stop recording".to_string(),
+        (None, format) => format!("record {}", format.label()),
     };
     if ui.button(label).clicked() {
         actions.push(UiAction::ToggleRecording);
     }
     if let Some(r) = &state.recording {
-        ui.label(format!("{} frames in {}", r.frames, r.dir.display()));
+        ui.label(format!(
+            "{} frames ({:.1} s) → {}",
+            r.frames,
+            f64::from(r.frames) / r.fps,
+            r.path.display()
+        ));
     }
 }

@@ -39,7 +39,7 @@ pub enum UiAction {
     Sim(Command),
     /// Save a screenshot now.
     Screenshot,
-    /// Start or stop recording a PNG sequence.
+    /// Start recording in [`UiState::record_format`], or stop the recording.
     ToggleRecording,
     /// Put the camera back to its framing.
     ResetCamera,
@@ -90,11 +90,66 @@ impl Default for FrameInfo<'_> {
     }
 }
 
-/// A PNG sequence being recorded at a fixed simulated frame rate.
+/// What the *Capture* panel records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RecordFormat {
+    /// One PNG per frame in a folder.
+    #[default]
+    PngSequence,
+    /// An animated GIF.
+    Gif,
+    /// An H.264 MP4 (through ffmpeg).
+    Mp4,
+}
+
+impl RecordFormat {
+    pub const ALL: [Self; 3] = [Self::PngSequence, Self::Gif, Self::Mp4];
+
+    /// The name in the settings file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::PngSequence => "png-sequence",
+            Self::Gif => "gif",
+            Self::Mp4 => "mp4",
+        }
+    }
+
+    /// The format named `name` (see [`RecordFormat::name`]).
+    pub fn parse(name: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|f| f.name() == name)
+            .ok_or_else(|| format!("'{name}' is not png-sequence, gif or mp4"))
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::PngSequence => "PNG sequence",
+            Self::Gif => "GIF",
+            Self::Mp4 => "MP4",
+        }
+    }
+
+    /// The frame rates this format records, frames per simulated second.
+    pub fn fps_range(self) -> std::ops::RangeInclusive<f64> {
+        match self {
+            Self::PngSequence => 1.0..=crate::video::MAX_FPS,
+            Self::Gif => crate::video::VideoFormat::Gif.fps_range(),
+            Self::Mp4 => crate::video::VideoFormat::Mp4.fps_range(),
+        }
+    }
+}
+
+/// A recording under way at a fixed simulated frame rate.
 #[derive(Debug, Clone)]
 pub struct RecordingStatus {
-    pub dir: PathBuf,
+    /// The folder of a PNG sequence, or the video file.
+    pub path: PathBuf,
+    pub format: RecordFormat,
+    /// Frames captured so far.
     pub frames: u32,
+    /// Frames per simulated second.
+    pub fps: f64,
 }
 
 /// Everything the panels remember between frames.
@@ -121,6 +176,8 @@ pub struct UiState {
     pub screenshot_panels: bool,
     /// Recording rate, simulated frames per second.
     pub record_fps: f64,
+    /// What a recording writes.
+    pub record_format: RecordFormat,
     pub recording: Option<RecordingStatus>,
     /// Path typed in the load/save field.
     pub scene_path: String,
@@ -175,6 +232,7 @@ impl UiState {
             show_help: false,
             screenshot_panels: true,
             record_fps: 30.0,
+            record_format: RecordFormat::default(),
             recording: None,
             scene_path: "scene.json".into(),
             image_path,

@@ -110,8 +110,10 @@ pub struct Settings {
     pub render_scale: Option<String>,
     /// Simulated seconds per wall second: the parameter table's `TIME_SCALE`. Default 1.
     pub time_scale: f64,
-    /// PNG sequences' rate, frames per simulated second, 1..=120. Default 30.
+    /// Recordings' rate, frames per simulated second, 1..=120. Default 30.
     pub record_fps: f64,
+    /// What a recording writes: `png-sequence`, `gif` or `mp4`. Default `png-sequence`.
+    pub record_format: String,
     /// Screenshots include the panels. Default true.
     pub screenshot_panels: bool,
     /// The live plots are open. Default false.
@@ -142,6 +144,7 @@ impl Default for Settings {
             render_scale: None,
             time_scale: spec::TIME_SCALE.default,
             record_fps: 30.0,
+            record_format: crate::ui::RecordFormat::default().name().into(),
             screenshot_panels: true,
             live_plots: false,
             plot_window: crate::ui::plots::WINDOW_DEFAULT,
@@ -235,6 +238,13 @@ impl Settings {
                 w,
             ),
             record_fps: field(o, "record_fps", d.record_fps, |v| check_record_fps(*v), w),
+            record_format: field(
+                o,
+                "record_format",
+                d.record_format,
+                |v: &String| crate::ui::RecordFormat::parse(v).map(|_| ()),
+                w,
+            ),
             screenshot_panels: field(o, "screenshot_panels", true, ok, w),
             live_plots: field(o, "live_plots", false, ok, w),
             plot_window: field(
@@ -277,6 +287,7 @@ impl Settings {
         self.quality = Some(ui.quality);
         self.time_scale = ui.time_scale;
         self.record_fps = ui.record_fps;
+        self.record_format = ui.record_format.name().into();
         self.screenshot_panels = ui.screenshot_panels;
         self.live_plots = ui.plots.shown;
         self.plot_window = ui.plots.window;
@@ -304,6 +315,9 @@ impl Settings {
         }
         ui.time_scale = self.time_scale;
         ui.record_fps = self.record_fps;
+        if let Ok(format) = crate::ui::RecordFormat::parse(&self.record_format) {
+            ui.record_format = format;
+        }
         ui.screenshot_panels = self.screenshot_panels;
         ui.plots.shown = self.live_plots;
         ui.plots.window = self.plot_window;

@@ -1,0 +1,398 @@
+//! Video out: `flagsim render --video` as a user runs it (GIF decoded frame by frame, MP4 read
+//! back with ffprobe), its refusals, and the GIF writer on frames made here (no GPU needed).
+//! Without a GPU adapter the rendering tests print `SKIPPED` and pass, except under `CI=true`;
+//! without ffmpeg the MP4 test prints `SKIPPED`, except under `CI=true` (CI installs it).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use flagsim::video::{VideoError, VideoWriter};
+use image::{Rgba, RgbaImage};
+
+mod process;
+
+fn flagsim(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_flagsim"));
+    cmd.args(args).env("RUST_BACKTRACE", "0");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    process::output_within(&mut cmd, std::time::Duration::from_mins(3))
+}
+
+fn folder(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("flagsim-video-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// Whether a failed run failed for want of a GPU adapter (then SKIPPED, except under CI).
+fn no_adapter(out: &Output) -> bool {
+    let err = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && err.contains("adapter") {
+        assert!(!under_ci(), "CI=true but no GPU adapter: {err}");
+        let _ = writeln!(std::io::stderr(), "SKIPPED: no GPU adapter. {err}");
+        return true;
+    }
+    false
+}
+
+/// A decoded GIF: its frames as they appear on screen (each drawn over the one before, as the
+/// format's "keep" disposal says), their delays in hundredths of a second, and whether it loops.
+struct Decoded {
+    frames: Vec<RgbaImage>,
+    delays: Vec<u16>,
+    loops: bool,
+}
+
+fn decode_gif(path: &Path) -> Decoded {
+    let mut options = gif::DecodeOptions::new();
+    options.set_color_output(gif::ColorOutput::RGBA);
+    let mut decoder = options
+        .read_info(std::fs::File::open(path).unwrap())
+        .unwrap();
+    let (w, h) = (u32::from(decoder.width()), u32::from(decoder.height()));
+    let mut screen = RgbaImage::new(w, h);
+    let (mut frames, mut delays) = (Vec::new(), Vec::new());
+    while let Some(frame) = decoder.read_next_frame().unwrap() {
+        assert_eq!(frame.dispose, gif::DisposalMethod::Keep);
+        let (fw, left, top) = (usize::from(frame.width), frame.left, frame.top);
+        for (i, px) in frame.buffer.chunks(4).enumerate() {
+            // Transparent pixels (alpha 0) show what was there.
+            if px[3] != 0 {
+                let (x, y) = (
+                    u32::from(left) + (i % fw) as u32,
+                    u32::from(top) + (i / fw) as u32,
+                );
+                screen.put_pixel(x, y, Rgba([px[0], px[1], px[2], 255]));
+            }
+        }
+        frames.push(screen.clone());
+        delays.push(frame.delay);
+    }
+    let loops = decoder.repeat() == gif::Repeat::Infinite;
+    Decoded {
+        frames,
+        delays,
+        loops,
+    }
+}
+
+fn differing_pixels(a: &RgbaImage, b: &RgbaImage) -> usize {
+    a.pixels().zip(b.pixels()).filter(|(p, q)| p != q).count()
+}
+
+/// A frame of a `w × h` clip: a grey background and a red square at `x`.
+fn moving_square(w: u32, h: u32, x: u32) -> RgbaImage {
+    let mut img = RgbaImage::from_pixel(w, h, Rgba([200, 210, 220, 255]));
+    for y in 10..30 {
+        for dx in 0..20 {
+            img.put_pixel(x + dx, y, Rgba([220, 30, 40, 255]));
+        }
+    }
+    img
+}
+
+#[test]
+fn the_gif_writer_stores_each_frame_as_it_looks_with_delays_from_the_fps() {
+    let dir = folder("writer");
+    let path = dir.join("square.gif");
+    let mut writer = VideoWriter::create(&path, 96, 40, 25.0).unwrap();
+    let xs = [2, 10, 10, 30, 60];
+    for x in xs {
+        writer.push(&moving_square(96, 40, x)).unwrap();
+    }
+    // Nothing is where the clip goes before it is finished.
+    assert!(!path.exists());
+    assert_eq!(writer.finish().unwrap(), 5);
+    assert_eq!(entries(&dir), ["square.gif"]);
+    let gif = decode_gif(&path);
+    assert!(gif.loops);
+    // 25 fps: 4 hundredths a frame.
+    assert_eq!(gif.delays, [4; 5]);
+    assert_eq!(gif.frames.len(), 5);
+    for (frame, x) in gif.frames.iter().zip(xs) {
+        let want = moving_square(96, 40, x);
+        // Colours through the shared palette: within a few levels of what was drawn.
+        for (p, q) in frame.pixels().zip(want.pixels()) {
+            for c in 0..3 {
+                assert!(p[c].abs_diff(q[c]) <= 12, "{p:?} for {q:?}");
+            }
+        }
+    }
+    // The repeated frame is the same picture; the others differ.
+    assert_eq!(differing_pixels(&gif.frames[1], &gif.frames[2]), 0);
+    assert!(differing_pixels(&gif.frames[2], &gif.frames[3]) > 0);
+}
+
+#[test]
+fn a_video_with_a_bad_name_rate_or_size_is_refused_and_nothing_is_written() {
+    let dir = folder("refused");
+    for (name, fps) in [
+        ("clip.avi", 30.0),
+        ("clip", 30.0),
+        ("clip.gif", 60.0),
+        ("clip.gif", 0.0),
+    ] {
+        let e = VideoWriter::create(&dir.join(name), 64, 64, fps)
+            .err()
+            .unwrap();
+        assert!(e.is_bad_input(), "{name} at {fps}: {e}");
+    }
+    // A frame of another size, and a clip with no frames.
+    let mut writer = VideoWriter::create(&dir.join("a.gif"), 64, 64, 30.0).unwrap();
+    assert!(writer.push(&RgbaImage::new(32, 64)).is_err());
+    drop(writer);
+    let writer = VideoWriter::create(&dir.join("b.gif"), 64, 64, 30.0).unwrap();
+    assert!(matches!(writer.finish(), Err(VideoError::Empty(_))));
+    drop(VideoWriter::create(&dir.join("c.gif"), 64, 64, 30.0).unwrap());
+    assert!(entries(&dir).is_empty(), "{:?}", entries(&dir));
+}
+
+#[test]
+fn render_video_writes_a_looping_gif_of_the_clip_length_at_the_fps() {
+    let dir = folder("gif");
+    let path = dir.join("flag.gif");
+    let path_s = path.to_str().unwrap();
+    let args = [
+        "render",
+        "flag",
+        "--video",
+        path_s,
+        "--seconds",
+        "0.5",
+        "--fps",
+        "30",
+        "--size",
+        "160x100",
+    ];
+    let out = flagsim(&args, &[]);
+    if no_adapter(&out) {
+        return;
+    }
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(entries(&dir), ["flag.gif"]);
+    let gif = decode_gif(&path);
+    assert!(gif.loops);
+    // 0.5 s at 30 fps: 15 frames, delays of 3 or 4 hundredths adding up to 50.
+    assert_eq!(gif.frames.len(), 15);
+    assert!(
+        gif.delays.iter().all(|d| (3..=4).contains(d)),
+        "{:?}",
+        gif.delays
+    );
+    assert_eq!(gif.delays.iter().map(|d| u32::from(*d)).sum::<u32>(), 50);
+    assert_eq!(gif.frames[0].dimensions(), (160, 100));
+    // The flag moves from frame to frame; the sky stays (most pixels unchanged).
+    for pair in gif.frames.windows(2) {
+        let changed = differing_pixels(&pair[0], &pair[1]);
+        assert!(
+            changed > 0 && changed < 160 * 100 / 2,
+            "{changed} pixels changed"
+        );
+    }
+}
+
+#[test]
+fn render_video_writes_an_h264_mp4_through_ffmpeg() {
+    let has_ffmpeg = ["ffmpeg", "ffprobe"].iter().all(|p| {
+        Command::new(p)
+            .arg("-version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if !has_ffmpeg {
+        assert!(!under_ci(), "CI=true but ffmpeg/ffprobe are not installed");
+        let _ = writeln!(std::io::stderr(), "SKIPPED: no ffmpeg on PATH");
+        return;
+    }
+    let dir = folder("mp4");
+    let path = dir.join("flag.mp4");
+    let path_s = path.to_str().unwrap();
+    // An odd height: padded to an even one for H.264's 4:2:0 colour.
+    let args = [
+        "render",
+        "flag",
+        "--video",
+        path_s,
+        "--seconds",
+        "0.5",
+        "--fps",
+        "24",
+        "--size",
+        "160x101",
+    ];
+    let out = flagsim(&args, &[]);
+    if no_adapter(&out) {
+        return;
+    }
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(entries(&dir), ["flag.mp4"]);
+    let probe = Command::new("ffprobe")
+        .args(["-v", "error", "-count_frames", "-select_streams", "v:0"])
+        .args([
+            "-show_entries",
+            "stream=codec_name,width,height,r_frame_rate,nb_read_frames",
+        ])
+        .args(["-of", "default=noprint_wrappers=1"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&probe.stdout);
+    // 0.5 s at 24 fps: 12 frames.
+    for line in [
+        "codec_name=h264",
+        "width=160",
+        "height=102",
+        "r_frame_rate=24/1",
+        "nb_read_frames=12",
+    ] {
+        assert!(said.lines().any(|l| l == line), "{line} not in:\n{said}");
+    }
+}
+
+#[test]
+fn mp4_without_ffmpeg_names_what_to_install_and_writes_nothing() {
+    let dir = folder("no-ffmpeg");
+    let path = dir.join("flag.mp4");
+    let args = [
+        "render",
+        "flag",
+        "--video",
+        path.to_str().unwrap(),
+        "--seconds",
+        "1",
+    ];
+    let out = flagsim(&args, &[("FLAGSIM_FFMPEG", "/nonexistent/ffmpeg")]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("install ffmpeg") && err.contains(".gif"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(entries(&dir).is_empty());
+}
+
+#[test]
+fn a_failed_encode_keeps_the_file_that_was_there() {
+    let dir = folder("failed-encode");
+    let path = dir.join("flag.mp4");
+    std::fs::write(&path, b"the previous clip").unwrap();
+    // An "ffmpeg" that takes nothing and fails.
+    let args = [
+        "render",
+        "flag",
+        "--video",
+        path.to_str().unwrap(),
+        "--seconds",
+        "1",
+        "--size",
+        "64x64",
+    ];
+    let out = flagsim(&args, &[("FLAGSIM_FFMPEG", "false")]);
+    if no_adapter(&out) {
+        return;
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("false exited"), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), b"the previous clip");
+    assert_eq!(entries(&dir), ["flag.mp4"]);
+}
+
+#[test]
+fn bad_video_arguments_exit_2_with_a_message() {
+    let dir = folder("bad-args");
+    let gif = dir.join("x.gif");
+    let gif = gif.to_str().unwrap();
+    for (args, says) in [
+        (
+            vec!["render", "flag", "--video", "x.avi", "--seconds", "1"],
+            ".gif or .mp4",
+        ),
+        (
+            vec![
+                "render",
+                "flag",
+                "--video",
+                gif,
+                "--seconds",
+                "1",
+                "--fps",
+                "60",
+            ],
+            "1..=50",
+        ),
+        (
+            vec!["render", "flag", "--video", gif, "--seconds", "0"],
+            "--seconds",
+        ),
+        (
+            vec!["render", "flag", "--video", gif, "--seconds", "nan"],
+            "--seconds",
+        ),
+        (vec!["render", "flag", "--video", gif], "--seconds"),
+        (
+            vec![
+                "render",
+                "flag",
+                "--video",
+                gif,
+                "--seconds",
+                "1",
+                "--out",
+                "a.png",
+            ],
+            "--out",
+        ),
+        (vec!["render", "flag"], "--out"),
+    ] {
+        let out = flagsim(&args, &[]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    // An unwritable place is a failure while running: exit 1.
+    let out = flagsim(
+        &[
+            "render",
+            "flag",
+            "--video",
+            "/nonexistent/dir/x.gif",
+            "--seconds",
+            "1",
+        ],
+        &[],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("/nonexistent/dir/x.gif") && err.contains("cannot write"),
+        "{err}"
+    );
+    assert!(entries(&dir).is_empty());
+}
