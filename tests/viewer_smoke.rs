@@ -340,3 +340,73 @@ fn settings_are_kept_between_runs_and_no_persist_neither_reads_nor_writes() {
     );
     std::fs::remove_dir_all(&config).unwrap();
 }
+
+#[test]
+fn the_capture_panel_records_a_gif_in_lock_step_with_the_simulation() {
+    if !have_display() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("flagsim-record-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = process::output_within(
+        viewer().current_dir(&dir).args([
+            "view",
+            "flag",
+            "--size",
+            "960x600",
+            "--no-persist",
+            "--record-format",
+            "gif",
+            // Record (the panel's button, through the action it sends) from frame 10 to 70.
+            "--toggle-recording-at-frame",
+            "10",
+            "--toggle-recording-at-frame",
+            "70",
+            "--exit-after-frames",
+            "80",
+        ]),
+        std::time::Duration::from_mins(5),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "exited with {:?}: {err}", out.status);
+    let gifs: Vec<_> = std::fs::read_dir(dir.join("screenshots"))
+        .expect("screenshots/ made")
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(gifs.len(), 1, "{gifs:?}");
+    let gif = &gifs[0];
+    let name = gif.file_name().unwrap().to_string_lossy();
+    assert!(
+        name.starts_with("flagsim-") && name.ends_with(".gif"),
+        "{name}"
+    );
+    let mut options = gif::DecodeOptions::new();
+    options.set_color_output(gif::ColorOutput::RGBA);
+    let mut decoder = options
+        .read_info(std::fs::File::open(gif).unwrap())
+        .unwrap();
+    // The window's frames, at 30 frames per simulated second (3 or 4 hundredths each).
+    assert!(decoder.width() >= 960 && decoder.height() >= 600);
+    let mut delays = Vec::new();
+    let mut changed = 0;
+    while let Some(frame) = decoder.read_next_frame().unwrap() {
+        delays.push(frame.delay);
+        // A later frame stores what changed; a frame of one transparent pixel changed nothing.
+        if delays.len() > 1 && u32::from(frame.width) * u32::from(frame.height) > 1 {
+            changed += 1;
+        }
+    }
+    // One frame per drawn frame at most (60 drawn while recording), and the flag moved.
+    assert!(
+        (5..=60).contains(&delays.len()),
+        "{} frames: {delays:?}",
+        delays.len()
+    );
+    assert!(delays.iter().all(|d| (3..=4).contains(d)), "{delays:?}");
+    assert!(
+        changed >= delays.len() / 2,
+        "{changed} of {} frames changed",
+        delays.len()
+    );
+}

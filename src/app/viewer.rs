@@ -59,6 +59,10 @@ pub struct ViewerOptions {
     pub flag_image: Option<image::RgbaImage>,
     /// Press F12 when drawing this frame (tests: a screenshot through the key's code).
     pub press_f12_at_frame: Option<u64>,
+    /// Press the *Capture* panel's record / stop button when drawing these frames (tests).
+    pub toggle_recording_at_frames: Vec<u64>,
+    /// What recordings write, instead of the remembered choice (tests).
+    pub record_format: Option<crate::ui::RecordFormat>,
     /// The settings read at start (the panels' values, the recent files), the store that
     /// writes them back, and what was wrong with them.
     pub persisted: settings::Opened,
@@ -99,6 +103,9 @@ pub fn run(options: ViewerOptions) -> Result<(), ViewerError> {
     let mut ui = UiState::new(options.scene.clone(), first.total_mass);
     let remembered = &options.persisted.settings;
     remembered.give_panels(&mut ui);
+    if let Some(format) = options.record_format {
+        ui.record_format = format;
+    }
     ui.settings_file = options.persisted.store.path().map(Into::into);
     for w in &options.persisted.warnings {
         log::warn!("{w}");
@@ -177,6 +184,8 @@ struct Recorder {
     lock: LockStep,
     fps: f64,
     with_panels: bool,
+    /// The simulation ran before the recording paused it: it runs again when it stops.
+    was_running: bool,
 }
 
 /// Where a recording's frames go.
@@ -311,6 +320,13 @@ impl App {
         let snap = self.feed.display(Instant::now());
         if self.options.press_f12_at_frame == Some(self.frames + 1) {
             self.key(&winit::keyboard::Key::Named(winit::keyboard::NamedKey::F12));
+        }
+        if self
+            .options
+            .toggle_recording_at_frames
+            .contains(&(self.frames + 1))
+        {
+            self.apply(crate::ui::UiAction::ToggleRecording);
         }
         let visible = self.layout_panels(started);
         let Some(gpu) = self.gpu.as_mut() else {
@@ -514,7 +530,9 @@ impl App {
             self.ui
                 .notices
                 .error(format!("recording stopped: {}", cause(&e)));
-            self.recorder = None;
+            if self.recorder.take().is_some_and(|r| r.was_running) {
+                self.sim.send(Command::Pause(false));
+            }
             self.ui.recording = None;
             return;
         }

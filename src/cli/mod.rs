@@ -234,6 +234,14 @@ pub struct ViewArgs {
     /// same code as the key.
     #[arg(long, value_name = "N", hide = true)]
     pub press_f12_at_frame: Option<u64>,
+    /// For tests: press the Capture panel's record / stop button when drawing frame N
+    /// (repeatable).
+    #[arg(long, value_name = "N", hide = true)]
+    pub toggle_recording_at_frame: Vec<u64>,
+    /// For tests: what a recording writes (png-sequence, gif or mp4) instead of the remembered
+    /// choice.
+    #[arg(long, value_name = "FORMAT", hide = true, value_parser = crate::ui::RecordFormat::parse)]
+    pub record_format: Option<crate::ui::RecordFormat>,
 }
 
 #[derive(Debug, Args)]
@@ -325,8 +333,8 @@ pub struct RenderArgs {
         conflicts_with = "video"
     )]
     pub out: Option<PathBuf>,
-    /// Write a clip instead of a picture: a GIF (looping, one shared palette) or an MP4 (H.264,
-    /// needs `ffmpeg` on PATH), framed on the whole motion, starting after `--steps`.
+    /// Write a clip instead of a picture: a GIF (looping) or an MP4 (H.264, needs `ffmpeg` on
+    /// PATH), framed on the whole motion, starting after `--steps`.
     #[arg(long, value_name = "FILE.gif|FILE.mp4", requires = "seconds")]
     pub video: Option<PathBuf>,
     /// The clip's length in simulated seconds, (0, 3600]; it plays at the simulation's speed.
@@ -447,6 +455,8 @@ fn view(args: ViewArgs) -> Result<()> {
         compare: args.compare.map(|c| c.0).unwrap_or_default(),
         flag_image,
         press_f12_at_frame: args.press_f12_at_frame,
+        toggle_recording_at_frames: args.toggle_recording_at_frame,
+        record_format: args.record_format,
     })
     .map_err(|e| failed(format!("{e:#}")))
 }

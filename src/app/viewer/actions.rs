@@ -88,6 +88,7 @@ impl App {
         };
         let current = self.feed.current();
         let lock = LockStep::new(fps, current.params.dt, current.step);
+        let was_running = !current.paused;
         self.sim.send(Command::Pause(true));
         self.recorder = Some(Recorder {
             path: path.clone(),
@@ -95,6 +96,7 @@ impl App {
             lock,
             fps,
             with_panels: self.ui.screenshot_panels,
+            was_running,
         });
         self.ui.recording = Some(RecordingStatus {
             path,
@@ -129,8 +131,12 @@ impl App {
         Ok((path, RecordSink::Video(Encoder::start(writer), size)))
     }
 
-    /// Ends a recording: a video is finished and put in place; a notice says where it went.
+    /// Ends a recording: a video is finished and put in place, a notice says where it went, and
+    /// the simulation runs again if it ran before.
     pub(super) fn finish_recording(&mut self, r: Recorder) {
+        if r.was_running {
+            self.sim.send(Command::Pause(false));
+        }
         let frames = r.lock.frames;
         let result = match r.sink {
             RecordSink::Png => Ok(frames),
