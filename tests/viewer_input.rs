@@ -965,3 +965,26 @@ fn the_arrow_keys_orbit_left_right_up_and_down() {
         "Down did not lower the eye"
     );
 }
+
+#[test]
+fn every_character_of_the_help_and_the_parameters_has_a_glyph_in_the_fonts() {
+    // A character missing from egui's fonts is drawn as a box (as "→" was in the Capture
+    // panel); the help is drawn in both the proportional and the monospace family.
+    let ctx = egui::Context::default();
+    let mut out = ctx.run_ui(egui::RawInput::default(), |_| {});
+    out.textures_delta.clear();
+    // The help overlay, and every parameter's label, unit and tooltip (the panels draw them
+    // from the parameter table).
+    // The other panels' labels use these besides ASCII (`grep` of src/ui and src/app).
+    let others = "× … ² Δ τ − – µ ° π · — ¹ ±";
+    let help = flagsim::app::keys::help_text() + &flagsim::sim::params::spec::text() + others;
+    for family in [egui::FontFamily::Proportional, egui::FontFamily::Monospace] {
+        let font = egui::FontId::new(14.0, family);
+        let missing: Vec<char> = help
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .filter(|&c| !ctx.fonts_mut(|f| f.has_glyph(&font, c)))
+            .collect();
+        assert!(missing.is_empty(), "{font:?} lacks {missing:?}");
+    }
+}

@@ -52,7 +52,7 @@ pub fn capture_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>)
     }
     if let Some(r) = &state.recording {
         ui.label(format!(
-            "{} frames ({:.1} s) → {}",
+            "{} frames ({:.1} s) so far, to {}",
             r.frames,
             f64::from(r.frames) / r.fps,
             r.path.display()
