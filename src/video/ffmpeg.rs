@@ -16,17 +16,6 @@ pub fn program() -> String {
     std::env::var("FLAGSIM_FFMPEG").unwrap_or_else(|_| "ffmpeg".into())
 }
 
-/// Whether ffmpeg can be started (`ffmpeg -version` runs and succeeds).
-pub fn available() -> bool {
-    Command::new(program())
-        .arg("-version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 /// An ffmpeg process encoding the frames written to it.
 pub struct Ffmpeg {
     child: Child,

@@ -32,6 +32,13 @@ pub fn delay_cs(k: u32, fps: f64) -> u16 {
     (at(k + 1) - at(k)).clamp(0.0, f64::from(u16::MAX)) as u16
 }
 
+/// `NeuQuant`'s sample factor for `pixels` pixels: every pixel below [`SMALL`] (a few hundred
+/// samples would leave most of the 255 colours untrained), one in [`SAMPLE_FACTOR`] from there
+/// (the time goes with the samples; a flag covering 100 000 pixels still gives 10 000).
+fn sample_factor(pixels: usize) -> i32 {
+    if pixels < SMALL { 1 } else { SAMPLE_FACTOR }
+}
+
 /// A frame's palette: its colours exactly when there are at most [`COLORS`], else `NeuQuant`'s.
 enum Palette {
     Exact(HashMap<[u8; 3], u8>, Vec<u8>),
@@ -56,12 +63,7 @@ impl Palette {
             }
             return Self::Exact(exact, rgb);
         }
-        let factor = if rgba.len() / 4 < SMALL {
-            1
-        } else {
-            SAMPLE_FACTOR
-        };
-        Self::Learnt(NeuQuant::new(factor, COLORS, rgba))
+        Self::Learnt(NeuQuant::new(sample_factor(rgba.len() / 4), COLORS, rgba))
     }
 
     /// 256 RGB triples (unused entries, [`TRANSPARENT`]'s included, black).
@@ -126,11 +128,6 @@ impl<W: Write> GifWriter<W> {
         })
     }
 
-    /// Frames written so far.
-    pub fn frames(&self) -> u32 {
-        self.frames
-    }
-
     /// Appends `image` as the next frame.
     pub fn push(&mut self, image: &RgbaImage) -> Result<(), GifError> {
         let want = (u32::from(self.size.0), u32::from(self.size.1));
@@ -170,7 +167,6 @@ fn differs(px: &[u8], shown: &[u8]) -> bool {
 /// [`TRANSPARENT`]; a single transparent pixel when none differs (the frame still holds its
 /// delay).
 fn changed_part(rgba: &[u8], shown: &mut Vec<u8>, width: usize) -> Frame<'static> {
-    let height = rgba.len() / 4 / width;
     let first = shown.len() != rgba.len();
     if first {
         shown.clear();
@@ -181,7 +177,8 @@ fn changed_part(rgba: &[u8], shown: &mut Vec<u8>, width: usize) -> Frame<'static
         .zip(shown.par_chunks(4))
         .map(|(px, was)| first || differs(px, was))
         .collect();
-    let (mut x0, mut y0, mut x1, mut y1) = (width, height, 0, 0);
+    // The changed pixels' bounds, empty (x0 ≥ x1) until one is found.
+    let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
     for (y, row) in changed.chunks(width).enumerate() {
         if let (Some(a), Some(b)) = (row.iter().position(|&c| c), row.iter().rposition(|&c| c)) {
             x0 = x0.min(a);
@@ -306,6 +303,14 @@ mod tests {
             assert_eq!(palette[3 * usize::from(*i)], level);
         }
         assert_eq!(shown, grey(&now));
+    }
+
+    #[test]
+    fn small_regions_are_learnt_from_every_pixel_large_ones_from_a_sample() {
+        assert_eq!(sample_factor(1), 1);
+        assert_eq!(sample_factor(SMALL - 1), 1);
+        assert_eq!(sample_factor(SMALL), SAMPLE_FACTOR);
+        assert_eq!(sample_factor(800 * 600), SAMPLE_FACTOR);
     }
 
     #[test]

@@ -163,11 +163,6 @@ impl VideoWriter {
         })
     }
 
-    /// Frames written so far.
-    pub fn frames(&self) -> u32 {
-        self.frames
-    }
-
     /// Appends the next frame.
     pub fn push(&mut self, image: &RgbaImage) -> Result<(), VideoError> {
         match &mut self.sink {
@@ -222,7 +217,6 @@ impl VideoWriter {
 pub struct Encoder {
     frames: Option<SyncSender<RgbaImage>>,
     thread: Option<JoinHandle<Result<u32, VideoError>>>,
-    sent: u32,
 }
 
 impl Encoder {
@@ -244,27 +238,19 @@ impl Encoder {
             Ok(thread) => Self {
                 frames: Some(tx),
                 thread: Some(thread),
-                sent: 0,
             },
             // No thread to be had: every push reports it.
             Err(_) => Self {
                 frames: None,
                 thread: None,
-                sent: 0,
             },
         }
-    }
-
-    /// Frames handed over so far.
-    pub fn sent(&self) -> u32 {
-        self.sent
     }
 
     /// Hands over the next frame. When the encoder has failed, returns its error (and every
     /// later call [`VideoError::EncoderGone`]).
     pub fn push(&mut self, image: RgbaImage) -> Result<(), VideoError> {
         if let Some(Ok(())) = self.frames.as_ref().map(|tx| tx.send(image)) {
-            self.sent += 1;
             return Ok(());
         }
         self.frames = None;
