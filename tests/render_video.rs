@@ -164,33 +164,39 @@ fn a_video_with_a_bad_name_rate_or_size_is_refused_and_nothing_is_written() {
     assert!(entries(&dir).is_empty(), "{:?}", entries(&dir));
 }
 
-#[test]
-fn render_video_writes_a_looping_gif_of_the_clip_length_at_the_fps() {
-    let dir = folder("gif");
-    let path = dir.join("flag.gif");
-    let path_s = path.to_str().unwrap();
+/// Runs `flagsim render flag --video NAME --seconds 0.5 --fps FPS --size SIZE` into a folder of
+/// its own and checks that it succeeded and wrote that one file; `None` when there is no adapter.
+fn render_clip(name: &str, fps: &str, size: &str) -> Option<PathBuf> {
+    let dir = folder(name);
+    let path = dir.join(name);
+    let video = path.to_str().unwrap();
     let args = [
         "render",
         "flag",
         "--video",
-        path_s,
+        video,
         "--seconds",
         "0.5",
         "--fps",
-        "30",
+        fps,
         "--size",
-        "160x100",
+        size,
     ];
     let out = flagsim(&args, &[]);
     if no_adapter(&out) {
-        return;
+        return None;
     }
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(entries(&dir), ["flag.gif"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(entries(&dir), [name]);
+    Some(path)
+}
+
+#[test]
+fn render_video_writes_a_looping_gif_of_the_clip_length_at_the_fps() {
+    let Some(path) = render_clip("flag.gif", "30", "160x100") else {
+        return;
+    };
     let gif = decode_gif(&path);
     assert!(gif.loops);
     // 0.5 s at 30 fps: 15 frames, delays of 3 or 4 hundredths adding up to 50.
@@ -225,32 +231,10 @@ fn render_video_writes_an_h264_mp4_through_ffmpeg() {
         let _ = writeln!(std::io::stderr(), "SKIPPED: no ffmpeg on PATH");
         return;
     }
-    let dir = folder("mp4");
-    let path = dir.join("flag.mp4");
-    let path_s = path.to_str().unwrap();
     // An odd height: padded to an even one for H.264's 4:2:0 colour.
-    let args = [
-        "render",
-        "flag",
-        "--video",
-        path_s,
-        "--seconds",
-        "0.5",
-        "--fps",
-        "24",
-        "--size",
-        "160x101",
-    ];
-    let out = flagsim(&args, &[]);
-    if no_adapter(&out) {
+    let Some(path) = render_clip("flag.mp4", "24", "160x101") else {
         return;
-    }
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(entries(&dir), ["flag.mp4"]);
+    };
     let probe = Command::new("ffprobe")
         .args(["-v", "error", "-count_frames", "-select_streams", "v:0"])
         .args([

@@ -11,7 +11,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use glam::Vec2;
-use image::imageops::FilterType;
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
@@ -27,9 +26,9 @@ use super::frame_stats::FrameStats;
 use super::keys;
 use super::lab_view::{self, LabPointer};
 pub use super::redraw::Redraw;
-use crate::video::LockStep;
 
 mod actions;
+mod capture;
 mod files;
 use super::screenshot;
 use super::settings::{self, Store};
@@ -39,6 +38,7 @@ use crate::render::{PixelRect, RenderQuality, RenderScale, ScaleMode};
 use crate::sim::scene::Scene;
 use crate::sim::thread::{Command, SimThread, Snapshot};
 use crate::ui::{FrameInfo, UiState};
+use capture::{Recorder, ShotRequest};
 
 /// How the viewer starts.
 #[derive(Debug, Clone)]
@@ -166,34 +166,6 @@ struct Gpu {
     scene: SceneDraw,
     /// A CPU (software) adapter such as lavapipe.
     software: bool,
-}
-
-/// A pending screenshot.
-struct ShotRequest {
-    path: PathBuf,
-    with_panels: bool,
-    /// From `--screenshot`: print the path and fail loudly on error.
-    automated: bool,
-}
-
-/// A recording taken at a fixed simulated rate (see [`LockStep`]).
-struct Recorder {
-    /// The PNG sequence's folder or the video file.
-    path: PathBuf,
-    sink: RecordSink,
-    lock: LockStep,
-    fps: f64,
-    with_panels: bool,
-    /// The simulation ran before the recording paused it: it runs again when it stops.
-    was_running: bool,
-}
-
-/// Where a recording's frames go.
-enum RecordSink {
-    Png,
-    /// A video encoding on its own thread, and the frame size it was started with (a window
-    /// resized while recording has its frames scaled to it).
-    Video(crate::video::Encoder, (u32, u32)),
 }
 
 struct App {
@@ -478,145 +450,6 @@ impl App {
         painter.after_submit();
         panels_repainted
     }
-
-    /// Saves the screenshot asked for, if any, from the frame just drawn.
-    fn take_screenshot(&mut self, frame: &surface::SurfaceFrame, snap: &Snapshot) {
-        let (Some(req), Some(gpu)) = (self.shot.take(), self.gpu.as_mut()) else {
-            return;
-        };
-        let result = capture(gpu, frame, snap, &self.ui, &self.controls, req.with_panels)
-            .and_then(|img| screenshot::save_png(&img, &req.path).map_err(Into::into));
-        match (result, req.automated) {
-            (Ok(()), true) => println!("{}", req.path.display()),
-            (Ok(()), false) => {
-                self.ui
-                    .notices
-                    .info(format!("saved {}", req.path.display()));
-            }
-            (Err(e), true) => self.failure = Some(e),
-            (Err(e), false) => {
-                self.ui
-                    .notices
-                    .error(format!("screenshot failed: {}", cause(&e)));
-            }
-        }
-    }
-
-    /// Lock-step recording: capture when the awaited step has arrived, then ask for the next.
-    fn record_frame(&mut self, frame: &surface::SurfaceFrame, snap: &Snapshot) {
-        let (Some(rec), Some(gpu)) = (self.recorder.as_mut(), self.gpu.as_mut()) else {
-            return;
-        };
-        let current = self.feed.current();
-        if !rec.lock.due(current.step, current.divergence.is_some()) {
-            return;
-        }
-        let image = capture(gpu, frame, snap, &self.ui, &self.controls, rec.with_panels);
-        let saved = image.and_then(|img| match &mut rec.sink {
-            RecordSink::Png => {
-                let path = rec.path.join(format!("frame-{:05}.png", rec.lock.frames));
-                screenshot::save_png(&img, &path).map_err(Into::into)
-            }
-            RecordSink::Video(encoder, size) => {
-                let img = if img.dimensions() == *size {
-                    img
-                } else {
-                    image::imageops::resize(&img, size.0, size.1, FilterType::Triangle)
-                };
-                encoder.push(img).map_err(ViewerError::Video)
-            }
-        });
-        if let Err(e) = saved {
-            self.ui
-                .notices
-                .error(format!("recording stopped: {}", cause(&e)));
-            if self.recorder.take().is_some_and(|r| r.was_running) {
-                self.sim.send(Command::Pause(false));
-            }
-            self.ui.recording = None;
-            return;
-        }
-        for _ in 0..rec.lock.captured(self.feed.current().step) {
-            self.sim.send(Command::Step);
-        }
-        if let Some(status) = self.ui.recording.as_mut() {
-            status.frames = rec.lock.frames;
-        }
-    }
-}
-
-/// What went wrong in a capture, with its causes, for a notice.
-fn cause(e: &ViewerError) -> String {
-    match e {
-        ViewerError::Screenshot(e) => crate::ui::notices::describe(e),
-        e => crate::ui::notices::describe(e),
-    }
-}
-
-/// The image of the frame just submitted: the surface itself when it can be copied and the panels
-/// are wanted, else the scene drawn again into a copyable target (and egui over it if wanted).
-fn capture(
-    gpu: &mut Gpu,
-    frame: &surface::SurfaceFrame,
-    snap: &Snapshot,
-    ui: &UiState,
-    controls: &Controls,
-    with_panels: bool,
-) -> Result<image::RgbaImage, ViewerError> {
-    // The window's frame is only the capture when it was drawn at full size.
-    if with_panels && gpu.surface.supports_copy_src() && gpu.scene.scale() >= 1.0 {
-        return Ok(screenshot::capture_texture(
-            &gpu.device,
-            &gpu.queue,
-            &frame.texture.texture,
-        )?);
-    }
-    let size = gpu.surface.size_px();
-    let target = screenshot::create_capture_target(&gpu.device, gpu.surface.format(), size);
-    let view = target.create_view(&wgpu::TextureViewDescriptor::default());
-    let mut encoder = gpu
-        .device
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("capture frame"),
-        });
-    // Every pixel shaded: the image may be wanted without the panels.
-    gpu.scene.draw(
-        &gpu.device,
-        &gpu.queue,
-        &mut encoder,
-        &FrameView {
-            snap,
-            view: &ui.view,
-            camera: &controls.camera,
-            target: &view,
-            visible: None,
-            scaled: false,
-        },
-    )?;
-    let extra = if with_panels {
-        let (egui_ctx, painter) = gpu.egui.painter();
-        let ppp = painter.pixels_per_point();
-        painter.paint(
-            egui_ctx,
-            &gpu.device,
-            &gpu.queue,
-            &mut encoder,
-            &Canvas {
-                view: &view,
-                size_px: size,
-                pixels_per_point: ppp,
-            },
-        )
-    } else {
-        Vec::new()
-    };
-    gpu.queue
-        .submit(extra.into_iter().chain([encoder.finish()]));
-    Ok(screenshot::capture_texture(
-        &gpu.device,
-        &gpu.queue,
-        &target,
-    )?)
 }
 
 impl ApplicationHandler for App {

@@ -4,7 +4,8 @@ use std::path::Path;
 
 use winit::keyboard::Key;
 
-use super::{App, RecordSink, Recorder, ShotRequest};
+use super::App;
+use super::capture::ShotRequest;
 use crate::app::controls::Input;
 use crate::app::feed::SnapshotFeed;
 use crate::app::keys::{self, KeyAction};
@@ -12,8 +13,7 @@ use crate::app::screenshot;
 use crate::render::view;
 use crate::sim::lab::CopySpec;
 use crate::sim::thread::{Command, SimThread};
-use crate::ui::{RecordFormat, RecordingStatus, UiAction};
-use crate::video::{Encoder, LockStep, VideoWriter};
+use crate::ui::UiAction;
 
 impl App {
     pub(super) fn apply(&mut self, action: UiAction) {
@@ -59,96 +59,6 @@ impl App {
                 self.controls.home = cam;
                 self.controls.camera = cam;
             }
-        }
-    }
-
-    fn toggle_recording(&mut self) {
-        if let Some(r) = self.recorder.take() {
-            self.ui.recording = None;
-            self.finish_recording(r);
-            return;
-        }
-        let format = self.ui.record_format;
-        let fps = self.ui.record_fps;
-        let started = match format {
-            RecordFormat::PngSequence => {
-                let dir = screenshot::timestamped_file(Path::new("screenshots"), "");
-                std::fs::create_dir_all(&dir)
-                    .map(|()| (dir.clone(), RecordSink::Png))
-                    .map_err(|e| format!("cannot record to {}: {e}", dir.display()))
-            }
-            RecordFormat::Gif | RecordFormat::Mp4 => self.start_video(format, fps),
-        };
-        let (path, sink) = match started {
-            Ok(started) => started,
-            Err(e) => {
-                self.ui.notices.error(e);
-                return;
-            }
-        };
-        let current = self.feed.current();
-        let lock = LockStep::new(fps, current.params.dt, current.step);
-        let was_running = !current.paused;
-        self.sim.send(Command::Pause(true));
-        self.recorder = Some(Recorder {
-            path: path.clone(),
-            sink,
-            lock,
-            fps,
-            with_panels: self.ui.screenshot_panels,
-            was_running,
-        });
-        self.ui.recording = Some(RecordingStatus {
-            path,
-            format,
-            frames: 0,
-            fps,
-        });
-    }
-
-    /// Opens a video file in screenshots/ for frames of the window's size.
-    fn start_video(
-        &mut self,
-        format: RecordFormat,
-        fps: f64,
-    ) -> Result<(std::path::PathBuf, RecordSink), String> {
-        let dir = Path::new("screenshots");
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot record to {}: {e}", dir.display()))?;
-        let ext = if format == RecordFormat::Gif {
-            "gif"
-        } else {
-            "mp4"
-        };
-        let path = screenshot::timestamped_file(dir, ext);
-        let [w, h] = self
-            .gpu
-            .as_ref()
-            .map_or([1, 1], |gpu| gpu.surface.size_px());
-        let size = (w, h);
-        let writer = VideoWriter::create(&path, size.0, size.1, fps)
-            .map_err(|e| format!("cannot record: {e}"))?;
-        Ok((path, RecordSink::Video(Encoder::start(writer), size)))
-    }
-
-    /// Ends a recording: a video is finished and put in place, a notice says where it went, and
-    /// the simulation runs again if it ran before.
-    pub(super) fn finish_recording(&mut self, r: Recorder) {
-        if r.was_running {
-            self.sim.send(Command::Pause(false));
-        }
-        let frames = r.lock.frames;
-        let result = match r.sink {
-            RecordSink::Png => Ok(frames),
-            RecordSink::Video(encoder, _) => encoder.finish(),
-        };
-        match result {
-            Ok(n) => (self.ui.notices).info(format!(
-                "recorded {n} frames ({:.1} s) to {}",
-                f64::from(n) / r.fps,
-                r.path.display()
-            )),
-            Err(e) => (self.ui.notices).error(format!("recording failed: {e}")),
         }
     }
 

@@ -1,0 +1,276 @@
+//! What the viewer captures: screenshots (F12, the panel, `--screenshot`) and recordings (a
+//! PNG sequence, a GIF or an MP4, in lock-step with the simulation), all read from the frame just
+//! drawn.
+
+use std::path::{Path, PathBuf};
+
+use image::imageops::FilterType;
+
+use super::{App, Gpu, ViewerError};
+use crate::app::controls::Controls;
+use crate::app::egui_glue::Canvas;
+use crate::app::frame::FrameView;
+use crate::app::screenshot;
+use crate::app::surface;
+use crate::sim::thread::{Command, Snapshot};
+use crate::ui::{RecordFormat, RecordingStatus, UiState};
+use crate::video::{Encoder, LockStep, VideoWriter};
+
+/// A pending screenshot.
+pub(super) struct ShotRequest {
+    pub(super) path: PathBuf,
+    pub(super) with_panels: bool,
+    /// From `--screenshot`: print the path and fail loudly on error.
+    pub(super) automated: bool,
+}
+
+/// A recording taken at a fixed simulated rate (see [`LockStep`]).
+pub(super) struct Recorder {
+    /// The PNG sequence's folder or the video file.
+    pub(super) path: PathBuf,
+    pub(super) sink: RecordSink,
+    pub(super) lock: LockStep,
+    pub(super) fps: f64,
+    pub(super) with_panels: bool,
+    /// The simulation ran before the recording paused it: it runs again when it stops.
+    pub(super) was_running: bool,
+}
+
+/// Where a recording's frames go.
+pub(super) enum RecordSink {
+    Png,
+    /// A video encoding on its own thread, and the frame size it was started with (a window
+    /// resized while recording has its frames scaled to it).
+    Video(crate::video::Encoder, (u32, u32)),
+}
+
+impl App {
+    pub(super) fn toggle_recording(&mut self) {
+        if let Some(r) = self.recorder.take() {
+            self.ui.recording = None;
+            self.finish_recording(r);
+            return;
+        }
+        let format = self.ui.record_format;
+        let fps = self.ui.record_fps;
+        let started = match format {
+            RecordFormat::PngSequence => {
+                let dir = screenshot::timestamped_file(Path::new("screenshots"), "");
+                std::fs::create_dir_all(&dir)
+                    .map(|()| (dir.clone(), RecordSink::Png))
+                    .map_err(|e| format!("cannot record to {}: {e}", dir.display()))
+            }
+            RecordFormat::Gif | RecordFormat::Mp4 => self.start_video(format, fps),
+        };
+        let (path, sink) = match started {
+            Ok(started) => started,
+            Err(e) => {
+                self.ui.notices.error(e);
+                return;
+            }
+        };
+        let current = self.feed.current();
+        let lock = LockStep::new(fps, current.params.dt, current.step);
+        let was_running = !current.paused;
+        self.sim.send(Command::Pause(true));
+        self.recorder = Some(Recorder {
+            path: path.clone(),
+            sink,
+            lock,
+            fps,
+            with_panels: self.ui.screenshot_panels,
+            was_running,
+        });
+        self.ui.recording = Some(RecordingStatus {
+            path,
+            format,
+            frames: 0,
+            fps,
+        });
+    }
+
+    /// Opens a video file in screenshots/ for frames of the window's size.
+    fn start_video(
+        &mut self,
+        format: RecordFormat,
+        fps: f64,
+    ) -> Result<(std::path::PathBuf, RecordSink), String> {
+        let dir = Path::new("screenshots");
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot record to {}: {e}", dir.display()))?;
+        let ext = if format == RecordFormat::Gif {
+            "gif"
+        } else {
+            "mp4"
+        };
+        let path = screenshot::timestamped_file(dir, ext);
+        let [w, h] = self
+            .gpu
+            .as_ref()
+            .map_or([1, 1], |gpu| gpu.surface.size_px());
+        let size = (w, h);
+        let writer = VideoWriter::create(&path, size.0, size.1, fps)
+            .map_err(|e| format!("cannot record: {e}"))?;
+        Ok((path, RecordSink::Video(Encoder::start(writer), size)))
+    }
+
+    /// Ends a recording: a video is finished and put in place, a notice says where it went, and
+    /// the simulation runs again if it ran before.
+    pub(super) fn finish_recording(&mut self, r: Recorder) {
+        if r.was_running {
+            self.sim.send(Command::Pause(false));
+        }
+        let frames = r.lock.frames;
+        let result = match r.sink {
+            RecordSink::Png => Ok(frames),
+            RecordSink::Video(encoder, _) => encoder.finish(),
+        };
+        match result {
+            Ok(n) => (self.ui.notices).info(format!(
+                "recorded {n} frames ({:.1} s) to {}",
+                f64::from(n) / r.fps,
+                r.path.display()
+            )),
+            Err(e) => (self.ui.notices).error(format!("recording failed: {e}")),
+        }
+    }
+
+    /// Saves the screenshot asked for, if any, from the frame just drawn.
+    pub(super) fn take_screenshot(&mut self, frame: &surface::SurfaceFrame, snap: &Snapshot) {
+        let (Some(req), Some(gpu)) = (self.shot.take(), self.gpu.as_mut()) else {
+            return;
+        };
+        let result = capture(gpu, frame, snap, &self.ui, &self.controls, req.with_panels)
+            .and_then(|img| screenshot::save_png(&img, &req.path).map_err(Into::into));
+        match (result, req.automated) {
+            (Ok(()), true) => println!("{}", req.path.display()),
+            (Ok(()), false) => {
+                self.ui
+                    .notices
+                    .info(format!("saved {}", req.path.display()));
+            }
+            (Err(e), true) => self.failure = Some(e),
+            (Err(e), false) => {
+                self.ui
+                    .notices
+                    .error(format!("screenshot failed: {}", cause(&e)));
+            }
+        }
+    }
+
+    /// Lock-step recording: capture when the awaited step has arrived, then ask for the next.
+    pub(super) fn record_frame(&mut self, frame: &surface::SurfaceFrame, snap: &Snapshot) {
+        let (Some(rec), Some(gpu)) = (self.recorder.as_mut(), self.gpu.as_mut()) else {
+            return;
+        };
+        let current = self.feed.current();
+        if !rec.lock.due(current.step, current.divergence.is_some()) {
+            return;
+        }
+        let image = capture(gpu, frame, snap, &self.ui, &self.controls, rec.with_panels);
+        let saved = image.and_then(|img| match &mut rec.sink {
+            RecordSink::Png => {
+                let path = rec.path.join(format!("frame-{:05}.png", rec.lock.frames));
+                screenshot::save_png(&img, &path).map_err(Into::into)
+            }
+            RecordSink::Video(encoder, size) => {
+                let img = if img.dimensions() == *size {
+                    img
+                } else {
+                    image::imageops::resize(&img, size.0, size.1, FilterType::Triangle)
+                };
+                encoder.push(img).map_err(ViewerError::Video)
+            }
+        });
+        if let Err(e) = saved {
+            self.ui
+                .notices
+                .error(format!("recording stopped: {}", cause(&e)));
+            if self.recorder.take().is_some_and(|r| r.was_running) {
+                self.sim.send(Command::Pause(false));
+            }
+            self.ui.recording = None;
+            return;
+        }
+        for _ in 0..rec.lock.captured(self.feed.current().step) {
+            self.sim.send(Command::Step);
+        }
+        if let Some(status) = self.ui.recording.as_mut() {
+            status.frames = rec.lock.frames;
+        }
+    }
+}
+
+/// What went wrong in a capture, with its causes, for a notice.
+fn cause(e: &ViewerError) -> String {
+    match e {
+        ViewerError::Screenshot(e) => crate::ui::notices::describe(e),
+        e => crate::ui::notices::describe(e),
+    }
+}
+
+/// The image of the frame just submitted: the surface itself when it can be copied and the panels
+/// are wanted, else the scene drawn again into a copyable target (and egui over it if wanted).
+fn capture(
+    gpu: &mut Gpu,
+    frame: &surface::SurfaceFrame,
+    snap: &Snapshot,
+    ui: &UiState,
+    controls: &Controls,
+    with_panels: bool,
+) -> Result<image::RgbaImage, ViewerError> {
+    // The window's frame is only the capture when it was drawn at full size.
+    if with_panels && gpu.surface.supports_copy_src() && gpu.scene.scale() >= 1.0 {
+        return Ok(screenshot::capture_texture(
+            &gpu.device,
+            &gpu.queue,
+            &frame.texture.texture,
+        )?);
+    }
+    let size = gpu.surface.size_px();
+    let target = screenshot::create_capture_target(&gpu.device, gpu.surface.format(), size);
+    let view = target.create_view(&wgpu::TextureViewDescriptor::default());
+    let mut encoder = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("capture frame"),
+        });
+    // Every pixel shaded: the image may be wanted without the panels.
+    gpu.scene.draw(
+        &gpu.device,
+        &gpu.queue,
+        &mut encoder,
+        &FrameView {
+            snap,
+            view: &ui.view,
+            camera: &controls.camera,
+            target: &view,
+            visible: None,
+            scaled: false,
+        },
+    )?;
+    let extra = if with_panels {
+        let (egui_ctx, painter) = gpu.egui.painter();
+        let ppp = painter.pixels_per_point();
+        painter.paint(
+            egui_ctx,
+            &gpu.device,
+            &gpu.queue,
+            &mut encoder,
+            &Canvas {
+                view: &view,
+                size_px: size,
+                pixels_per_point: ppp,
+            },
+        )
+    } else {
+        Vec::new()
+    };
+    gpu.queue
+        .submit(extra.into_iter().chain([encoder.finish()]));
+    Ok(screenshot::capture_texture(
+        &gpu.device,
+        &gpu.queue,
+        &target,
+    )?)
+}
