@@ -28,13 +28,13 @@ fn folder(name: &str) -> PathBuf {
     dir
 }
 
+/// The names in `dir`, sorted (temporary files included: they start with a dot).
 fn entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
+    let names: std::collections::BTreeSet<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    names.sort();
-    names
+    names.into_iter().collect()
 }
 
 fn under_ci() -> bool {
