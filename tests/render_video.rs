@@ -235,6 +235,21 @@ fn render_video_writes_an_h264_mp4_through_ffmpeg() {
     let Some(path) = render_clip("flag.mp4", "24", "160x101") else {
         return;
     };
+    // A bare name goes to the working folder.
+    let here = folder("mp4-here");
+    let out = process::output_within(
+        Command::new(env!("CARGO_BIN_EXE_flagsim"))
+            .current_dir(&here)
+            .args(["render", "flag", "--video", "clip.mp4", "--seconds", "0.1"])
+            .args(["--size", "64x64"]),
+        std::time::Duration::from_mins(2),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(entries(&here), ["clip.mp4"]);
     let probe = Command::new("ffprobe")
         .args(["-v", "error", "-count_frames", "-select_streams", "v:0"])
         .args([
@@ -329,7 +344,7 @@ fn bad_video_arguments_exit_2_with_a_message() {
                 "--fps",
                 "60",
             ],
-            "1..=50",
+            "a GIF plays 1..=50",
         ),
         (
             vec!["render", "flag", "--video", gif, "--seconds", "0"],
@@ -360,23 +375,14 @@ fn bad_video_arguments_exit_2_with_a_message() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
     }
-    // An unwritable place is a failure while running: exit 1.
-    let out = flagsim(
-        &[
-            "render",
-            "flag",
-            "--video",
-            "/nonexistent/dir/x.gif",
-            "--seconds",
-            "1",
-        ],
-        &[],
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("/nonexistent/dir/x.gif") && err.contains("cannot write"),
-        "{err}"
-    );
+    // An unwritable place is a failure while running: exit 1, said before anything is drawn
+    // (for an MP4 too, not in ffmpeg's words about a temporary name).
+    for video in ["/nonexistent/dir/x.gif", "/nonexistent/dir/x.mp4"] {
+        let args = ["render", "flag", "--video", video, "--seconds", "1"];
+        let out = flagsim(&args, &[("FLAGSIM_FFMPEG", "false")]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains(video) && err.contains("cannot write"), "{err}");
+    }
     assert!(entries(&dir).is_empty());
 }
