@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use flagsim::video::{VideoError, VideoWriter};
+use flagsim::video::{Encoder, VideoError, VideoWriter};
 use image::{Rgba, RgbaImage};
 
 mod process;
@@ -138,6 +138,38 @@ fn the_gif_writer_stores_each_frame_as_it_looks_with_delays_from_the_fps() {
     // The repeated frame is the same picture; the others differ.
     assert_eq!(differing_pixels(&gif.frames[1], &gif.frames[2]), 0);
     assert!(differing_pixels(&gif.frames[2], &gif.frames[3]) > 0);
+}
+
+/// A `w × h` frame of varied colours (slow to quantize: a palette must be learnt), shifted by
+/// `k`.
+fn busy_frame(w: u32, h: u32, k: u32) -> RgbaImage {
+    RgbaImage::from_fn(w, h, |x, y| {
+        let v = (x * 7 + y * 13 + k * 29) % 256;
+        Rgba([v as u8, (v * 3 % 256) as u8, ((x + y + k) % 256) as u8, 255])
+    })
+}
+
+#[test]
+fn the_encoder_thread_writes_every_frame_handed_over_finished_or_dropped() {
+    let dir = folder("encoder");
+    // Finished: the count of frames, and the file in place when `finish` returns.
+    let path = dir.join("finished.gif");
+    let mut encoder = Encoder::start(VideoWriter::create(&path, 320, 240, 25.0).unwrap());
+    for k in 0..3 {
+        encoder.push(busy_frame(320, 240, k)).unwrap();
+    }
+    assert_eq!(encoder.finish().unwrap(), 3);
+    assert_eq!(decode_gif(&path).frames.len(), 3);
+    // Dropped (a viewer closed while recording): the frames handed over are still written, and
+    // the file is in place when the drop returns.
+    let path = dir.join("dropped.gif");
+    let mut encoder = Encoder::start(VideoWriter::create(&path, 320, 240, 25.0).unwrap());
+    for k in 0..2 {
+        encoder.push(busy_frame(320, 240, k)).unwrap();
+    }
+    drop(encoder);
+    assert_eq!(decode_gif(&path).frames.len(), 2);
+    assert_eq!(entries(&dir), ["dropped.gif", "finished.gif"]);
 }
 
 #[test]
