@@ -172,6 +172,57 @@ fn the_encoder_thread_writes_every_frame_handed_over_finished_or_dropped() {
     assert_eq!(entries(&dir), ["dropped.gif", "finished.gif"]);
 }
 
+/// Processes named ffmpeg whose parent is this test process, running or not yet reaped (from
+/// `/proc/PID/stat`: "pid (comm) state ppid …").
+fn ffmpeg_children() -> usize {
+    let me = std::process::id().to_string();
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    procs
+        .filter_map(|e| std::fs::read_to_string(e.ok()?.path().join("stat")).ok())
+        .filter(|stat| {
+            let (comm, rest) = stat.split_once(") ").unwrap_or_default();
+            comm.ends_with("(ffmpeg") && rest.split(' ').nth(1) == Some(me.as_str())
+        })
+        .count()
+}
+
+#[test]
+fn an_abandoned_video_leaves_the_file_that_was_there_and_nothing_beside_it() {
+    let dir = folder("abandoned");
+    let mut names = vec!["clip.gif"];
+    if Command::new("ffmpeg")
+        .arg("-version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        names.push("clip.mp4");
+    }
+    for name in names {
+        let path = dir.join(name);
+        std::fs::write(&path, b"the previous clip").unwrap();
+        let mut encoder = Encoder::start(VideoWriter::create(&path, 320, 240, 25.0).unwrap());
+        for k in 0..3 {
+            encoder.push(busy_frame(320, 240, k)).unwrap();
+        }
+        encoder.abandon();
+        // ffmpeg is stopped and reaped, not left to finish a file beside the old one.
+        assert_eq!(ffmpeg_children(), 0, "{name}");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            b"the previous clip",
+            "{name}"
+        );
+    }
+    assert!(
+        entries(&dir).iter().all(|n| !n.starts_with('.')),
+        "{:?}",
+        entries(&dir)
+    );
+}
+
 #[test]
 fn a_video_with_a_bad_name_rate_or_size_is_refused_and_nothing_is_written() {
     let dir = folder("refused");

@@ -204,9 +204,17 @@ impl Shot {
                 log::warn!("{d}; the rest of the clip shows the last good state");
                 warned = true;
             }
-            let image = (self.headless)
+            let image = match self
+                .headless
                 .render(&Snapshot::of(&sim), &self.view, &camera)
-                .map_err(failed)?;
+            {
+                Ok(image) => image,
+                Err(e) => {
+                    // A clip cut short is not the clip asked for: nothing is written.
+                    encoder.abandon();
+                    return Err(failed(e));
+                }
+            };
             encoder.push(image).map_err(video_error)?;
             bar.inc(1);
         }

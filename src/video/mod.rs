@@ -103,6 +103,8 @@ pub enum VideoError {
     Empty(PathBuf),
     #[error("the video encoder stopped unexpectedly")]
     EncoderGone,
+    #[error("the video was abandoned")]
+    Abandoned,
 }
 
 impl VideoError {
@@ -212,10 +214,17 @@ impl VideoWriter {
     }
 }
 
+/// What the encoder thread is handed.
+enum Message {
+    Frame(RgbaImage),
+    /// Stop without writing the file (see [`Encoder::abandon`]).
+    Abandon,
+}
+
 /// A [`VideoWriter`] on its own thread: frames are handed over and encoded while the next is
 /// rendered. At most [`Encoder::QUEUE`] frames wait; beyond that [`Encoder::push`] waits.
 pub struct Encoder {
-    frames: Option<SyncSender<RgbaImage>>,
+    frames: Option<SyncSender<Message>>,
     thread: Option<JoinHandle<Result<u32, VideoError>>>,
 }
 
@@ -225,12 +234,16 @@ impl Encoder {
 
     /// Starts encoding into `writer`.
     pub fn start(mut writer: VideoWriter) -> Self {
-        let (tx, rx) = sync_channel::<RgbaImage>(Self::QUEUE);
+        let (tx, rx) = sync_channel::<Message>(Self::QUEUE);
         let thread = std::thread::Builder::new()
             .name("video encoder".into())
             .spawn(move || {
-                for image in rx {
-                    writer.push(&image)?;
+                for message in rx {
+                    match message {
+                        Message::Frame(image) => writer.push(&image)?,
+                        // Dropping the writer removes what it wrote and stops ffmpeg.
+                        Message::Abandon => return Err(VideoError::Abandoned),
+                    }
                 }
                 writer.finish()
             });
@@ -250,7 +263,11 @@ impl Encoder {
     /// Hands over the next frame. When the encoder has failed, returns its error (and every
     /// later call [`VideoError::EncoderGone`]).
     pub fn push(&mut self, image: RgbaImage) -> Result<(), VideoError> {
-        if let Some(Ok(())) = self.frames.as_ref().map(|tx| tx.send(image)) {
+        if let Some(Ok(())) = self
+            .frames
+            .as_ref()
+            .map(|tx| tx.send(Message::Frame(image)))
+        {
             return Ok(());
         }
         self.frames = None;
@@ -262,6 +279,17 @@ impl Encoder {
     pub fn finish(mut self) -> Result<u32, VideoError> {
         self.frames = None;
         self.join()
+    }
+
+    /// Stops without writing the video (the run that feeds it failed): the file to be replaced
+    /// stays as it was, and nothing is left beside it.
+    pub fn abandon(mut self) {
+        if let Some(tx) = self.frames.take() {
+            // A thread that has already stopped has nothing to abandon.
+            let _ = tx.send(Message::Abandon);
+        }
+        // Its result is `Abandoned`, or the failure that stopped it first.
+        let _ = self.join();
     }
 
     fn join(&mut self) -> Result<u32, VideoError> {
