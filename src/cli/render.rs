@@ -197,9 +197,7 @@ impl Shot {
         let mut step = 0;
         let mut warned = false;
         for k in 0..clip.frames {
-            while step < step_of_frame(k, clip.fps, dt) && sim.step() {
-                step += 1;
-            }
+            step_to(&mut sim, &mut step, step_of_frame(k, clip.fps, dt));
             if let (Some(d), false) = (&sim.divergence, warned) {
                 log::warn!("{d}; the rest of the clip shows the last good state");
                 warned = true;
@@ -233,6 +231,14 @@ impl Shot {
     }
 }
 
+/// Steps `sim`, now `*step` steps into the clip, until it is `target` steps in (or diverges:
+/// it then keeps its last good state).
+fn step_to(sim: &mut Simulation, step: &mut u64, target: u64) {
+    while *step < target && sim.step() {
+        *step += 1;
+    }
+}
+
 /// Up to [`FRAMING_SAMPLES`] snapshots spread over the clip (the first and the last included),
 /// from a copy of `sim` run through it.
 fn clip_samples(sim: &Simulation, initial: &Snapshot, clip: &Clip, dt: f64) -> Vec<Snapshot> {
@@ -241,9 +247,7 @@ fn clip_samples(sim: &Simulation, initial: &Snapshot, clip: &Clip, dt: f64) -> V
     let every = clip.frames.div_ceil(FRAMING_SAMPLES).max(1);
     let mut step = 0;
     for k in 1..clip.frames {
-        while step < step_of_frame(k, clip.fps, dt) && run.step() {
-            step += 1;
-        }
+        step_to(&mut run, &mut step, step_of_frame(k, clip.fps, dt));
         if k % every == 0 || k + 1 == clip.frames {
             samples.push(Snapshot::of(&run));
         }

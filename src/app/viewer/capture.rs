@@ -41,7 +41,7 @@ pub(super) enum RecordSink {
     Png,
     /// A video encoding on its own thread, and the frame size it was started with (a window
     /// resized while recording has its frames scaled to it).
-    Video(crate::video::Encoder, (u32, u32)),
+    Video(Encoder, (u32, u32)),
 }
 
 impl App {
@@ -94,7 +94,7 @@ impl App {
         &mut self,
         format: RecordFormat,
         fps: f64,
-    ) -> Result<(std::path::PathBuf, RecordSink), String> {
+    ) -> Result<(PathBuf, RecordSink), String> {
         let dir = Path::new("screenshots");
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot record to {}: {e}", dir.display()))?;
@@ -108,10 +108,9 @@ impl App {
             .gpu
             .as_ref()
             .map_or([1, 1], |gpu| gpu.surface.size_px());
-        let size = (w, h);
-        let writer = VideoWriter::create(&path, size.0, size.1, fps)
-            .map_err(|e| format!("cannot record: {e}"))?;
-        Ok((path, RecordSink::Video(Encoder::start(writer), size)))
+        let writer =
+            VideoWriter::create(&path, w, h, fps).map_err(|e| format!("cannot record: {e}"))?;
+        Ok((path, RecordSink::Video(Encoder::start(writer), (w, h))))
     }
 
     /// Ends a recording: a video is finished and put in place, a notice says where it went, and
