@@ -452,3 +452,98 @@ fn bgra_unorm_target_encodes_srgb_in_the_shader_like_an_srgb_target() {
         100.0 * mismatched
     );
 }
+
+/// A full-screen triangle whose fragments each run a loop: work whose GPU time grows with the
+/// number of draws on any adapter.
+const BUSY_WGSL: &str = "
+@vertex fn vs_main(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
+    let p = vec2<f32>(f32((i << 1u) & 2u), f32(i & 2u));
+    return vec4<f32>(p * 2.0 - 1.0, 0.0, 1.0);
+}
+@fragment fn fs_main(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
+    var x = pos.x * 0.001 + pos.y * 0.002;
+    for (var k = 0; k < 96; k++) { x = sin(x * 1.7 + 0.3); }
+    return vec4<f32>(x, x, x, 1.0);
+}";
+
+#[test]
+fn the_gpu_timer_measures_the_work_between_its_marks() {
+    use flagsim::render::{GpuContext, GpuTimer};
+    let ci = std::env::var("CI").as_deref() == Ok("true");
+    let gpu = match GpuContext::new_headless() {
+        Ok(g) => g,
+        Err(e) => {
+            assert!(!ci, "CI=true but no GPU adapter: {e}");
+            eprintln!("SKIPPED: no GPU adapter ({e})");
+            return;
+        }
+    };
+    let (device, queue) = (&gpu.device, &gpu.queue);
+    let Some(timer) = GpuTimer::new(device, queue) else {
+        // CI's adapter, lavapipe, has timestamp queries.
+        assert!(!ci, "no timestamp queries on {}", gpu.adapter_report());
+        eprintln!("SKIPPED: no timestamp queries on {}", gpu.adapter_report());
+        return;
+    };
+    let format = wgpu::TextureFormat::Rgba8Unorm;
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: None,
+        entries: &[],
+    });
+    let pipeline =
+        flagsim::render::fullscreen::pipeline(device, "busy", BUSY_WGSL, &layout, format, None);
+    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &layout,
+        entries: &[],
+    });
+    let target = OffscreenTarget::with_format(device, 256, 256, format).unwrap();
+    // The GPU's seconds for `draws` draws, and the wall clock from their submit to their end.
+    let time = |draws: u32| {
+        let mut enc = device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        timer.start(&mut enc);
+        {
+            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("busy"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: target.resolved_view(),
+                    resolve_target: None,
+                    depth_slice: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                ..Default::default()
+            });
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            for _ in 0..draws {
+                pass.draw(0..3, 0..1);
+            }
+        }
+        timer.stop(&mut enc);
+        let t = std::time::Instant::now();
+        queue.submit([enc.finish()]);
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("poll");
+        let wall = t.elapsed().as_secs_f64();
+        (timer.read(device).expect("timestamps read back"), wall)
+    };
+    let _ = time(1);
+    let (one, one_wall) = time(1);
+    let (sixteen, sixteen_wall) = time(16);
+    eprintln!("GPU time of 1 draw {one:.6} s (wall {one_wall:.6} s), of 16 {sixteen:.6} s");
+    for (gpu_s, wall) in [(one, one_wall), (sixteen, sixteen_wall)] {
+        // The GPU's work lies between the submit and the end of the wait.
+        assert!(
+            gpu_s > 0.0 && gpu_s <= wall + 1e-4,
+            "GPU {gpu_s} s, wall {wall} s"
+        );
+    }
+    assert!(
+        sixteen > 4.0 * one,
+        "16 draws took {sixteen} s, one {one} s"
+    );
+}

@@ -83,7 +83,9 @@ impl GpuContext {
         let (device, queue) =
             pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
                 label: Some("flagsim device"),
-                required_features: wgpu::Features::empty(),
+                // Timestamps where the adapter has them: `flagsim bench` times the GPU's own
+                // share of a frame with them (`GpuTimer`); nothing else depends on them.
+                required_features: adapter.features() & super::gpu_timer::FEATURES,
                 required_limits,
                 experimental_features: wgpu::ExperimentalFeatures::disabled(),
                 memory_hints: wgpu::MemoryHints::Performance,
