@@ -121,3 +121,80 @@ fn a_plot_that_cannot_be_written_loses_no_measurement() {
         serde_json::from_slice(&out.stdout).expect("the report, whole, on stdout");
     assert!(report.is_object());
 }
+
+#[test]
+fn bench_frame_times_the_viewers_frame_alone_with_the_gpus_share() {
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    let run = |json: bool| {
+        let mut args = vec!["bench", "--frame", "--quick"];
+        if json {
+            args.push("--json");
+        }
+        process::output_within(
+            Command::new(env!("CARGO_BIN_EXE_flagsim")).args(&args),
+            std::time::Duration::from_mins(5),
+        )
+    };
+    let out = run(true);
+    let err = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && !ci && err.contains("no GPU adapter") {
+        eprintln!("SKIPPED: no GPU adapter ({err})");
+        return;
+    }
+    assert!(out.status.success(), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    // Only the frame split: its parts, and the plots in both kinds of frame.
+    assert!(v.get("step_cost").is_none(), "the whole suite ran");
+    for part in ["simulation", "upload", "upsampling", "drawing", "ui"] {
+        assert!(v[part]["median"].as_f64().unwrap() > 0.0, "{part}");
+    }
+    for frame in ["refresh", "between"] {
+        let p = &v["plots"][frame];
+        let (cpu, whole) = (p["cpu"]["median"].as_f64(), p["whole"]["median"].as_f64());
+        let (cpu, whole) = (cpu.unwrap(), whole.unwrap());
+        // The whole frame is the CPU part, then the submit and the wait.
+        assert!(
+            cpu > 0.0 && whole >= cpu,
+            "{frame}: cpu {cpu}, whole {whole}"
+        );
+    }
+    assert!(v["plots"]["vertices"].as_u64().unwrap() > 0);
+    if ci {
+        // lavapipe has timestamp queries: the GPU's own times are there, each no more than
+        // the wall clock that holds it.
+        let gpu = &v["gpu"];
+        for part in ["upsampling", "drawing", "ui"] {
+            let g = gpu[part]["median"].as_f64().unwrap();
+            let wall = v[part]["median"].as_f64().unwrap();
+            assert!(g > 0.0 && g <= wall, "{part}: GPU {g}, wall {wall}");
+        }
+        let g = v["plots"]["refresh"]["gpu"]["median"].as_f64().unwrap();
+        assert!(g > 0.0);
+    }
+    // The table says what each column is.
+    let out = run(false);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for heading in [
+        "GPU time (timestamps)",
+        "refreshing them",
+        "between refreshes",
+    ] {
+        assert!(text.contains(heading), "no {heading:?} in\n{text}");
+    }
+}
+
+#[test]
+fn bench_frame_has_no_plot_to_write() {
+    let out = process::output_within(
+        Command::new(env!("CARGO_BIN_EXE_flagsim")).args(["bench", "--frame", "--plot", "x.svg"]),
+        std::time::Duration::from_mins(1),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--plot") && err.contains("--frame"), "{err}");
+}

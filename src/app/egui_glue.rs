@@ -214,6 +214,16 @@ impl EguiPainter {
         (texture, bind_group, [w, h])
     }
 
+    /// Vertices and indices of the meshes the last paint tessellated (0 before the first).
+    pub fn tessellated_size(&self) -> (usize, usize) {
+        self.primitives.iter().flatten().fold((0, 0), |(v, i), p| {
+            let egui::epaint::Primitive::Mesh(mesh) = &p.primitive else {
+                return (v, i);
+            };
+            (v + mesh.vertices.len(), i + mesh.indices.len())
+        })
+    }
+
     /// The pixels-per-point the last frame was laid out at; pass it to [`Self::paint`].
     pub fn pixels_per_point(&self) -> f32 {
         self.shapes_pixels_per_point

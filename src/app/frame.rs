@@ -401,7 +401,10 @@ pub fn panels(
         egui::Panel::bottom("plots")
             .resizable(true)
             .default_size(190.0)
-            .show(root, |ui| ui::plots::plots_ui(ui, state, snap.paused));
+            .show(root, |ui| {
+                let now = std::time::Instant::now();
+                ui::plots::plots_ui(ui, state, snap.paused, now);
+            });
     }
     if !snap.lab.is_empty() {
         let area = root.available_rect_before_wrap();

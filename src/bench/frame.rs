@@ -5,10 +5,15 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::{BenchConfig, Stat};
+use crate::app::egui_glue::{Canvas, EguiPainter};
 use crate::render::gpu::GpuContext;
 use crate::render::view::{self, ViewSettings};
+use crate::render::{GpuTimer, OffscreenTarget};
 use crate::sim::scene::Scene;
 use crate::sim::thread::Snapshot;
+
+/// Width and height of the frame, pixels (the viewer's default window).
+const SIZE: [u32; 2] = [1280, 800];
 
 #[derive(Debug, Clone, Serialize)]
 pub struct FrameSplit {
@@ -16,31 +21,137 @@ pub struct FrameSplit {
     pub height: u32,
     pub simulation: Stat,
     pub upload: Stat,
+    /// Wall clock from submitting the upsampling to its end (the GPU's work and the wait).
     pub upsampling: Stat,
+    /// Wall clock of recording, submitting and waiting for the 3-D passes.
     pub drawing: Stat,
     /// The panels in every frame: laid out always, painted anew only when they changed (the
     /// Stats figures refresh 4 times a second), otherwise the last painted layer composited.
     pub ui: Stat,
     /// The frames among those whose panels were painted anew.
     pub ui_repaint: Stat,
-    /// The live plots of a 4-copy lab over a 20 s window, laid out and tessellated, as when
-    /// they refresh (4 times a second): their CPU cost, which is what they cost on a hardware
-    /// GPU (the few thousand vertices they make draw in microseconds there).
-    pub plots: Stat,
+    /// The live plots of a 4-copy lab over a 20 s window.
+    pub plots: PlotsCost,
+    /// The GPU's own time for the same parts, from timestamp queries; absent where the
+    /// adapter has none.
+    pub gpu: Option<GpuShare>,
     pub adapter: String,
+}
+
+/// What the live plots cost in a frame: laid out in every frame, tessellated and painted
+/// anew in the frames that refresh them (4 a second while the cloth runs).
+#[derive(Debug, Clone, Serialize)]
+pub struct PlotsCost {
+    /// A frame that refreshes them: new points, decimated, laid out, tessellated, painted
+    /// into the panels' layer, and the layer laid over the frame.
+    pub refresh: PlotsFrame,
+    /// A frame between refreshes: the same points laid out again, found unchanged, and the
+    /// cached layer laid over the frame.
+    pub between: PlotsFrame,
+    /// Vertices and indices the plots tessellate into.
+    pub vertices: usize,
+    pub indices: usize,
+}
+
+/// One kind of frame of [`PlotsCost`].
+#[derive(Debug, Clone, Serialize)]
+pub struct PlotsFrame {
+    /// CPU: egui's layout, and where the plots changed their tessellation, the vertex upload
+    /// and the recording of the paint (everything before the submit).
+    pub cpu: Stat,
+    /// GPU: the paint and the composite, from timestamps; absent where the adapter has none.
+    pub gpu: Option<Stat>,
+    /// Wall clock: the CPU part, the submit and the wait for the GPU. On a hardware GPU this
+    /// counts the round trip of waiting too.
+    pub whole: Stat,
+}
+
+/// GPU time of each part of the frame, from timestamps written around its commands.
+#[derive(Debug, Clone, Serialize)]
+pub struct GpuShare {
+    pub upsampling: Stat,
+    pub drawing: Stat,
+    pub ui: Stat,
+}
+
+/// Wall-clock and GPU times of one part of the frame over the measured frames.
+#[derive(Default)]
+struct Part {
+    wall: Vec<f64>,
+    gpu: Vec<f64>,
+}
+
+impl Part {
+    fn push(&mut self, wall: f64, gpu: Option<f64>) {
+        self.wall.push(wall);
+        self.gpu.extend(gpu);
+    }
+
+    /// The GPU times' statistics, when every frame had one.
+    fn gpu(&self) -> Option<Stat> {
+        (!self.gpu.is_empty() && self.gpu.len() == self.wall.len())
+            .then(|| Stat::of(self.gpu.clone()))
+    }
+}
+
+/// The device, the queue and the optional timer every part is measured with.
+struct Bench<'a> {
+    device: &'a wgpu::Device,
+    queue: &'a wgpu::Queue,
+    timer: Option<GpuTimer>,
+}
+
+impl Bench<'_> {
+    fn encoder(&self, label: &str) -> wgpu::CommandEncoder {
+        self.device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
+    }
+
+    /// An encoder whose commands from here on are timed (when there is a timer).
+    fn timed_encoder(&self, label: &str) -> wgpu::CommandEncoder {
+        let mut enc = self.encoder(label);
+        if let Some(t) = &self.timer {
+            t.start(&mut enc);
+        }
+        enc
+    }
+
+    /// Ends the timing in `enc`, submits `extra` then `enc`, and waits for the GPU. Returns the
+    /// wall-clock seconds from `since` to the GPU's end, and the GPU's own seconds.
+    fn submit(
+        &self,
+        since: Instant,
+        extra: Vec<wgpu::CommandBuffer>,
+        mut enc: wgpu::CommandEncoder,
+    ) -> (f64, Option<f64>) {
+        if let Some(t) = &self.timer {
+            t.stop(&mut enc);
+        }
+        self.queue.submit(extra.into_iter().chain([enc.finish()]));
+        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+        let wall = since.elapsed().as_secs_f64();
+        let gpu = self.timer.as_ref().and_then(|t| t.read(self.device).ok());
+        (wall, gpu)
+    }
 }
 
 /// The viewer's frame without a window: simulation step, upload of the key nodes, GPU
 /// upsampling, drawing at 1280 × 800 (the adapter's viewer quality; only the pixels the panels
 /// leave uncovered are shaded), and the egui panels (layout, tessellation and painting into the
 /// same target), each through the viewer's own
-/// frame code ([`crate::app::frame`], [`crate::app::egui_glue::EguiPainter`]).
+/// frame code ([`crate::app::frame`], [`crate::app::egui_glue::EguiPainter`]); then the live
+/// plots of a 4-copy lab on their own. Where the adapter has timestamp queries, each GPU part
+/// is also timed on the GPU.
 pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
-    use crate::app::egui_glue::{Canvas, EguiPainter};
     use crate::app::frame::{FrameView, SceneDraw, panels, uncovered};
-    use crate::render::{OffscreenTarget, RenderQuality};
-    let (w, h) = (1280u32, 800u32);
-    let (device, queue) = (&gpu.device, &gpu.queue);
+    use crate::render::RenderQuality;
+    let [w, h] = SIZE;
+    let bench = Bench {
+        device: &gpu.device,
+        queue: &gpu.queue,
+        timer: GpuTimer::new(&gpu.device, &gpu.queue),
+    };
+    let (device, queue) = (bench.device, bench.queue);
     let quality = RenderQuality::for_device_type(gpu.adapter.get_info().device_type);
     let format = OffscreenTarget::FORMAT.remove_srgb_suffix();
     let target = OffscreenTarget::with_format(device, w, h, format).ok()?;
@@ -56,15 +167,8 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
     let mut painter = EguiPainter::new(device, format);
     let mut ui_state = crate::ui::UiState::new(scene.clone(), 0.12);
     let frames = if cfg.quick { 3 } else { 30 };
-    let (mut t_sim, mut t_up, mut t_ups, mut t_draw, mut t_ui) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut t_repaint = Vec::new();
-    let wait = || {
-        let _ = device.poll(wgpu::PollType::wait_indefinitely());
-    };
-    let encoder = |label| {
-        device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
-    };
+    let (mut t_sim, mut t_up, mut t_repaint) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut ups, mut drawing, mut ui) = (Part::default(), Part::default(), Part::default());
     for frame in 0..frames + 2 {
         let t = Instant::now();
         sim.step();
@@ -72,28 +176,18 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
         let snap = Snapshot::of(&sim);
         // The viewer's frame, in its parts: upload and record the upsampling …
         let t = Instant::now();
-        let mut enc = encoder("bench upsampling");
+        let mut enc = bench.timed_encoder("bench upsampling");
         draw.prepare(device, queue, &mut enc, &snap, &view_settings)
             .ok()?;
         let up_s = t.elapsed().as_secs_f64();
         // … run it …
-        let t = Instant::now();
-        queue.submit([enc.finish()]);
-        wait();
-        let ups_s = t.elapsed().as_secs_f64();
+        let ups_s = bench.submit(Instant::now(), Vec::new(), enc);
         // … lay out the panels (the viewer does this first: the 3-D view shades only what they
         // leave uncovered) …
         let t = Instant::now();
-        let input = egui::RawInput {
-            screen_rect: Some(egui::Rect::from_min_size(
-                egui::Pos2::ZERO,
-                egui::vec2(w as f32, h as f32),
-            )),
-            ..Default::default()
-        };
         let info = crate::ui::FrameInfo::default();
         let mut visible = None;
-        let output = egui_ctx.run_ui(input, |root| {
+        let output = egui_ctx.run_ui(screen_input(), |root| {
             panels(root, &mut ui_state, &snap, &info);
             visible = uncovered(root, [w, h]);
         });
@@ -101,7 +195,7 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
         let layout_s = t.elapsed().as_secs_f64();
         // … draw the 3-D passes …
         let t = Instant::now();
-        let mut enc = encoder("bench draw");
+        let mut enc = bench.timed_encoder("bench draw");
         let view = FrameView {
             snap: &snap,
             view: &view_settings,
@@ -111,102 +205,158 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
             scaled: true,
         };
         draw.render(device, queue, &mut enc, &view).ok()?;
-        queue.submit([enc.finish()]);
-        wait();
-        let draw_s = t.elapsed().as_secs_f64();
+        let draw_s = bench.submit(t, Vec::new(), enc);
         // … and paint the panels over it.
         let t = Instant::now();
-        let mut enc = encoder("bench ui");
-        let ppp = painter.pixels_per_point();
         let repaint = painter.is_dirty();
-        let extra = painter.paint_cached(
-            &egui_ctx,
-            device,
-            queue,
-            &mut enc,
-            &Canvas {
-                view: target.resolved_view(),
-                size_px: [w, h],
-                pixels_per_point: ppp,
-            },
-        );
-        queue.submit(extra.into_iter().chain([enc.finish()]));
-        wait();
+        let mut enc = bench.timed_encoder("bench ui");
+        let extra = paint(&mut painter, &egui_ctx, &bench, &mut enc, &target);
+        let (paint_s, ui_gpu) = bench.submit(t, extra, enc);
         painter.after_submit();
-        let ui_s = layout_s + t.elapsed().as_secs_f64();
+        let ui_s = layout_s + paint_s;
         if frame >= 2 {
             t_sim.push(sim_s);
             t_up.push(up_s);
-            t_ups.push(ups_s);
-            t_draw.push(draw_s);
-            t_ui.push(ui_s);
+            ups.push(ups_s.0, ups_s.1);
+            drawing.push(draw_s.0, draw_s.1);
+            ui.push(ui_s, ui_gpu);
             if repaint {
                 t_repaint.push(ui_s);
             }
         }
     }
+    let plots = plots_cost(&bench, &target, &scene, frames)?;
+    let gpu_share = ups.gpu().zip(drawing.gpu()).zip(ui.gpu());
     Some(FrameSplit {
         width: w,
         height: h,
         simulation: Stat::of(t_sim),
         upload: Stat::of(t_up),
-        upsampling: Stat::of(t_ups),
-        drawing: Stat::of(t_draw),
-        ui: Stat::of(t_ui),
+        upsampling: Stat::of(ups.wall),
+        drawing: Stat::of(drawing.wall),
+        ui: Stat::of(ui.wall),
         ui_repaint: Stat::of(t_repaint),
-        plots: plots_cost(&scene, frames),
+        plots,
+        gpu: gpu_share.map(|((upsampling, drawing), ui)| GpuShare {
+            upsampling,
+            drawing,
+            ui,
+        }),
         adapter: format!("{} (viewer quality: {:?})", gpu.adapter_report(), quality),
     })
 }
 
-/// [`FrameSplit::plots`]: `frames` refreshes of the plots panel with four copies' traces of
-/// 20 s at 60 points a second, each laid out and tessellated.
-fn plots_cost(scene: &Scene, frames: usize) -> Stat {
-    let mut state = crate::ui::UiState::new(scene.clone(), 0.12);
-    let Ok(sim) = scene.simulation() else {
-        return Stat::of(Vec::new());
+/// egui's input for a frame of the bench's size, with no events.
+fn screen_input() -> egui::RawInput {
+    let [w, h] = SIZE;
+    egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(
+            egui::Pos2::ZERO,
+            egui::vec2(w as f32, h as f32),
+        )),
+        ..Default::default()
+    }
+}
+
+/// egui's input for the plots alone: the part of the frame right of the control panel (its
+/// default width, 320 points), where the viewer lays the plots out.
+fn plots_input() -> egui::RawInput {
+    let [w, h] = SIZE;
+    egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_max(
+            egui::pos2(320.0, 0.0),
+            egui::pos2(w as f32, h as f32),
+        )),
+        ..Default::default()
+    }
+}
+
+/// The viewer's paint of the last accepted UI over `target` (into the layer when it changed,
+/// then composited); returns the command buffers to submit before `enc`.
+fn paint(
+    painter: &mut EguiPainter,
+    ctx: &egui::Context,
+    bench: &Bench<'_>,
+    enc: &mut wgpu::CommandEncoder,
+    target: &OffscreenTarget,
+) -> Vec<wgpu::CommandBuffer> {
+    let canvas = Canvas {
+        view: target.resolved_view(),
+        size_px: SIZE,
+        pixels_per_point: painter.pixels_per_point(),
     };
-    let mut snap = Snapshot::of(&sim);
-    for step in 1..=1200u32 {
+    painter.paint_cached(ctx, bench.device, bench.queue, enc, &canvas)
+}
+
+/// [`FrameSplit::plots`]: the plots panel of a running 4-copy lab, its traces 20 s of 60
+/// points a second, laid out where the viewer puts it and painted through the viewer's cached
+/// painter over `target`: `frames` frames that refresh the plots (each a refresh later than the
+/// last, with a new point per copy), then `frames` frames between two refreshes.
+fn plots_cost(
+    bench: &Bench<'_>,
+    target: &OffscreenTarget,
+    scene: &Scene,
+    frames: usize,
+) -> Option<PlotsCost> {
+    use crate::ui::REFRESH;
+    use crate::ui::plots::plots_ui;
+    let mut state = crate::ui::UiState::new(scene.clone(), 0.12);
+    let mut snap = Snapshot::of(&scene.simulation().ok()?);
+    let mut step = 0u32;
+    let mut record = |state: &mut crate::ui::UiState| {
+        step += 1;
         snap.step = u64::from(step);
         snap.time = f64::from(step) / 60.0;
         snap.kinetic_energy = 0.05 + 0.03 * (f64::from(step) * 0.1).sin();
         snap.stats.max_strain = 1.03 + 0.005 * (f64::from(step) * 0.07).cos();
-        snap.stats.step_seconds = 40e-6;
+        snap.stats.step_seconds = 40e-6 * (1.0 + 0.2 * (f64::from(step) * 0.13).sin());
         for copy in 0..4 {
             state.plots.record(copy, &snap);
         }
+    };
+    for _ in 0..1200 {
+        record(&mut state);
     }
     let ctx = egui::Context::default();
-    let input = || egui::RawInput {
-        screen_rect: Some(egui::Rect::from_min_size(
-            egui::Pos2::ZERO,
-            egui::vec2(1280.0, 800.0),
-        )),
-        ..Default::default()
-    };
-    let mut times = Vec::new();
-    for frame in 0..frames + 2 {
-        let t = Instant::now();
-        let egui::FullOutput {
-            shapes,
-            pixels_per_point,
-            mut textures_delta,
-            ..
-        } = ctx.run_ui(input(), |root| {
-            egui::Panel::bottom("plots")
-                .default_size(190.0)
-                // Paused: the plots refresh at once, every frame here.
-                .show(root, |ui| crate::ui::plots::plots_ui(ui, &mut state, true));
-        });
-        let meshes = ctx.tessellate(shapes, pixels_per_point);
-        std::hint::black_box(meshes);
-        // Only the CPU side is measured: the font atlas egui asks to upload goes nowhere
-        // (egui panics in debug builds on a delta dropped without being cleared).
-        textures_delta.clear();
-        if frame >= 2 {
-            times.push(t.elapsed().as_secs_f64());
+    let mut painter = EguiPainter::new(bench.device, target.resolved_view().texture().format());
+    let mut now = Instant::now();
+    let mut measure = |refresh: bool| {
+        let (mut cpu, mut whole) = (Vec::new(), Part::default());
+        for frame in 0..frames + 2 {
+            record(&mut state);
+            if refresh {
+                now += REFRESH;
+            }
+            let t = Instant::now();
+            let output = ctx.run_ui(plots_input(), |root| {
+                egui::Panel::bottom("plots")
+                    .default_size(190.0)
+                    .show(root, |ui| plots_ui(ui, &mut state, false, now));
+            });
+            let _ = painter.accept(output);
+            let mut enc = bench.timed_encoder("bench plots");
+            let extra = paint(&mut painter, &ctx, bench, &mut enc, target);
+            let cpu_s = t.elapsed().as_secs_f64();
+            let (whole_s, gpu_s) = bench.submit(t, extra, enc);
+            painter.after_submit();
+            if frame >= 2 {
+                cpu.push(cpu_s);
+                whole.push(whole_s, gpu_s);
+            }
         }
-    }
-    Stat::of(times)
+        PlotsFrame {
+            cpu: Stat::of(cpu),
+            gpu: whole.gpu(),
+            whole: Stat::of(whole.wall),
+        }
+    };
+    let refresh = measure(true);
+    let between = measure(false);
+    let (vertices, indices) = painter.tessellated_size();
+    Some(PlotsCost {
+        refresh,
+        between,
+        vertices,
+        indices,
+    })
 }

@@ -17,9 +17,9 @@ mod suite;
 use serde::Serialize;
 
 pub use crate::sim::stability::RUNAWAY_STRAIN;
-pub use frame::{FrameSplit, frame_split};
+pub use frame::{FrameSplit, GpuShare, PlotsCost, PlotsFrame, frame_split};
 pub use plot::plot_svg;
-pub use report::table;
+pub use report::{frame_table, table};
 pub use stability::{Stability, stability};
 pub use stats::Stat;
 pub use suite::{

@@ -1,5 +1,6 @@
 //! The report as text tables.
 
+use super::frame::{FrameSplit, GpuShare};
 use super::{RUNAWAY_STRAIN, Report, Stat};
 use crate::sim::IntegratorKind;
 
@@ -224,32 +225,70 @@ fn wavelet(r: &Report, o: &mut String) {
 
 /// The viewer's frame split, and why GPU sections were skipped.
 fn frame(r: &Report, o: &mut String) {
+    if let Some(f) = &r.frame {
+        o.push('\n');
+        o.push_str(&frame_table(f));
+    }
+    if let Some(n) = &r.gpu_note {
+        o.push_str(&format!("GPU sections skipped: {n}\n"));
+    }
+}
+
+/// The viewer's frame split as a table: wall clock per part and, where the adapter has
+/// timestamp queries, the GPU's own time beside it; then the live plots' refresh.
+pub fn frame_table(f: &FrameSplit) -> String {
+    let mut o = String::new();
     let mut line = |s: String| {
         o.push_str(&s);
         o.push('\n');
     };
-    if let Some(f) = &r.frame {
-        line(String::new());
+    let gpu = |pick: fn(&GpuShare) -> &Stat| f.gpu.as_ref().map(|g| stat(pick(g)));
+    line(format!(
+        "Viewer frame at {}×{} on {}",
+        f.width, f.height, f.adapter
+    ));
+    line(format!(
+        "  {:<12} {:<36} {}",
+        "part", "wall clock (median, min … max)", "GPU time (timestamps)"
+    ));
+    let rows: [(&str, &Stat, Option<String>); 5] = [
+        ("simulation", &f.simulation, None),
+        ("upload", &f.upload, None),
+        ("upsampling", &f.upsampling, gpu(|g| &g.upsampling)),
+        ("drawing", &f.drawing, gpu(|g| &g.drawing)),
+        ("UI (egui)", &f.ui, gpu(|g| &g.ui)),
+    ];
+    for (name, wall, gpu) in rows {
         line(format!(
-            "Viewer frame at {}×{} on {}",
-            f.width, f.height, f.adapter
-        ));
-        line(format!("  simulation {}", stat(&f.simulation)));
-        line(format!("  upload     {}", stat(&f.upload)));
-        line(format!("  upsampling {}", stat(&f.upsampling)));
-        line(format!("  drawing    {}", stat(&f.drawing)));
-        line(format!("  UI (egui)  {}", stat(&f.ui)));
-        line(format!(
-            "    of which {} frames repainted the panels: {}",
-            f.ui_repaint.runs,
-            stat(&f.ui_repaint)
-        ));
-        line(format!(
-            "  live plots of a 4-copy lab (layout + tessellation, CPU) {}",
-            stat(&f.plots)
+            "  {name:<12} {:<36} {}",
+            stat(wall),
+            gpu.unwrap_or_default()
         ));
     }
-    if let Some(n) = &r.gpu_note {
-        line(format!("GPU sections skipped: {n}"));
+    line(format!(
+        "    of which {} frames repainted the panels: {}",
+        f.ui_repaint.runs,
+        stat(&f.ui_repaint)
+    ));
+    let p = &f.plots;
+    line(format!(
+        "  live plots of a 4-copy lab, 20 s window ({} vertices, {} indices):",
+        p.vertices, p.indices
+    ));
+    line(format!(
+        "    {:<26} {:<30} {:<30} {}",
+        "frame", "CPU", "GPU (timestamps)", "whole (CPU, submit, wait)"
+    ));
+    for (name, frame) in [
+        ("refreshing them (4 a s)", &p.refresh),
+        ("between refreshes", &p.between),
+    ] {
+        line(format!(
+            "    {name:<26} {:<30} {:<30} {}",
+            stat(&frame.cpu),
+            frame.gpu.as_ref().map_or_else(|| "not timed".into(), stat),
+            stat(&frame.whole)
+        ));
     }
+    o
 }

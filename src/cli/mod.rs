@@ -190,8 +190,14 @@ pub struct BenchArgs {
     #[arg(long)]
     pub quick: bool,
     /// Also write a log-log plot of time per step against node count (SVG).
-    #[arg(long, value_name = "FILE.svg")]
+    #[arg(long, value_name = "FILE.svg", conflicts_with = "frame")]
     pub plot: Option<PathBuf>,
+    /// Only the viewer's frame split, in seconds: each part's wall clock and, where the
+    /// adapter has timestamp queries, its GPU time; then the live plots of a 4-copy lab in a
+    /// frame that refreshes them and in one between. Run it on a machine with a hardware GPU
+    /// for that GPU's figures.
+    #[arg(long)]
+    pub frame: bool,
 }
 
 #[derive(Debug, Args, Default)]
@@ -485,6 +491,9 @@ fn bench(args: BenchArgs) -> Result<()> {
         )));
     }
     let cfg = crate::bench::BenchConfig { quick: args.quick };
+    if args.frame {
+        return bench_frame(cfg, args.json);
+    }
     let spinner = progress::spinner("flagsim bench");
     let report = crate::bench::run(&cfg, |section| spinner.set_message(section.to_string()));
     spinner.finish_and_clear();
@@ -500,6 +509,21 @@ fn bench(args: BenchArgs) -> Result<()> {
         log::info!("bench: wrote {}", p.display());
     }
     Ok(())
+}
+
+/// `flagsim bench --frame`: the viewer's frame split alone.
+fn bench_frame(cfg: crate::bench::BenchConfig, json: bool) -> Result<()> {
+    let gpu = crate::render::GpuContext::new_headless().map_err(failed)?;
+    let spinner = progress::spinner("flagsim bench --frame");
+    let split = crate::bench::frame_split(&cfg, &gpu);
+    spinner.finish_and_clear();
+    gpu.check().map_err(failed)?;
+    let split = split.ok_or_else(|| failed("the viewer's frame could not be set up on the GPU"))?;
+    if json {
+        write_json(&split, None)
+    } else {
+        print_stdout(&crate::bench::frame_table(&split))
+    }
 }
 
 fn presets() -> Result<()> {

@@ -19,6 +19,8 @@ pub mod widgets;
 mod wind;
 
 pub use banner::divergence_banner;
+/// How often the Stats figures and the live plots refresh while the cloth runs.
+pub use stats::REFRESH;
 use wind::wind_polar;
 
 use std::path::PathBuf;

@@ -1,0 +1,589 @@
+//! Live plots under the 3-D view: kinetic energy, max strain, step time and, while the Fig. 8
+//! comparison runs, the `Δv` cosine similarity to the precomputed filter, over a rolling window
+//! of simulated time, one line per cloth in its colour. Pausing freezes them (no new steps, no
+//! new points); the points can be saved as CSV.
+
+use std::collections::VecDeque;
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use egui::{Color32, Ui};
+use egui_plot::{Line, Plot, PlotPoint, PlotPoints};
+
+use super::stats::REFRESH;
+use crate::lab::COPY_COLOURS;
+use crate::sim::thread::Snapshot;
+use decimated::Decimated;
+pub use decimated::decimate;
+
+mod decimated;
+
+/// The window's shortest and longest span and its default, simulated seconds.
+pub const WINDOW_MIN: f64 = 10.0;
+pub const WINDOW_MAX: f64 = 60.0;
+pub const WINDOW_DEFAULT: f64 = 20.0;
+
+/// Height of each plot, points.
+const PLOT_HEIGHT: f32 = 140.0;
+
+/// One point of every plot: what a snapshot showed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlotSample {
+    /// Simulated time, s.
+    pub time: f64,
+    /// `½ Σ m v²`, J.
+    pub kinetic_energy: f64,
+    /// Largest `|x_ab| / L` over the strain-limited springs.
+    pub max_strain: f64,
+    /// Wall time of the last step, µs.
+    pub step_us: f64,
+    /// Cosine similarity of the step's `Δv` to the precomputed filter's (only while the
+    /// comparison runs).
+    pub dv_cosine: Option<f64>,
+}
+
+/// One cloth's points.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trace {
+    /// The integrator (its name, as the panels write it).
+    pub label: String,
+    pub samples: VecDeque<PlotSample>,
+}
+
+/// The plots' data and settings.
+#[derive(Debug, Clone)]
+pub struct LivePlots {
+    /// Whether the plots are shown (they record either way).
+    pub shown: bool,
+    /// The span of simulated time kept and drawn, s.
+    pub window: f64,
+    /// One per cloth.
+    pub traces: Vec<Trace>,
+    /// Where *save CSV* writes.
+    pub csv_path: String,
+    /// The snapshot generation and step last recorded, per trace.
+    last: Vec<(u64, u64)>,
+    /// Per trace, each of [`QUANTITIES`] decimated as it is recorded.
+    decimated: Vec<[Decimated; 4]>,
+    /// The width of the decimation's columns, simulated seconds: between half and all of
+    /// what a pixel of a plot spans ([`Self::fit_columns`]; 0 until the plots are first laid
+    /// out with points: every point is kept).
+    column_width: f64,
+    /// The plots as drawn: refreshed every [`REFRESH`] while the cloth runs, so the panel is
+    /// not painted anew every frame.
+    drawn: Option<Drawn>,
+}
+
+/// The plots as of the last refresh: what `egui_plot` lays out every frame.
+#[derive(Debug, Clone)]
+struct Drawn {
+    /// When they were taken.
+    at: Instant,
+    /// The traces' labels.
+    labels: Vec<String>,
+    /// The quantities that have points (indices into [`QUANTITIES`]), a plot each.
+    shown: Vec<usize>,
+    /// `series[k][t]`: quantity `shown[k]` of trace `t`, decimated.
+    series: Vec<Vec<Vec<PlotPoint>>>,
+}
+
+impl Drawn {
+    fn new(at: Instant, plots: &LivePlots) -> Self {
+        let shown = plots.quantities_with_points();
+        let series = shown
+            .iter()
+            .map(|&q| plots.decimated.iter().map(|d| d[q].series()).collect())
+            .collect();
+        Self {
+            at,
+            labels: plots.traces.iter().map(|t| t.label.clone()).collect(),
+            shown,
+            series,
+        }
+    }
+}
+
+impl Default for LivePlots {
+    fn default() -> Self {
+        Self {
+            shown: false,
+            window: WINDOW_DEFAULT,
+            traces: Vec::new(),
+            csv_path: "plots.csv".into(),
+            last: Vec::new(),
+            decimated: Vec::new(),
+            column_width: 0.0,
+            drawn: None,
+        }
+    }
+}
+
+impl LivePlots {
+    /// Takes in cloth `copy`'s snapshot: a point when it holds a step not recorded yet. A reset
+    /// or a scene load (a new generation) starts the trace over; points older than the window
+    /// are dropped.
+    pub fn record(&mut self, copy: usize, snap: &Snapshot) {
+        while self.traces.len() <= copy {
+            self.traces.push(Trace {
+                label: String::new(),
+                samples: VecDeque::new(),
+            });
+            self.last.push((u64::MAX, 0));
+            self.decimated.push(Default::default());
+        }
+        let trace = &mut self.traces[copy];
+        let (generation, step) = self.last[copy];
+        if generation != snap.generation || snap.step < step {
+            trace.samples.clear();
+            self.decimated[copy] = Default::default();
+        } else if snap.step == step {
+            return;
+        }
+        self.last[copy] = (snap.generation, snap.step);
+        trace.label = snap.params.integrator.name().to_string();
+        let sample = PlotSample {
+            time: snap.time,
+            kinetic_energy: snap.kinetic_energy,
+            max_strain: snap.stats.max_strain,
+            step_us: snap.stats.step_seconds * 1e6,
+            dv_cosine: snap.compare.as_ref().map(|c| c.cosine),
+        };
+        trace.samples.push_back(sample);
+        for (q, d) in QUANTITIES.iter().zip(&mut self.decimated[copy]) {
+            if let Some(v) = (q.value)(&sample) {
+                d.push([sample.time, v], self.column_width);
+            }
+        }
+        self.trim();
+    }
+
+    /// Drops the points older than the window before the newest.
+    fn trim(&mut self) {
+        let window = self.window;
+        for (trace, decimated) in self.traces.iter_mut().zip(&mut self.decimated) {
+            let Some(newest) = trace.samples.back().map(|s| s.time) else {
+                continue;
+            };
+            while trace
+                .samples
+                .front()
+                .is_some_and(|s| s.time < newest - window)
+            {
+                trace.samples.pop_front();
+            }
+            for d in decimated {
+                d.trim(newest - window);
+            }
+        }
+    }
+
+    /// Keeps the decimation's columns between half a pixel and a pixel of a plot `plot_px`
+    /// pixels wide that spans the traces' time: when they leave that range (the plots
+    /// filling after a reset, a new window or size), a pixel from then on. `egui_plot` fits
+    /// its time axis to the traces, so the time a pixel spans follows them.
+    fn fit_columns(&mut self, plot_px: f64) {
+        let (oldest, newest) = self
+            .traces
+            .iter()
+            .flat_map(|t| t.samples.front().into_iter().chain(t.samples.back()))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), s| {
+                (lo.min(s.time), hi.max(s.time))
+            });
+        let pixel = (newest - oldest) / plot_px;
+        let fits = self.column_width > 0.5 * pixel && self.column_width <= pixel;
+        if pixel.is_finite() && pixel > 0.0 && !fits {
+            self.set_column_width(pixel);
+        }
+    }
+
+    /// Decimates in columns `width` seconds wide from now on, the points already recorded
+    /// too (nothing to do when that is the width already).
+    fn set_column_width(&mut self, width: f64) {
+        if width == self.column_width {
+            return;
+        }
+        self.column_width = width;
+        for (trace, decimated) in self.traces.iter().zip(&mut self.decimated) {
+            for (q, d) in QUANTITIES.iter().zip(decimated.iter_mut()) {
+                *d = Decimated::default();
+                for s in &trace.samples {
+                    if let Some(v) = (q.value)(s) {
+                        d.push([s.time, v], width);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The quantities some trace has points of (indices into [`QUANTITIES`]).
+    fn quantities_with_points(&self) -> Vec<usize> {
+        (0..QUANTITIES.len())
+            .filter(|&q| self.decimated.iter().any(|d| !d[q].is_empty()))
+            .collect()
+    }
+
+    /// Every point as CSV: `time,integrator,kinetic_energy,max_strain,step_us,dv_cosine`
+    /// (the last empty where the comparison did not run), trace after trace.
+    pub fn csv(&self) -> String {
+        let mut out = String::from("time,integrator,kinetic_energy,max_strain,step_us,dv_cosine\n");
+        for trace in &self.traces {
+            for s in &trace.samples {
+                let cosine = s.dv_cosine.map(|c| c.to_string()).unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "{},{},{:e},{},{:.3},{cosine}",
+                    s.time, trace.label, s.kinetic_energy, s.max_strain, s.step_us
+                );
+            }
+        }
+        out
+    }
+
+    /// What to draw now: the plots as of the last refresh (every [`REFRESH`] while running,
+    /// at once while paused).
+    fn refreshed(&mut self, paused: bool, now: Instant) -> &Drawn {
+        let drawn = match self.drawn.take() {
+            Some(d) if !paused && now.duration_since(d.at) < REFRESH => d,
+            _ => Drawn::new(now, self),
+        };
+        self.drawn.insert(drawn)
+    }
+}
+
+/// The colour of cloth `copy`'s line (the lab's copy colours).
+pub fn colour(copy: usize) -> Color32 {
+    let [r, g, b] = COPY_COLOURS[copy % COPY_COLOURS.len()];
+    Color32::from_rgb(r, g, b)
+}
+
+/// One plotted quantity: its title and how to read it from a point.
+struct Quantity {
+    title: &'static str,
+    value: fn(&PlotSample) -> Option<f64>,
+}
+
+const QUANTITIES: [Quantity; 4] = [
+    Quantity {
+        title: "kinetic energy, J",
+        value: |s| Some(s.kinetic_energy),
+    },
+    Quantity {
+        title: "max strain |x|/L",
+        value: |s| Some(s.max_strain),
+    },
+    Quantity {
+        title: "step time, µs",
+        value: |s| Some(s.step_us),
+    },
+    Quantity {
+        title: "Δv cosine to the filter",
+        value: |s| s.dv_cosine,
+    },
+];
+
+/// The plots panel: the window, *save CSV*, and one plot per quantity side by side (the
+/// cosine only when some point has it), as of `now` (the last refresh is kept until
+/// [`REFRESH`] after it unless `paused`).
+pub fn plots_ui(ui: &mut Ui, state: &mut super::UiState, paused: bool, now: Instant) {
+    let plots = &mut state.plots;
+    ui.horizontal(|ui| {
+        ui.label("window");
+        if ui
+            .add(
+                egui::Slider::new(&mut plots.window, WINDOW_MIN..=WINDOW_MAX)
+                    .suffix(" s")
+                    .fixed_decimals(0),
+            )
+            .on_hover_text("Simulated seconds shown (and kept for the CSV)")
+            .changed()
+        {
+            plots.trim();
+            plots.drawn = None;
+        }
+        ui.separator();
+        ui.text_edit_singleline(&mut plots.csv_path)
+            .on_hover_text("Where save CSV writes");
+        if ui
+            .button("save CSV")
+            .on_hover_text("Every point in the window, one row per point and cloth")
+            .clicked()
+        {
+            match crate::files::write_atomically(
+                std::path::Path::new(&plots.csv_path),
+                plots.csv().as_bytes(),
+            ) {
+                Ok(()) => (state.notices).info(format!("saved the plots to {}", plots.csv_path)),
+                Err(e) => (state.notices).error(format!("cannot save {}: {e}", plots.csv_path)),
+            }
+        }
+    });
+    // Columns of the decimation no wider than a pixel of a plot (a plot is narrower than its
+    // share of the strip by its axis labels).
+    let shown = plots.quantities_with_points().len().max(1);
+    let plot_px = (ui.available_width() * ui.pixels_per_point() / shown as f32).ceil();
+    plots.fit_columns(f64::from(plot_px.max(1.0)));
+    let drawn = plots.refreshed(paused, now);
+    if drawn.shown.is_empty() {
+        ui.label("No steps yet: the plots fill as the cloth runs.");
+        return;
+    }
+    ui.columns(drawn.shown.len(), |columns| {
+        for ((ui, &q), series) in columns.iter_mut().zip(&drawn.shown).zip(&drawn.series) {
+            let title = QUANTITIES[q].title;
+            ui.label(title);
+            Plot::new(title)
+                .height(PLOT_HEIGHT)
+                .allow_zoom(false)
+                .allow_drag(false)
+                .allow_scroll(false)
+                .allow_boxed_zoom(false)
+                .show(ui, |p| {
+                    for (i, (label, points)) in drawn.labels.iter().zip(series).enumerate() {
+                        let line = Line::new(label.as_str(), PlotPoints::Borrowed(points));
+                        p.line(line.color(colour(i)));
+                    }
+                });
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::Scene;
+
+    fn snapshot() -> Snapshot {
+        Snapshot::of(&Scene::load("flag").unwrap().simulation().unwrap())
+    }
+
+    fn at(snap: &Snapshot, step: u64, time: f64) -> Snapshot {
+        let mut s = snap.clone();
+        s.step = step;
+        s.time = time;
+        s
+    }
+
+    #[test]
+    fn a_point_per_new_step_and_none_for_a_repeated_one() {
+        let base = snapshot();
+        let mut plots = LivePlots::default();
+        plots.record(0, &at(&base, 1, 0.1));
+        plots.record(0, &at(&base, 1, 0.1));
+        plots.record(0, &at(&base, 2, 0.2));
+        let trace = &plots.traces[0];
+        assert_eq!(trace.samples.len(), 2);
+        assert_eq!(trace.label, "kang");
+        assert_eq!(trace.samples[1].time, 0.2);
+        assert_eq!(trace.samples[1].kinetic_energy, base.kinetic_energy);
+        assert_eq!(trace.samples[1].step_us, base.stats.step_seconds * 1e6);
+        assert_eq!(trace.samples[1].dv_cosine, None);
+    }
+
+    #[test]
+    fn a_reset_starts_over_and_the_window_drops_old_points() {
+        let base = snapshot();
+        let mut plots = LivePlots {
+            window: 10.0,
+            ..LivePlots::default()
+        };
+        for k in 1..=30u32 {
+            plots.record(0, &at(&base, u64::from(k), f64::from(k)));
+        }
+        // The newest at 30 s: the window keeps 20 … 30 s.
+        let times: Vec<f64> = plots.traces[0].samples.iter().map(|s| s.time).collect();
+        assert_eq!(times.first(), Some(&20.0));
+        assert_eq!(times.len(), 11);
+        let mut reset = at(&base, 1, 0.5);
+        reset.generation += 1;
+        plots.record(0, &reset);
+        assert_eq!(plots.traces[0].samples.len(), 1);
+        // A second cloth gets its own trace.
+        plots.record(1, &at(&base, 3, 0.5));
+        assert_eq!(plots.traces.len(), 2);
+    }
+
+    #[test]
+    fn the_csv_has_a_row_per_point_with_the_columns_named() {
+        let base = snapshot();
+        let mut plots = LivePlots::default();
+        let mut s = at(&base, 1, 0.25);
+        s.kinetic_energy = 0.5;
+        s.stats.max_strain = 1.03;
+        s.stats.step_seconds = 40e-6;
+        plots.record(0, &s);
+        assert_eq!(
+            plots.csv(),
+            "time,integrator,kinetic_energy,max_strain,step_us,dv_cosine\n\
+             0.25,kang,5e-1,1.03,40.000,\n"
+        );
+    }
+
+    #[test]
+    fn the_panel_draws_a_plot_per_quantity_that_has_points() {
+        let base = snapshot();
+        let mut state = crate::ui::UiState::new(Scene::load("flag").unwrap(), 0.12);
+        let ctx = egui::Context::default();
+        let draw = |state: &mut crate::ui::UiState| {
+            let mut output = ctx.run_ui(egui::RawInput::default(), |ui| {
+                plots_ui(ui, state, false, Instant::now());
+            });
+            output.textures_delta.clear();
+            output.shapes.len()
+        };
+        let empty = draw(&mut state);
+        for k in 1..=5u32 {
+            state
+                .plots
+                .record(0, &at(&base, u64::from(k), f64::from(k) / 60.0));
+        }
+        state.plots.drawn = None;
+        let three = draw(&mut state);
+        // Three plots (no cosine yet) paint far more than the empty panel's one line of text.
+        assert!(
+            three > empty + 20,
+            "{empty} shapes empty, {three} with points"
+        );
+        assert_eq!(state.notices.log().len(), 0);
+    }
+
+    #[test]
+    fn the_drawn_points_follow_every_refresh_and_at_once_when_paused() {
+        let base = snapshot();
+        let mut plots = LivePlots::default();
+        let t0 = Instant::now();
+        // The kinetic energy's points of the first trace, as drawn.
+        let drawn =
+            |plots: &mut LivePlots, paused, now| plots.refreshed(paused, now).series[0][0].len();
+        plots.record(0, &at(&base, 1, 0.1));
+        assert_eq!(drawn(&mut plots, false, t0), 1);
+        plots.record(0, &at(&base, 2, 0.2));
+        assert_eq!(drawn(&mut plots, false, t0 + REFRESH / 2), 1);
+        assert_eq!(drawn(&mut plots, false, t0 + REFRESH), 2);
+        plots.record(0, &at(&base, 3, 0.3));
+        assert_eq!(drawn(&mut plots, true, t0 + REFRESH), 3);
+    }
+
+    #[test]
+    fn points_recorded_after_the_width_is_known_decimate_as_the_whole_trace_would() {
+        let base = snapshot();
+        let sample = |k: u32| {
+            let mut s = at(&base, u64::from(k), f64::from(k) / 60.0);
+            s.kinetic_energy = (f64::from(k) * 0.37).sin();
+            s
+        };
+        let width = 0.1;
+        let mut first = LivePlots::default();
+        first.set_column_width(width);
+        let mut later = LivePlots::default();
+        for k in 1..=500 {
+            first.record(0, &sample(k));
+            later.record(0, &sample(k));
+        }
+        later.set_column_width(width);
+        let energy = |p: &LivePlots| p.decimated[0][0].series();
+        assert_eq!(energy(&first), energy(&later));
+        let whole = decimate(
+            later.traces[0]
+                .samples
+                .iter()
+                .map(|s| [s.time, s.kinetic_energy]),
+            width,
+        );
+        assert_eq!(energy(&later), whole);
+        // 500 steps of 1/60 s in columns of 0.1 s: 84 columns, at most two points each.
+        assert!(
+            whole.len() <= 2 * 84 + 1 && whole.len() > 84,
+            "{}",
+            whole.len()
+        );
+    }
+
+    #[test]
+    fn the_columns_follow_the_time_a_pixel_spans_as_the_plots_fill() {
+        let base = snapshot();
+        let mut plots = LivePlots::default();
+        let record_to = |plots: &mut LivePlots, last: u32| {
+            for k in 0..=last {
+                plots.record(0, &at(&base, u64::from(k) + 1, f64::from(k) / 60.0));
+            }
+        };
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b;
+        // 2 s of points on 200 pixels: a pixel spans 10 ms, and so do the columns.
+        record_to(&mut plots, 120);
+        plots.fit_columns(200.0);
+        assert!(close(plots.column_width, 0.01), "{}", plots.column_width);
+        // 3.5 s: a pixel spans 17.5 ms, and 10 ms is still between half of it and all of it.
+        record_to(&mut plots, 210);
+        plots.fit_columns(200.0);
+        assert!(close(plots.column_width, 0.01), "{}", plots.column_width);
+        // 4.5 s: a pixel spans 22.5 ms; 10 ms is less than half of it.
+        record_to(&mut plots, 270);
+        plots.fit_columns(200.0);
+        assert!(close(plots.column_width, 0.0225), "{}", plots.column_width);
+        // A narrower plot: a pixel of 90 spans 50 ms, and 22.5 ms is less than half of it.
+        plots.fit_columns(90.0);
+        assert!(close(plots.column_width, 0.05), "{}", plots.column_width);
+        // Wider again: a pixel of 450 spans 10 ms, and 50 ms columns are wider than that.
+        plots.fit_columns(450.0);
+        assert!(close(plots.column_width, 0.01), "{}", plots.column_width);
+    }
+
+    #[test]
+    fn the_window_drops_decimated_points_as_it_drops_samples() {
+        let base = snapshot();
+        let mut plots = LivePlots {
+            window: 10.0,
+            ..LivePlots::default()
+        };
+        plots.set_column_width(0.5);
+        for k in 0..=30u32 {
+            plots.record(0, &at(&base, u64::from(k) + 1, f64::from(k)));
+        }
+        // The newest at 30 s: what is drawn starts at 20 s, as the kept samples do.
+        let series = plots.decimated[0][0].series();
+        assert_eq!(series.first().map(|p| p.x), Some(20.0));
+        assert_eq!(series.last().map(|p| p.x), Some(30.0));
+        assert_eq!(series.len(), 11);
+    }
+
+    #[test]
+    fn the_panel_lays_out_a_few_points_a_pixel_whatever_the_window() {
+        let base = snapshot();
+        let mut state = crate::ui::UiState::new(Scene::load("flag").unwrap(), 0.12);
+        state.plots.window = WINDOW_MAX;
+        // A minute of steps at 60 a second, for two cloths.
+        for k in 1..=3600u32 {
+            let mut s = at(&base, u64::from(k), f64::from(k) / 60.0);
+            s.kinetic_energy = (f64::from(k) * 0.9).sin();
+            state.plots.record(0, &s);
+            state.plots.record(1, &s);
+        }
+        let ctx = egui::Context::default();
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(600.0, 300.0),
+            )),
+            ..Default::default()
+        };
+        let mut output = ctx.run_ui(input, |ui| plots_ui(ui, &mut state, true, Instant::now()));
+        output.textures_delta.clear();
+        // Three plots share at most 600 pixels: each at most 200 pixels over the minute, so
+        // columns of at least half of 60 s / 200 with at most 2 points each (and the newest
+        // column's last): at most 801 points.
+        assert!(
+            state.plots.column_width >= 0.5 * (3600.0 - 1.0) / 60.0 / 200.0,
+            "{}",
+            state.plots.column_width
+        );
+        let drawn = state.plots.drawn.as_ref().expect("drawn");
+        assert_eq!(drawn.shown, [0, 1, 2]);
+        for series in drawn.series.iter().flatten() {
+            assert!(
+                series.len() <= 4 * 200 + 1,
+                "{} points laid out",
+                series.len()
+            );
+        }
+    }
+}
