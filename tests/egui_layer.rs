@@ -240,3 +240,27 @@ fn the_panels_hide_every_pixel_the_viewer_does_not_shade() {
         "{banner:?}"
     );
 }
+
+#[test]
+fn the_painter_counts_the_triangles_it_tessellated() {
+    let Some(g) = gpu() else {
+        return;
+    };
+    let scene = Scene::load("flag").unwrap();
+    let snap = Snapshot::of(&scene.clone().simulation().unwrap());
+    let mut state = UiState::new(scene, 0.12);
+    let ctx = egui::Context::default();
+    let mut painter = EguiPainter::new(&g.device, FORMAT);
+    assert_eq!(painter.tessellated_size(), (0, 0), "before any paint");
+    let output = frame(&ctx, &mut state, &snap);
+    // The same shapes tessellated here, counted mesh by mesh.
+    let meshes = ctx.tessellate(output.shapes.clone(), output.pixels_per_point);
+    let (vertices, indices) = meshes.iter().fold((0, 0), |(v, i), p| match &p.primitive {
+        egui::epaint::Primitive::Mesh(m) => (v + m.vertices.len(), i + m.indices.len()),
+        egui::epaint::Primitive::Callback(_) => (v, i),
+    });
+    assert!(meshes.len() > 1 && vertices > 100, "{vertices} vertices");
+    let _ = painter.accept(output);
+    let _ = painted(&g, &ctx, &mut painter, false, wgpu::Color::BLACK);
+    assert_eq!(painter.tessellated_size(), (vertices, indices));
+}

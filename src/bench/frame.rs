@@ -15,6 +15,9 @@ use crate::sim::thread::Snapshot;
 /// Width and height of the frame, pixels (the viewer's default window).
 const SIZE: [u32; 2] = [1280, 800];
 
+/// The control panel's default width, points ([`crate::app::frame::panels`]).
+const CONTROLS_WIDTH: f32 = 320.0;
+
 #[derive(Debug, Clone, Serialize)]
 pub struct FrameSplit {
     pub width: u32,
@@ -48,6 +51,8 @@ pub struct PlotsCost {
     /// A frame between refreshes: the same points laid out again, found unchanged, and the
     /// cached layer laid over the frame.
     pub between: PlotsFrame,
+    /// The plots panel's width and height, pixels, where it was laid out.
+    pub strip: [u32; 2],
     /// Vertices and indices the plots tessellate into.
     pub vertices: usize,
     pub indices: usize,
@@ -75,7 +80,7 @@ pub struct GpuShare {
 }
 
 /// Wall-clock and GPU times of one part of the frame over the measured frames.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Part {
     wall: Vec<f64>,
     gpu: Vec<f64>,
@@ -167,6 +172,10 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
     let mut painter = EguiPainter::new(device, format);
     let mut ui_state = crate::ui::UiState::new(scene.clone(), 0.12);
     let frames = if cfg.quick { 3 } else { 30 };
+    let screen = input(egui::Rect::from_min_size(
+        egui::Pos2::ZERO,
+        egui::vec2(w as f32, h as f32),
+    ));
     let (mut t_sim, mut t_up, mut t_repaint) = (Vec::new(), Vec::new(), Vec::new());
     let (mut ups, mut drawing, mut ui) = (Part::default(), Part::default(), Part::default());
     for frame in 0..frames + 2 {
@@ -187,7 +196,7 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
         let t = Instant::now();
         let info = crate::ui::FrameInfo::default();
         let mut visible = None;
-        let output = egui_ctx.run_ui(screen_input(), |root| {
+        let output = egui_ctx.run_ui(screen.clone(), |root| {
             panels(root, &mut ui_state, &snap, &info);
             visible = uncovered(root, [w, h]);
         });
@@ -246,29 +255,22 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
     })
 }
 
-/// egui's input for a frame of the bench's size, with no events.
-fn screen_input() -> egui::RawInput {
-    let [w, h] = SIZE;
+/// egui's input for a frame laid out over `rect` (points), with no events.
+fn input(rect: egui::Rect) -> egui::RawInput {
     egui::RawInput {
-        screen_rect: Some(egui::Rect::from_min_size(
-            egui::Pos2::ZERO,
-            egui::vec2(w as f32, h as f32),
-        )),
+        screen_rect: Some(rect),
         ..Default::default()
     }
 }
 
 /// egui's input for the plots alone: the part of the frame right of the control panel (its
-/// default width, 320 points), where the viewer lays the plots out.
+/// default width, [`CONTROLS_WIDTH`] points), where the viewer lays the plots out.
 fn plots_input() -> egui::RawInput {
     let [w, h] = SIZE;
-    egui::RawInput {
-        screen_rect: Some(egui::Rect::from_min_max(
-            egui::pos2(320.0, 0.0),
-            egui::pos2(w as f32, h as f32),
-        )),
-        ..Default::default()
-    }
+    input(egui::Rect::from_min_max(
+        egui::pos2(CONTROLS_WIDTH, 0.0),
+        egui::pos2(w as f32, h as f32),
+    ))
 }
 
 /// The viewer's paint of the last accepted UI over `target` (into the layer when it changed,
@@ -320,6 +322,7 @@ fn plots_cost(
     let ctx = egui::Context::default();
     let mut painter = EguiPainter::new(bench.device, target.resolved_view().texture().format());
     let mut now = Instant::now();
+    let mut strip = egui::Rect::NOTHING;
     let mut measure = |refresh: bool| {
         let (mut cpu, mut whole) = (Vec::new(), Part::default());
         for frame in 0..frames + 2 {
@@ -329,9 +332,11 @@ fn plots_cost(
             }
             let t = Instant::now();
             let output = ctx.run_ui(plots_input(), |root| {
-                egui::Panel::bottom("plots")
+                strip = egui::Panel::bottom("plots")
                     .default_size(190.0)
-                    .show(root, |ui| plots_ui(ui, &mut state, false, now));
+                    .show(root, |ui| plots_ui(ui, &mut state, false, now))
+                    .response
+                    .rect;
             });
             let _ = painter.accept(output);
             let mut enc = bench.timed_encoder("bench plots");
@@ -353,10 +358,39 @@ fn plots_cost(
     let refresh = measure(true);
     let between = measure(false);
     let (vertices, indices) = painter.tessellated_size();
+    let ppp = painter.pixels_per_point();
     Some(PlotsCost {
         refresh,
         between,
+        strip: [
+            (strip.width() * ppp).round() as u32,
+            (strip.height() * ppp).round() as u32,
+        ],
         vertices,
         indices,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Part;
+
+    #[test]
+    fn a_parts_gpu_time_is_there_only_when_every_frame_has_one() {
+        let mut timed = Part::default();
+        timed.push(3.0, Some(1.0));
+        timed.push(5.0, Some(2.0));
+        timed.push(4.0, Some(3.0));
+        let gpu = timed.gpu().expect("every frame timed");
+        assert_eq!((gpu.median, gpu.min, gpu.max, gpu.runs), (2.0, 1.0, 3.0, 3));
+        // A frame whose timestamps could not be read: no GPU figure rather than a partial one.
+        let mut partly = timed.clone();
+        partly.push(4.0, None);
+        assert!(partly.gpu().is_none());
+        // No timer, and no frames at all.
+        let mut untimed = Part::default();
+        untimed.push(3.0, None);
+        assert!(untimed.gpu().is_none());
+        assert!(Part::default().gpu().is_none());
+    }
 }

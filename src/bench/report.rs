@@ -272,8 +272,8 @@ pub fn frame_table(f: &FrameSplit) -> String {
     ));
     let p = &f.plots;
     line(format!(
-        "  live plots of a 4-copy lab, 20 s window ({} vertices, {} indices):",
-        p.vertices, p.indices
+        "  live plots of a 4-copy lab, 20 s window, in {} × {} pixels ({} vertices, {} indices):",
+        p.strip[0], p.strip[1], p.vertices, p.indices
     ));
     line(format!(
         "    {:<26} {:<30} {:<30} {}",

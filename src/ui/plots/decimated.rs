@@ -124,6 +124,16 @@ mod tests {
     }
 
     #[test]
+    fn of_equal_points_a_column_keeps_the_first() {
+        // [0, 1): three equal values, so its lowest and highest are both the first, kept once.
+        let kept: Vec<[f64; 2]> = decimate([[0.1, 3.0], [0.5, 3.0], [0.9, 3.0], [1.5, 0.0]], 1.0)
+            .iter()
+            .map(|p| [p.x, p.y])
+            .collect();
+        assert_eq!(kept, [[0.1, 3.0], [1.5, 0.0]]);
+    }
+
+    #[test]
     fn non_finite_points_are_left_out_and_no_width_keeps_every_point() {
         let nan = f64::NAN;
         let points = [

@@ -64,7 +64,7 @@ pub struct LivePlots {
     /// The snapshot generation and step last recorded, per trace.
     last: Vec<(u64, u64)>,
     /// Per trace, each of [`QUANTITIES`] decimated as it is recorded.
-    decimated: Vec<[Decimated; 4]>,
+    decimated: Vec<[Decimated; QUANTITIES.len()]>,
     /// The width of the decimation's columns, simulated seconds: between half and all of
     /// what a pixel of a plot spans ([`Self::fit_columns`]; 0 until the plots are first laid
     /// out with points: every point is kept).
@@ -380,6 +380,39 @@ mod tests {
     }
 
     #[test]
+    fn a_new_generation_or_a_step_back_starts_over_and_a_repeat_adds_nothing() {
+        let base = snapshot();
+        let mut plots = LivePlots::default();
+        for k in 1..=3 {
+            plots.record(0, &at(&base, k, k as f64 * 0.1));
+        }
+        // The newest step again, after others: nothing new.
+        plots.record(0, &at(&base, 3, 0.3));
+        assert_eq!(plots.traces[0].samples.len(), 3);
+        // A new generation (a scene load) whose step count is ahead: it starts over anyway.
+        let mut loaded = at(&base, 10, 1.0);
+        loaded.generation += 1;
+        plots.record(0, &loaded);
+        assert_eq!(plots.traces[0].samples.len(), 1);
+        // The same generation going back a step (the last good state restored): over again.
+        let mut back = at(&base, 9, 0.9);
+        back.generation = loaded.generation;
+        plots.record(0, &back);
+        let times: Vec<f64> = plots.traces[0].samples.iter().map(|s| s.time).collect();
+        assert_eq!(times, [0.9]);
+        assert_eq!(plots.decimated[0][0].series().len(), 1);
+    }
+
+    #[test]
+    fn each_cloth_has_its_copys_colour_and_a_fifth_starts_over() {
+        for (i, [r, g, b]) in COPY_COLOURS.into_iter().enumerate() {
+            assert_eq!(colour(i), Color32::from_rgb(r, g, b));
+        }
+        assert_eq!(colour(COPY_COLOURS.len()), colour(0));
+        assert_eq!(colour(COPY_COLOURS.len() + 1), colour(1));
+    }
+
+    #[test]
     fn a_reset_starts_over_and_the_window_drops_old_points() {
         let base = snapshot();
         let mut plots = LivePlots {
@@ -529,6 +562,32 @@ mod tests {
     }
 
     #[test]
+    fn the_columns_fit_the_traces_span_not_its_end_and_leave_at_exactly_half_a_pixel() {
+        let base = snapshot();
+        let mut plots = LivePlots::default();
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b;
+        // From 10 s to 12 s (steps of 1/60 s): a span of 2 s over 200 pixels, 10 ms a pixel.
+        for k in 600..=720u32 {
+            plots.record(0, &at(&base, u64::from(k), f64::from(k) / 60.0));
+        }
+        plots.fit_columns(200.0);
+        assert!(close(plots.column_width, 0.01), "{}", plots.column_width);
+        // To 14 s: a span of exactly 4 s, 20 ms a pixel, and 10 ms is exactly half of it,
+        // which no longer fits.
+        for k in 721..=840u32 {
+            plots.record(0, &at(&base, u64::from(k), f64::from(k) / 60.0));
+        }
+        plots.fit_columns(200.0);
+        assert!(close(plots.column_width, 0.02), "{}", plots.column_width);
+        // A reset leaves one point, no span: the columns stay as they were.
+        let mut reset = at(&base, 1, 0.0);
+        reset.generation += 1;
+        plots.record(0, &reset);
+        plots.fit_columns(200.0);
+        assert!(close(plots.column_width, 0.02), "{}", plots.column_width);
+    }
+
+    #[test]
     fn the_window_drops_decimated_points_as_it_drops_samples() {
         let base = snapshot();
         let mut plots = LivePlots {
@@ -558,32 +617,42 @@ mod tests {
             state.plots.record(0, &s);
             state.plots.record(1, &s);
         }
+        let span = (3600.0 - 1.0) / 60.0;
         let ctx = egui::Context::default();
-        let input = egui::RawInput {
-            screen_rect: Some(egui::Rect::from_min_size(
-                egui::Pos2::ZERO,
-                egui::vec2(600.0, 300.0),
-            )),
-            ..Default::default()
-        };
-        let mut output = ctx.run_ui(input, |ui| plots_ui(ui, &mut state, true, Instant::now()));
-        output.textures_delta.clear();
-        // Three plots share at most 600 pixels: each at most 200 pixels over the minute, so
-        // columns of at least half of 60 s / 200 with at most 2 points each (and the newest
-        // column's last): at most 801 points.
-        assert!(
-            state.plots.column_width >= 0.5 * (3600.0 - 1.0) / 60.0 / 200.0,
-            "{}",
-            state.plots.column_width
-        );
-        let drawn = state.plots.drawn.as_ref().expect("drawn");
-        assert_eq!(drawn.shown, [0, 1, 2]);
-        for series in drawn.series.iter().flatten() {
+        for ppp in [1.0, 2.0] {
+            ctx.set_pixels_per_point(ppp);
+            for _ in 0..2 {
+                let input = egui::RawInput {
+                    screen_rect: Some(egui::Rect::from_min_size(
+                        egui::Pos2::ZERO,
+                        egui::vec2(600.0, 300.0),
+                    )),
+                    ..Default::default()
+                };
+                let mut output =
+                    ctx.run_ui(input, |ui| plots_ui(ui, &mut state, true, Instant::now()));
+                output.textures_delta.clear();
+                assert_eq!(output.pixels_per_point, ppp);
+            }
+            // Three plots share the 600 points less the panel's margins: each 150 to 200
+            // points, that many times `ppp` pixels. The columns are between half a pixel and a
+            // pixel of the minute over a plot, at most 2 points each (and the newest column's
+            // last): at most 4 points a pixel.
+            let (most_px, least_px) = (200.0 * f64::from(ppp), 150.0 * f64::from(ppp));
+            let width = state.plots.column_width;
             assert!(
-                series.len() <= 4 * 200 + 1,
-                "{} points laid out",
-                series.len()
+                width > 0.5 * span / most_px && width <= span / least_px,
+                "{width} s columns at {ppp} pixels a point"
             );
+            let drawn = state.plots.drawn.as_ref().expect("drawn");
+            assert_eq!(drawn.shown, [0, 1, 2]);
+            for series in drawn.series.iter().flatten() {
+                assert!(
+                    series.len() as f64 <= 4.0 * most_px + 1.0,
+                    "{} points laid out at {ppp} pixels a point",
+                    series.len()
+                );
+            }
         }
     }
 }
