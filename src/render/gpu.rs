@@ -31,8 +31,6 @@ pub enum GpuError {
         context: &'static str,
         message: String,
     },
-    #[error("waiting for the GPU failed: {0}")]
-    Poll(#[from] wgpu::PollError),
     #[error("reading a GPU buffer back failed: {0}")]
     ReadBack(String),
     #[error("nothing to read back: no key grid has been uploaded yet")]
@@ -142,6 +140,23 @@ fn report_errors(device: &wgpu::Device) -> Arc<Mutex<Option<String>>> {
         }
     });
     reported
+}
+
+/// Maps all of `buffer` (a `MAP_READ` buffer whose copy has been submitted) for reading and
+/// waits until it is; the error says what failed. Read it with `get_mapped_range`, then unmap.
+pub fn map_for_reading(device: &wgpu::Device, buffer: &wgpu::Buffer) -> Result<(), String> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    buffer.map_async(wgpu::MapMode::Read, .., move |result| {
+        // The receiver outlives this callback: it waits right below.
+        let _ = sender.send(result);
+    });
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| e.to_string())?;
+    receiver
+        .recv()
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())
 }
 
 /// Formats an [`wgpu::AdapterInfo`] as one line.

@@ -8,8 +8,6 @@
 //! [`super::GpuContext::new_headless`] asks for wherever the adapter has it (Vulkan drivers
 //! with timestamps, lavapipe included).
 
-use std::sync::mpsc;
-
 use super::GpuError;
 
 /// The features a [`GpuTimer`] needs.
@@ -76,17 +74,7 @@ impl GpuTimer {
 
     /// Waits for the submitted work and returns the seconds between the marks.
     pub fn read(&self, device: &wgpu::Device) -> Result<f64, GpuError> {
-        let (sender, receiver) = mpsc::channel();
-        self.readback
-            .map_async(wgpu::MapMode::Read, .., move |result| {
-                // The receiver outlives this poll; a failed send only means nobody listens.
-                let _ = sender.send(result);
-            });
-        device.poll(wgpu::PollType::wait_indefinitely())?;
-        receiver
-            .recv()
-            .map_err(|e| GpuError::ReadBack(e.to_string()))?
-            .map_err(|e| GpuError::ReadBack(e.to_string()))?;
+        super::gpu::map_for_reading(device, &self.readback).map_err(GpuError::ReadBack)?;
         let ticks = {
             let view = self
                 .readback

@@ -6,8 +6,6 @@
 //! Other 8-bit RGBA/BGRA formats are accepted too ([`OffscreenTarget::with_format`]), so the
 //! shader-side sRGB encoding a `Bgra8Unorm` swapchain needs can be tested without a window.
 
-use std::sync::mpsc;
-
 use image::RgbaImage;
 
 use super::error::RenderError;
@@ -167,19 +165,7 @@ impl OffscreenTarget {
         );
         queue.submit([encoder.finish()]);
 
-        let (sender, receiver) = mpsc::channel();
-        self.readback
-            .map_async(wgpu::MapMode::Read, .., move |result| {
-                // The receiver outlives this callback: it waits right below.
-                let _ = sender.send(result);
-            });
-        device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| RenderError::Readback(e.to_string()))?;
-        receiver
-            .recv()
-            .map_err(|e| RenderError::Readback(e.to_string()))?
-            .map_err(|e| RenderError::Readback(e.to_string()))?;
+        super::gpu::map_for_reading(device, &self.readback).map_err(RenderError::Readback)?;
 
         let row_bytes = 4 * self.width as usize;
         let mut pixels = Vec::with_capacity(row_bytes * self.height as usize);

@@ -12,7 +12,6 @@
 
 use std::borrow::Cow;
 use std::num::NonZeroU64;
-use std::sync::mpsc;
 
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
@@ -403,16 +402,7 @@ impl UpsamplePass {
 
 /// Maps a `MAP_READ` buffer of `vec4<f32>`, waits, and returns the xyz parts.
 fn read_vec4_buffer(ctx: &GpuContext, buffer: &wgpu::Buffer) -> Result<Vec<Vec3>, GpuError> {
-    let (sender, receiver) = mpsc::channel();
-    buffer.map_async(wgpu::MapMode::Read, .., move |result| {
-        // The receiver outlives this poll; a failed send only means nobody is listening.
-        let _ = sender.send(result);
-    });
-    ctx.device.poll(wgpu::PollType::wait_indefinitely())?;
-    receiver
-        .recv()
-        .map_err(|e| GpuError::ReadBack(e.to_string()))?
-        .map_err(|e| GpuError::ReadBack(e.to_string()))?;
+    super::gpu::map_for_reading(&ctx.device, buffer).map_err(GpuError::ReadBack)?;
     let nodes = {
         let view = buffer
             .get_mapped_range(..)
