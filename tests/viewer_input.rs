@@ -504,7 +504,7 @@ mod keys {
             (Key::Named(NamedKey::PageDown), Some(View(ViewKey::ZoomOut))),
             (Key::Named(NamedKey::Home), Some(View(ViewKey::Home))),
             (ch("x"), None),
-            (ch("0"), None),
+            (ch("0"), Some(SetIntegrator(IntegratorKind::KangMg))),
             (Key::Named(NamedKey::Escape), None),
         ];
         for (key, expected) in cases {
@@ -529,6 +529,11 @@ mod keys {
             let key = ch(&(d + 1).to_string());
             assert_eq!(action_for(&key), Some(KeyAction::SetIntegrator(kind)));
         }
+        // The tenth is on 0, the key after 9.
+        assert_eq!(
+            action_for(&ch("0")),
+            Some(KeyAction::SetIntegrator(IntegratorKind::KangMg))
+        );
         assert_eq!(action_for(&ch("10")), None);
     }
 
@@ -544,7 +549,14 @@ mod keys {
             );
         }
         for words in [
-            "Space", "pause", "Tab", "F12", "1 … 9", "Wheel", "pan", "grab",
+            "Space",
+            "pause",
+            "Tab",
+            "F12",
+            "1 … 9, 0",
+            "Wheel",
+            "pan",
+            "grab",
         ] {
             assert!(
                 help.contains(words),

@@ -29,7 +29,7 @@ enum Keys {
     Named(&'static [NamedKey]),
     /// Characters, either case.
     Chars(&'static [&'static str]),
-    /// `1` … `9`: the integrators in [`IntegratorKind::ALL`]'s order.
+    /// `1` … `9`, `0`: the integrators in [`IntegratorKind::ALL`]'s order (`0` the tenth).
     Digits,
 }
 
@@ -81,9 +81,9 @@ pub const BINDINGS: &[Binding] = &[
     chars("w", "key-mesh wireframe", &["w"], KeyAction::ToggleWireframe),
     chars("v", "velocity-change overlay", &["v"], KeyAction::ToggleDvOverlay),
     Binding {
-        label: "1 … 9",
+        label: "1 … 9, 0",
         help: "integrator (kang, explicit, symplectic, verlet, implicit-cg, desbrun, hybrid, \
-               xpbd, choi-ko)",
+               xpbd, choi-ko, kang-mg)",
         keys: Keys::Digits,
         action: None,
     },
@@ -120,8 +120,12 @@ pub fn repeats(key: &Key) -> bool {
 /// What `key` asks for, if anything.
 pub fn action_for(key: &Key) -> Option<KeyAction> {
     let digit = |c: &str| {
+        if c.len() != 1 {
+            return None;
+        }
         let d: usize = c.parse().ok()?;
-        IntegratorKind::ALL.get(d.checked_sub(1)?).copied()
+        let index = if d == 0 { 9 } else { d - 1 };
+        IntegratorKind::ALL.get(index).copied()
     };
     BINDINGS.iter().find_map(|b| match (b.keys, key) {
         (Keys::Named(list), Key::Named(k)) if list.contains(k) => b.action,

@@ -4,9 +4,9 @@ use super::Report;
 use crate::sim::IntegratorKind;
 
 /// One colour and one marker per integrator, in `IntegratorKind::ALL` order: the Okabe–Ito
-/// palette (distinguishable with any common colour-vision deficiency) plus black, and a
+/// palette (distinguishable with any common colour-vision deficiency) plus black, grey and wine, and a
 /// different marker for each, so no two lines look alike even in grey.
-pub const STYLES: [(&str, Marker); 9] = [
+pub const STYLES: [(&str, Marker); IntegratorKind::ALL.len()] = [
     ("#D55E00", Marker::Circle),       // kang: vermilion
     ("#0072B2", Marker::Square),       // explicit-euler: blue
     ("#009E73", Marker::Triangle),     // symplectic-euler: bluish green
@@ -16,6 +16,7 @@ pub const STYLES: [(&str, Marker); 9] = [
     ("#000000", Marker::Star),         // hybrid: black
     ("#F0E442", Marker::TriangleDown), // xpbd: yellow
     ("#7F7F7F", Marker::Ring),         // choi-ko: grey
+    ("#882255", Marker::Hexagon),      // kang-mg: wine (Tol's muted palette)
 ];
 
 /// A point marker of the plot.
@@ -30,6 +31,7 @@ pub enum Marker {
     Star,
     TriangleDown,
     Ring,
+    Hexagon,
 }
 
 /// The SVG of `marker` at `(x, y)` in colour `c`.
@@ -70,6 +72,14 @@ fn marker(m: Marker, x: f64, y: f64, c: &str) -> String {
             (r + 1.0, 0.0),
             (0.0, r + 1.0),
             (-r - 1.0, 0.0),
+        ]),
+        Marker::Hexagon => poly(&[
+            (r + 1.0, 0.0),
+            (0.5 * (r + 1.0), 0.87 * (r + 1.0)),
+            (-0.5 * (r + 1.0), 0.87 * (r + 1.0)),
+            (-r - 1.0, 0.0),
+            (-0.5 * (r + 1.0), -0.87 * (r + 1.0)),
+            (0.5 * (r + 1.0), -0.87 * (r + 1.0)),
         ]),
         Marker::Cross => line(-r, -r, r, r) + &line(-r, r, r, -r),
         Marker::Plus => line(-r - 1.0, 0.0, r + 1.0, 0.0) + &line(0.0, -r - 1.0, 0.0, r + 1.0),

@@ -31,6 +31,11 @@ pub(super) fn compare(args: CompareArgs) -> Result<()> {
     }
     let mut lab = Lab::new(&scene, &args.integrators.0)
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.scene)))?;
+    if args.reference {
+        lab = lab
+            .with_reference(&scene)
+            .map_err(|e| CliError::BadInput(format!("{}: {e}", args.scene)))?;
+    }
     let ticks = ((args.seconds / lab.dt).round() as u64).max(1);
     let to_stdout = args.csv.as_deref() == Some(Path::new("-"));
     let mut summaries = Summaries::new(&lab);
@@ -47,8 +52,21 @@ pub(super) fn compare(args: CompareArgs) -> Result<()> {
         Some(path) => crate::files::write_with(path, |out| run(Some(out as &mut dyn Write)))
             .map_err(|e| CliError::write(format!("the CSV {}", path.display()), e))?,
     }
+    let reference = match lab.reference.as_deref() {
+        None => String::new(),
+        Some(r) => format!(
+            "distances from a reference copy: {}, {} substeps, CG to {:e}, no strain limiting{}\n",
+            r.params().integrator.name(),
+            r.params().substeps,
+            r.params().cg.tolerance,
+            match &r.divergence {
+                Some(d) => format!(" (it stopped: {d})"),
+                None => String::new(),
+            }
+        ),
+    };
     let table = format!(
-        "{} copies of {} for {:.3} s ({ticks} lab steps of {} s)\n{}",
+        "{} copies of {} for {:.3} s ({ticks} lab steps of {} s)\n{reference}{}",
         lab.copies.len(),
         args.scene,
         lab.time(),

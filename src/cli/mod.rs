@@ -298,13 +298,20 @@ pub struct CompareArgs {
     #[arg(long)]
     pub seconds: f64,
     /// Write one row per lab step and copy, with the columns
-    /// `time,integrator,kinetic_energy,max_strain,step_us,diverged`. `-` writes it to stdout
-    /// (the summary table then goes to stderr).
+    /// `time,integrator,kinetic_energy,max_strain,step_us,diverged,shortest_edge,short_edges,
+    /// rms_distance_m,max_distance_m` (the distances from the reference, empty without
+    /// --reference). `-` writes it to stdout (the summary table then goes to stderr).
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
-    /// Also write the plots (kinetic energy, max strain and step time over time) as SVG.
+    /// Also write the plots (kinetic energy, max strain and step time over time, and each
+    /// copy's distance from the reference with --reference) as SVG.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// Run an accurate solve of the same springs beside the copies, in lock-step (backward
+    /// Euler with the full spring Jacobian, CG to 1e-10, 4 times the steps, no strain limiting
+    /// or tethers), and measure every copy's distance from it each step.
+    #[arg(long)]
+    pub reference: bool,
 }
 
 /// The lab's copies as given on the command line.

@@ -41,6 +41,14 @@ struct StatsOut {
     provot_sweeps: f64,
     /// Tethers in use at the end (0 when off).
     tethers: usize,
+    /// Mean iterations of the step's solver per step: CG iterations (`implicit-cg`,
+    /// `choi-ko`) or V-cycles (`kang-mg`); absent for the others.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    solver_iterations: Option<f64>,
+    /// The shortest structural edge over its rest length, and the share of structural edges
+    /// under 0.95 of theirs (`sim::shape`): a cloth folded in its own plane shows here.
+    shortest_edge: f64,
+    short_edges: f64,
 }
 
 #[derive(Serialize)]
@@ -154,6 +162,7 @@ fn run(
     let start = Instant::now();
     let mut interpolated_sum = 0.0;
     let mut sweeps_sum = 0.0;
+    let mut solver_sum = 0.0;
     let mut recorded = 0u64;
     if args.every.is_some() && !lines {
         out.write_all(b"{\"frames\":[")?;
@@ -166,6 +175,7 @@ fn run(
         bar.inc(1);
         interpolated_sum += sim.stats.interpolated_fraction;
         sweeps_sum += f64::from(sim.stats.provot_sweeps);
+        solver_sum += f64::from(sim.stats.cg.iterations);
         if let Some(k) = args.every
             && sim.step_index.is_multiple_of(k)
         {
@@ -196,6 +206,7 @@ fn run(
         Some(r) => Some(upsample_output(&sim, scene, r, args.gpu).map_err(Stop::Failed)?),
         None => None,
     };
+    let edges = crate::sim::shape::structural_edges(&sim.cloth, &sim.cloth.x);
     let rest = SimulateOut {
         steps: sim.step_index,
         time: sim.time,
@@ -216,6 +227,13 @@ fn run(
                 .then(|| interpolated_sum / sim.step_index.max(1) as f64),
             provot_sweeps: sweeps_sum / sim.step_index.max(1) as f64,
             tethers: sim.stats.tethers,
+            solver_iterations: sim
+                .params()
+                .integrator
+                .has_solver()
+                .then(|| solver_sum / sim.step_index.max(1) as f64),
+            shortest_edge: edges.shortest,
+            short_edges: edges.share_short,
         },
     };
     let text = serde_json::to_string(&rest).map_err(std::io::Error::from)?;

@@ -16,8 +16,9 @@ pub const COPY_COLOURS: [[u8; 3]; 4] = [
     [0xCC, 0x79, 0xA7], // reddish purple
 ];
 
-/// The CSV's first line.
-pub const CSV_HEADER: &str = "time,integrator,kinetic_energy,max_strain,step_us,diverged\n";
+/// The CSV's first line. The distance columns are empty when the lab has no reference.
+pub const CSV_HEADER: &str = "time,integrator,kinetic_energy,max_strain,step_us,diverged,\
+shortest_edge,short_edges,rms_distance_m,max_distance_m\n";
 
 /// The CSV rows of the lab's latest samples, one per copy.
 pub fn csv_rows(lab: &Lab) -> String {
@@ -25,15 +26,20 @@ pub fn csv_rows(lab: &Lab) -> String {
     for copy in &lab.copies {
         let s = &copy.sample;
         // `{:e}`/`{}` print the shortest text that reads back to the same f64.
+        let (rms, max) = s.distance.map_or((String::new(), String::new()), |d| {
+            (format!("{:e}", d.rms), format!("{:e}", d.max))
+        });
         let _ = writeln!(
             out,
-            "{},{},{:e},{},{:.3},{}",
+            "{},{},{:e},{},{:.3},{},{},{},{rms},{max}",
             s.time,
             copy.spec,
             s.kinetic_energy,
             s.max_strain,
             s.step_seconds * 1e6,
-            s.diverged
+            s.diverged,
+            s.shortest_edge,
+            s.short_edges
         );
     }
     out
@@ -59,6 +65,14 @@ pub struct Summary {
     pub mean_step_seconds: f64,
     /// The copy's own step and the time at which the guard stopped it.
     pub diverged_at: Option<(u64, f64)>,
+    /// The last sample's shortest structural edge and share of short ones (of the last good
+    /// state when the copy diverged).
+    pub shortest_edge: f64,
+    pub short_edges: f64,
+    /// The last sample's distance from the reference, and the largest RMS distance over the
+    /// run, m (`None` without a reference).
+    pub distance: Option<crate::sim::shape::Distance>,
+    pub worst_rms_distance: Option<f64>,
     // Running sums for the means and the slope.
     sum_strain: f64,
     sum_t: f64,
@@ -78,6 +92,12 @@ impl Summary {
         self.sum_tt += s.time * s.time;
         self.sum_te += s.time * s.kinetic_energy;
         self.sum_step += s.step_seconds;
+        self.shortest_edge = s.shortest_edge;
+        self.short_edges = s.short_edges;
+        self.distance = s.distance;
+        self.worst_rms_distance = s
+            .distance
+            .map(|d| self.worst_rms_distance.map_or(d.rms, |w| w.max(d.rms)));
         let n = self.samples as f64;
         self.mean_strain = self.sum_strain / n;
         self.mean_energy = self.sum_e / n;
@@ -125,7 +145,7 @@ impl Summaries {
     /// The summary as an aligned text table.
     pub fn table(&self) -> String {
         let mut out = format!(
-            "{:<20} {:>8} {:>11} {:>10} {:>12} {:>14} {:>10}  {}\n",
+            "{:<20} {:>8} {:>11} {:>10} {:>12} {:>14} {:>10} {:>10} {:>7} {:>8} {:>8} {:>10}  {}\n",
             "copy",
             "dt s",
             "mean strain",
@@ -133,6 +153,11 @@ impl Summaries {
             "mean KE J",
             "KE drift J/s",
             "step µs",
+            "min edge",
+            "< 0.95",
+            "RMS cm",
+            "max cm",
+            "worst RMS",
             "diverged"
         );
         for s in &self.0 {
@@ -140,16 +165,22 @@ impl Summaries {
                 Some((step, time)) => format!("at step {step} (t = {time:.3} s)"),
                 None => "no".into(),
             };
+            let cm = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{:.3}", 100.0 * v));
             let _ = writeln!(
                 out,
-                "{:<20} {:>8.4} {:>11.4} {:>10.4} {:>12.4e} {:>14.3e} {:>10.1}  {diverged}",
+                "{:<20} {:>8.4} {:>11.4} {:>10.4} {:>12.4e} {:>14.3e} {:>10.1} {:>10.3} {:>6.1}% {:>8} {:>8} {:>10}  {diverged}",
                 s.label,
                 s.dt,
                 s.mean_strain,
                 s.max_strain,
                 s.mean_energy,
                 s.energy_drift,
-                s.mean_step_seconds * 1e6
+                s.mean_step_seconds * 1e6,
+                s.shortest_edge,
+                100.0 * s.short_edges,
+                cm(s.distance.map(|d| d.rms)),
+                cm(s.distance.map(|d| d.max)),
+                cm(s.worst_rms_distance)
             );
         }
         out
@@ -214,6 +245,9 @@ mod tests {
             max_strain,
             step_seconds: 1e-5,
             diverged: false,
+            shortest_edge: 1.0,
+            short_edges: 0.0,
+            distance: None,
         }
     }
 

@@ -1,5 +1,6 @@
 //! The lab's plots as SVG: kinetic energy, max strain and step time against simulated time,
-//! one panel each, one line per copy in its colour.
+//! and with a reference copy each copy's RMS distance from it; one panel each, one line per
+//! copy in its colour.
 
 use std::fmt::Write as _;
 
@@ -12,6 +13,13 @@ struct Quantity {
     unit: &'static str,
     value: fn(&Sample) -> f64,
 }
+
+/// The panel of distances from the reference, drawn when the lab had one.
+const DISTANCE: Quantity = Quantity {
+    title: "RMS distance from the reference",
+    unit: "cm",
+    value: |s| s.distance.map_or(f64::NAN, |d| 100.0 * d.rms),
+};
 
 const QUANTITIES: [Quantity; 3] = [
     Quantity {
@@ -87,16 +95,22 @@ pub fn plot_svg(series: &Series, title: &str) -> String {
         top: 50.0,
         t_end,
     };
-    let (w, h) = (
-        l.width,
-        l.top + l.panel_height * QUANTITIES.len() as f64 + 40.0,
-    );
+    let with_reference = series
+        .samples
+        .iter()
+        .flatten()
+        .any(|s| s.distance.is_some());
+    let mut panels: Vec<&Quantity> = QUANTITIES.iter().collect();
+    if with_reference {
+        panels.push(&DISTANCE);
+    }
+    let (w, h) = (l.width, l.top + l.panel_height * panels.len() as f64 + 40.0);
     let mut svg = format!(
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12"><rect width="100%" height="100%" fill="white"/><text x="{}" y="26" text-anchor="middle" font-size="15">{}</text>"#,
         l.centre(),
         escape(title)
     );
-    for (p, q) in QUANTITIES.iter().enumerate() {
+    for (p, q) in panels.into_iter().enumerate() {
         panel(&mut svg, &l, series, q, l.top + p as f64 * l.panel_height);
     }
     let _ = write!(

@@ -12,6 +12,7 @@ use std::fmt;
 
 use super::params::IntegratorKind;
 use super::scene::Scene;
+use super::shape::{self, Distance};
 use super::simulation::Simulation;
 
 /// The fewest and the most copies a lab holds.
@@ -133,6 +134,35 @@ pub struct Sample {
     pub step_seconds: f64,
     /// Whether the guard has stopped this copy.
     pub diverged: bool,
+    /// The shortest structural edge over its rest length (1 at rest, 0.5 squeezed to half).
+    pub shortest_edge: f64,
+    /// Share of structural edges under [`shape::SHORT_EDGE`] of their rest length, 0–1.
+    pub short_edges: f64,
+    /// Distance of every node from the lab's reference copy at this time, m (`None`: the lab
+    /// has no reference, or the reference has stopped).
+    pub distance: Option<Distance>,
+}
+
+impl Sample {
+    /// What `sim` measures now, at lab time `time`, against the reference's nodes if given.
+    fn of(
+        sim: &Simulation,
+        time: f64,
+        step_seconds: f64,
+        reference: Option<&[glam::DVec3]>,
+    ) -> Self {
+        let edges = shape::structural_edges(&sim.cloth, &sim.cloth.x);
+        Self {
+            time,
+            kinetic_energy: sim.kinetic_energy(),
+            max_strain: sim.stats.max_strain,
+            step_seconds,
+            diverged: sim.divergence.is_some(),
+            shortest_edge: edges.shortest,
+            short_edges: edges.share_short,
+            distance: reference.map(|r| shape::distance(&sim.cloth.x, r)),
+        }
+    }
 }
 
 /// One copy: what was asked for, its simulation and how many of its steps it has taken.
@@ -153,10 +183,14 @@ impl LabCopy {
     }
 }
 
-/// 2 to 4 copies of one scene in lock-step.
+/// 2 to 4 copies of one scene in lock-step, and optionally an accurate solve of the same
+/// springs beside them ([`shape::reference_params`]) that every copy is measured against.
 #[derive(Debug, Clone)]
 pub struct Lab {
     pub copies: Vec<LabCopy>,
+    /// The reference copy, stepped in lock-step with the others (its wall time is not any
+    /// copy's). `None` when the lab runs without one.
+    pub reference: Option<Box<Simulation>>,
     /// Lab steps taken.
     pub ticks: u64,
     /// The lab's step (the scene's `dt`), s.
@@ -178,13 +212,7 @@ impl Lab {
                     scene.params.dt = dt;
                 }
                 let sim = scene.simulation().map_err(|e| format!("{spec}: {e}"))?;
-                let sample = Sample {
-                    time: 0.0,
-                    kinetic_energy: sim.kinetic_energy(),
-                    max_strain: sim.stats.max_strain,
-                    step_seconds: 0.0,
-                    diverged: false,
-                };
+                let sample = Sample::of(&sim, 0.0, 0.0, None);
                 Ok(LabCopy {
                     spec: *spec,
                     sim,
@@ -195,9 +223,37 @@ impl Lab {
             .collect::<Result<Vec<_>, String>>()?;
         Ok(Self {
             copies,
+            reference: None,
             ticks: 0,
             dt: scene.params.dt,
         })
+    }
+
+    /// The lab with a reference copy of `scene` (the scene the copies were made from): an
+    /// accurate solve of the same springs from the same initial state. Only before the first
+    /// lab step, so that the reference starts where the copies started.
+    pub fn with_reference(mut self, scene: &Scene) -> Result<Self, String> {
+        if self.ticks > 0 {
+            return Err("the reference copy starts with the lab, not part-way".into());
+        }
+        let mut reference = scene.clone();
+        reference.params = shape::reference_params(&scene.params);
+        let sim = reference
+            .simulation()
+            .map_err(|e| format!("reference: {e}"))?;
+        for copy in &mut self.copies {
+            copy.sample.distance = Some(shape::distance(&copy.sim.cloth.x, &sim.cloth.x));
+        }
+        self.reference = Some(Box::new(sim));
+        Ok(self)
+    }
+
+    /// The reference's nodes while it runs (`None` without one, or once its guard stopped it).
+    fn reference_x(&self) -> Option<&[glam::DVec3]> {
+        self.reference
+            .as_deref()
+            .filter(|r| r.divergence.is_none())
+            .map(|r| &r.cloth.x[..])
     }
 
     /// The lab's simulated time, s.
@@ -209,20 +265,28 @@ impl Lab {
     pub fn tick(&mut self) {
         self.ticks += 1;
         let time = self.time();
+        if let Some(reference) = self.reference.as_deref_mut() {
+            advance_to(reference, time);
+        }
         for copy in &mut self.copies {
             let (taken, wall) = advance_to(&mut copy.sim, time);
             copy.steps += u64::from(taken);
-            copy.sample = Sample {
-                time,
-                kinetic_energy: copy.sim.kinetic_energy(),
-                max_strain: copy.sim.stats.max_strain,
-                step_seconds: if taken > 0 {
-                    wall / f64::from(taken)
-                } else {
-                    copy.sample.step_seconds
-                },
-                diverged: copy.sim.divergence.is_some(),
+            let step_seconds = if taken > 0 {
+                wall / f64::from(taken)
+            } else {
+                copy.sample.step_seconds
             };
+            copy.sample = Sample::of(&copy.sim, time, step_seconds, None);
+        }
+        if let Some(x) = self.reference_x() {
+            let distances: Vec<Distance> = self
+                .copies
+                .iter()
+                .map(|c| shape::distance(&c.sim.cloth.x, x))
+                .collect();
+            for (copy, d) in self.copies.iter_mut().zip(distances) {
+                copy.sample.distance = Some(d);
+            }
         }
     }
 }

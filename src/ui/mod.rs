@@ -199,7 +199,7 @@ pub struct UiState {
     /// The live plots' points and settings.
     pub plots: plots::LivePlots,
     /// The integrators ticked in the *Lab* panel, in `IntegratorKind::ALL`'s order.
-    pub lab_pick: [bool; 9],
+    pub lab_pick: [bool; IntegratorKind::ALL.len()],
     /// The lab labels' figures and when they were taken (see [`lab::figures`]).
     lab_figures: Option<(std::time::Instant, Vec<String>)>,
     /// The last search for the largest stable `dt` (running or done).
@@ -468,6 +468,8 @@ mod tests {
             "params.handle.period" => p.handle.period = v,
             "params.cg.tolerance" => p.cg.tolerance = v,
             "params.cg.max_iterations" => p.cg.max_iterations = whole,
+            "params.multigrid.tolerance" => p.multigrid.tolerance = v,
+            "params.multigrid.max_cycles" => p.multigrid.max_cycles = whole,
             "params.choi_ko.flexural_rigidity" => p.choi_ko.flexural_rigidity = v,
             "params.choi_ko.buckling_clamp" => p.choi_ko.buckling_clamp = v,
             "params.wavelet.threshold" => p.wavelet.threshold = v,
@@ -521,6 +523,7 @@ mod tests {
                     | "params.xpbd_substeps"
                     | "params.provot.iterations"
                     | "params.cg.max_iterations"
+                    | "params.multigrid.max_cycles"
                     | "render.resolution"
             );
             let (below, above) = if integer {

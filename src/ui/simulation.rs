@@ -6,7 +6,7 @@ use super::widgets::{self, Edit};
 use super::{UiAction, UiState};
 use crate::sim::IntegratorKind;
 use crate::sim::params::spec;
-use crate::sim::params::{CgSettings, ChoiKo, Wavelet};
+use crate::sim::params::{CgSettings, ChoiKo, MultigridSettings, Wavelet};
 use crate::sim::thread::{Command, Snapshot};
 
 impl Edit for ChoiKo {
@@ -21,6 +21,14 @@ impl Edit for CgSettings {
     fn ui(&mut self, ui: &mut Ui) -> bool {
         let mut changed = widgets::real(ui, &spec::CG_TOLERANCE, &mut self.tolerance);
         changed |= widgets::whole(ui, &spec::CG_MAX_ITERATIONS, &mut self.max_iterations);
+        changed
+    }
+}
+
+impl Edit for MultigridSettings {
+    fn ui(&mut self, ui: &mut Ui) -> bool {
+        let mut changed = widgets::real(ui, &spec::MG_TOLERANCE, &mut self.tolerance);
+        changed |= widgets::whole(ui, &spec::MG_MAX_CYCLES, &mut self.max_cycles);
         changed
     }
 }
@@ -70,6 +78,7 @@ pub fn integrator_ui(
             changed |= p.cg.ui(ui);
         }
         IntegratorKind::ImplicitCg => changed |= p.cg.ui(ui),
+        IntegratorKind::KangMg => changed |= p.multigrid.ui(ui),
         _ => {}
     }
     let on_grid = snap.grid.is_some();

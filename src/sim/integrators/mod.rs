@@ -14,6 +14,7 @@ pub mod explicit_euler;
 pub mod hybrid;
 pub mod implicit_cg;
 pub mod kang;
+pub mod kang_mg;
 pub mod symplectic_euler;
 pub mod verlet;
 pub mod xpbd;
@@ -153,6 +154,7 @@ pub fn make(kind: IntegratorKind) -> Box<dyn Integrator> {
         IntegratorKind::Hybrid => Box::new(hybrid::Hybrid::default()),
         IntegratorKind::Xpbd => Box::new(xpbd::Xpbd::default()),
         IntegratorKind::ChoiKo => Box::new(choi_ko::ChoiKo::default()),
+        IntegratorKind::KangMg => Box::new(kang_mg::KangMg::default()),
     }
 }
 

@@ -14,7 +14,6 @@ pub mod spec;
 #[serde(rename_all = "kebab-case")]
 pub enum IntegratorKind {
     /// Kang et al.'s approximate implicit update: Jacobi iterations on the filter system (eq. 10).
-    #[default]
     Kang,
     /// Forward Euler: `v' = v + h F/m`, `x' = x + h v`.
     ExplicitEuler,
@@ -32,10 +31,14 @@ pub enum IntegratorKind {
     Xpbd,
     /// Choi & Ko 2002: the immediate buckling model, BDF2 solved by block-preconditioned CG.
     ChoiKo,
+    /// Kang's system with the external forces inside, solved by multigrid V-cycles (the
+    /// default: it keeps a stiff, fine cloth's shape at the cost of a few Jacobi sweeps).
+    #[default]
+    KangMg,
 }
 
 impl IntegratorKind {
-    pub const ALL: [IntegratorKind; 9] = [
+    pub const ALL: [IntegratorKind; 10] = [
         IntegratorKind::Kang,
         IntegratorKind::ExplicitEuler,
         IntegratorKind::SymplecticEuler,
@@ -45,6 +48,7 @@ impl IntegratorKind {
         IntegratorKind::Hybrid,
         IntegratorKind::Xpbd,
         IntegratorKind::ChoiKo,
+        IntegratorKind::KangMg,
     ];
 
     /// The name used on the command line and in scene files.
@@ -59,6 +63,7 @@ impl IntegratorKind {
             IntegratorKind::Hybrid => "hybrid",
             IntegratorKind::Xpbd => "xpbd",
             IntegratorKind::ChoiKo => "choi-ko",
+            IntegratorKind::KangMg => "kang-mg",
         }
     }
 
@@ -66,11 +71,22 @@ impl IntegratorKind {
         Self::ALL.into_iter().find(|k| k.name() == name)
     }
 
+    /// Whether the step runs an iterative solver whose iterations it reports (`stats.cg`).
+    pub fn has_solver(self) -> bool {
+        matches!(
+            self,
+            IntegratorKind::ImplicitCg | IntegratorKind::ChoiKo | IntegratorKind::KangMg
+        )
+    }
+
     /// Members of the implicit family see the viscosity term of eq. 4 in `F̃`.
     pub fn uses_filter_system(self) -> bool {
         matches!(
             self,
-            IntegratorKind::Kang | IntegratorKind::Desbrun | IntegratorKind::Hybrid
+            IntegratorKind::Kang
+                | IntegratorKind::Desbrun
+                | IntegratorKind::Hybrid
+                | IntegratorKind::KangMg
         )
     }
 }
@@ -201,7 +217,7 @@ pub struct Provot {
     /// cloth of any resolution in one pass, which the sweeps alone cannot. [`spec::TETHERS`].
     pub tethers: bool,
     /// How far a tether may stretch beyond its rest distance: [`spec::TETHER_STRETCH`].
-    /// Default 0: the cloth as a whole never moves farther from its pins than at rest, and the
+    /// Default 0 (when tethers are on): the cloth as a whole never moves farther from its pins than at rest, and the
     /// sweeps keep every spring within `τ` locally. (Tethers at `τ` let a hanging sheet sag
     /// until every tether is taut at `1 + τ`; then the sweeps must hold every spring at exactly
     /// its limit and do not converge: a 64 × 64 sheet ended with springs at 1.27 × rest.)
@@ -316,6 +332,25 @@ impl Default for CgSettings {
     }
 }
 
+/// `kang-mg`'s multigrid solve.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MultigridSettings {
+    /// Residual at which the V-cycles stop, relative to the forces: [`spec::MG_TOLERANCE`].
+    pub tolerance: f64,
+    /// Most V-cycles a step: [`spec::MG_MAX_CYCLES`].
+    pub max_cycles: u32,
+}
+
+impl Default for MultigridSettings {
+    fn default() -> Self {
+        Self {
+            tolerance: spec::MG_TOLERANCE.default,
+            max_cycles: spec::MG_MAX_CYCLES.default,
+        }
+    }
+}
+
 /// The immediate buckling model of `choi-ko` (Choi & Ko 2002, §3). Type-1 links take the
 /// structural and shear stiffness from `stiffness`; these two shape the type-2 links.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -388,6 +423,7 @@ pub struct Params {
     pub colliders: Vec<Collider>,
     pub handle: Handle,
     pub cg: CgSettings,
+    pub multigrid: MultigridSettings,
     pub choi_ko: ChoiKo,
     pub wavelet: Wavelet,
 }
@@ -395,7 +431,7 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Self {
         Self {
-            integrator: IntegratorKind::Kang,
+            integrator: IntegratorKind::KangMg,
             dt: spec::DT.default,
             substeps: spec::SUBSTEPS.default,
             jacobi_iterations: spec::JACOBI_ITERATIONS.default,
@@ -410,6 +446,7 @@ impl Default for Params {
             colliders: Vec::new(),
             handle: Handle::default(),
             cg: CgSettings::default(),
+            multigrid: MultigridSettings::default(),
             choi_ko: ChoiKo::default(),
             wavelet: Wavelet::default(),
         }
@@ -464,6 +501,8 @@ impl Params {
         spec::HANDLE_PERIOD.check(self.handle.period)?;
         spec::CG_TOLERANCE.check(self.cg.tolerance)?;
         spec::CG_MAX_ITERATIONS.check(self.cg.max_iterations)?;
+        spec::MG_TOLERANCE.check(self.multigrid.tolerance)?;
+        spec::MG_MAX_CYCLES.check(self.multigrid.max_cycles)?;
         spec::FLEXURAL_RIGIDITY.check(self.choi_ko.flexural_rigidity)?;
         spec::BUCKLING_CLAMP.check(self.choi_ko.buckling_clamp)?;
         spec::WAVELET_THRESHOLD.check(self.wavelet.threshold)?;

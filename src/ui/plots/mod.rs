@@ -372,7 +372,7 @@ mod tests {
         plots.record(0, &at(&base, 2, 0.2));
         let trace = &plots.traces[0];
         assert_eq!(trace.samples.len(), 2);
-        assert_eq!(trace.label, "kang");
+        assert_eq!(trace.label, "kang-mg");
         assert_eq!(trace.samples[1].time, 0.2);
         assert_eq!(trace.samples[1].kinetic_energy, base.kinetic_energy);
         assert_eq!(trace.samples[1].step_us, base.stats.step_seconds * 1e6);
@@ -447,7 +447,7 @@ mod tests {
         assert_eq!(
             plots.csv(),
             "time,integrator,kinetic_energy,max_strain,step_us,dv_cosine\n\
-             0.25,kang,5e-1,1.03,40.000,\n"
+             0.25,kang-mg,5e-1,1.03,40.000,\n"
         );
     }
 

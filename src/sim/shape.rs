@@ -1,0 +1,117 @@
+//! Whether a result is the same cloth: its distance from an accurate solve of the same springs,
+//! and whether it has collapsed in its own plane (its shortest structural edges).
+//!
+//! A stretch limit alone passes a cloth that folds in its plane (edges squeezed to half their
+//! length still satisfy `|x| ≤ (1 + τ) L`). These are the measures `flagsim compare`, the peer
+//! comparison and the lab report beside the stretch.
+
+use glam::DVec3;
+
+use super::cloth::{Cloth, SpringFamily};
+use super::params::{IntegratorKind, Params, spec};
+
+/// A structural edge shorter than this fraction of its rest length counts as squeezed.
+pub const SHORT_EDGE: f64 = 0.95;
+
+/// The reference's CG tolerance: converged to round-off for these systems.
+pub const REFERENCE_CG_TOLERANCE: f64 = 1e-10;
+/// The reference's CG iteration cap (never reached at that tolerance on the scenes measured).
+pub const REFERENCE_CG_ITERATIONS: u32 = 5000;
+/// The reference takes this many physics steps per step of the run it checks.
+pub const REFERENCE_SUBSTEPS: u32 = 4;
+
+/// Distance of one set of node positions from another, m.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Distance {
+    /// `sqrt(mean |a_i − b_i|²)`.
+    pub rms: f64,
+    /// `max |a_i − b_i|`.
+    pub max: f64,
+}
+
+/// RMS and largest distance between `a` and `b`, node by node (the shorter length counts).
+pub fn distance(a: &[DVec3], b: &[DVec3]) -> Distance {
+    let n = a.len().min(b.len());
+    if n == 0 {
+        return Distance::default();
+    }
+    let (mut sum, mut max) = (0.0_f64, 0.0_f64);
+    for (p, q) in a.iter().zip(b) {
+        let d2 = p.distance_squared(*q);
+        sum += d2;
+        max = max.max(d2);
+    }
+    Distance {
+        rms: (sum / n as f64).sqrt(),
+        max: max.sqrt(),
+    }
+}
+
+/// The structural edges' lengths over their rest lengths.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Edges {
+    /// The shortest edge's ratio (1 when there is no edge).
+    pub shortest: f64,
+    /// The longest edge's ratio (1 when there is no edge).
+    pub longest: f64,
+    /// Share of edges shorter than [`SHORT_EDGE`], 0–1.
+    pub share_short: f64,
+}
+
+impl Default for Edges {
+    fn default() -> Self {
+        Self {
+            shortest: 1.0,
+            longest: 1.0,
+            share_short: 0.0,
+        }
+    }
+}
+
+/// The structural edges of `cloth` at positions `x` (the grid's 4-neighbour springs; for a
+/// cloth given as a node and spring list, every spring). Springs of rest length 0 are left out.
+pub fn structural_edges(cloth: &Cloth, x: &[DVec3]) -> Edges {
+    let grid = cloth.grid.is_some();
+    let mut edges = Edges {
+        shortest: f64::INFINITY,
+        longest: 0.0,
+        share_short: 0.0,
+    };
+    let (mut count, mut short) = (0usize, 0usize);
+    for s in &cloth.springs {
+        let structural = if grid {
+            s.family == SpringFamily::Structural
+        } else {
+            true
+        };
+        if !structural || s.rest <= 0.0 {
+            continue;
+        }
+        let ratio = x[s.a].distance(x[s.b]) / s.rest;
+        edges.shortest = edges.shortest.min(ratio);
+        edges.longest = edges.longest.max(ratio);
+        count += 1;
+        short += usize::from(ratio < SHORT_EDGE);
+    }
+    if count == 0 {
+        return Edges::default();
+    }
+    edges.share_short = short as f64 / count as f64;
+    edges
+}
+
+/// The parameters of an accurate solve of the same springs as `params`: backward Euler with
+/// the full spring Jacobian (`implicit-cg`), CG to [`REFERENCE_CG_TOLERANCE`],
+/// [`REFERENCE_SUBSTEPS`] times as many physics steps, no strain limiting and no tethers. The
+/// forces (stiffness, damping, gravity, wind, colliders, the pole's motion) stay the same.
+pub fn reference_params(params: &Params) -> Params {
+    let mut p = params.clone();
+    p.integrator = IntegratorKind::ImplicitCg;
+    p.substeps = (params.substeps * REFERENCE_SUBSTEPS).min(spec::SUBSTEPS.max);
+    p.cg.tolerance = REFERENCE_CG_TOLERANCE;
+    p.cg.max_iterations = REFERENCE_CG_ITERATIONS;
+    p.provot.enabled = false;
+    p.provot.tethers = false;
+    p.wavelet.enabled = false;
+    p
+}
