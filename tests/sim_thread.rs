@@ -228,9 +228,13 @@ fn a_diverging_run_is_reported_and_the_snapshot_stays_finite() {
 
 #[test]
 fn the_fig8_comparison_is_published_when_asked() {
-    // Fig. 8 is kang's claim: its Δv against the precomputed filter's.
+    // Fig. 8 is kang's claim: its Δv against the precomputed filter's, close at moderate
+    // h²k/m (the flag at 40 N/m: 9.3; the preset's 100 N/m make it 23, where they part).
     let mut scene = Scene::load("flag").unwrap();
     scene.params.integrator = IntegratorKind::Kang;
+    scene.params.stiffness.structural = 40.0;
+    scene.params.stiffness.shear = 10.0;
+    scene.params.provot.tethers = true;
     let sim = SimThread::spawn(scene, true).unwrap();
     sim.send(Command::SetCompare(true));
     sim.send(Command::Step);

@@ -488,6 +488,23 @@ fn row_active(acc: &[f64], c: usize, slots: usize, center: usize) -> bool {
     acc[c * slots + center] > 0.0
 }
 
+/// `(A x)_i` of an active row `i`, from the diagonal and the row's off-diagonal entries.
+#[inline]
+fn row_times(
+    diag: &[f64],
+    start: &[u32],
+    col: &[u32],
+    val: &[f64],
+    i: usize,
+    x: &[DVec3],
+) -> DVec3 {
+    let mut ax = diag[i] * x[i];
+    for e in start[i] as usize..start[i + 1] as usize {
+        ax += val[e] * x[col[e] as usize];
+    }
+    ax
+}
+
 /// `r = b − A x` on the active rows (0 elsewhere); returns `Σ |r_i|²`.
 fn residual(level: &mut Level, parallel: bool) -> f64 {
     let Level {
@@ -503,11 +520,7 @@ fn residual(level: &mut Level, parallel: bool) -> f64 {
     let (diag, start, col, val, x, b) = (&*diag, &*start, &*col, &*val, &*x, &*b);
     for_each_node(parallel, r, |i, ri| {
         *ri = if diag[i] > 0.0 {
-            let mut ax = diag[i] * x[i];
-            for e in start[i] as usize..start[i + 1] as usize {
-                ax += val[e] * x[col[e] as usize];
-            }
-            b[i] - ax
+            b[i] - row_times(diag, start, col, val, i, x)
         } else {
             DVec3::ZERO
         };
@@ -650,11 +663,7 @@ fn jacobi(level: &mut Level, parallel: bool) -> f64 {
         let (diag, start, col, val, x, b) = (&*diag, &*start, &*col, &*val, &*x, &*b);
         for_each_node2(parallel, tmp, r, |i, t, ri| {
             if diag[i] > 0.0 {
-                let mut ax = diag[i] * x[i];
-                for e in start[i] as usize..start[i + 1] as usize {
-                    ax += val[e] * x[col[e] as usize];
-                }
-                *ri = b[i] - ax;
+                *ri = b[i] - row_times(diag, start, col, val, i, x);
                 *t = x[i] + (JACOBI_WEIGHT / diag[i]) * *ri;
             } else {
                 *ri = DVec3::ZERO;
@@ -770,11 +779,7 @@ fn pcg(
             let (diag, start, col, val, pr) = (&*diag, &*start, &*col, &*val, &p);
             for_each_node(parallel, tmp, |i, ap| {
                 *ap = if diag[i] > 0.0 {
-                    let mut s = diag[i] * pr[i];
-                    for e in start[i] as usize..start[i + 1] as usize {
-                        s += val[e] * pr[col[e] as usize];
-                    }
-                    s
+                    row_times(diag, start, col, val, i, pr)
                 } else {
                     DVec3::ZERO
                 };
