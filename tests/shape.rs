@@ -342,3 +342,74 @@ fn kang_mg_comes_to_the_springs_own_rest_state() {
         "largest net force {worst} of a node's weight (fastest node {vmax} m/s)"
     );
 }
+
+#[test]
+fn a_probe_step_leaves_kang_mgs_run_as_it_was() {
+    // The Fig. 8 comparison probes a step and undoes it; kang-mg's warm start must be undone
+    // with it, or the run after the probe parts from the run without one.
+    let run = |probe: bool| {
+        let mut sim = grid_sim(12, 12, "hoist", 2000.0, 1.0 / 60.0);
+        sim.step_n(5);
+        if probe {
+            sim.probe_delta_v(IntegratorKind::KangMg).unwrap();
+        }
+        sim.step_n(5);
+        sim.cloth.x.clone()
+    };
+    assert_eq!(run(true), run(false));
+}
+
+#[test]
+fn kang_mg_takes_the_air_at_the_end_velocity() {
+    // A free 2 × 2 sheet whose springs have no stiffness, no gravity, in a steady wind w with
+    // only the linear wind k_w (w − v) acting (the air constants are per node of a 10 × 10
+    // cloth, so each of 4 nodes takes 25 times them: forces::AIR_REFERENCE_NODES). Each row of
+    // the system is (m + h k) Δv = h k (w − v): from rest Δv = h k w / (m + h k), which never
+    // overshoots the wind however large h is; then the next step from v = Δv.
+    let (mass, kw, h) = (0.04, 0.02, 0.1);
+    let (m, k) = (mass / 4.0, kw * 25.0);
+    let w = DVec3::new(3.0, 0.0, -1.0);
+    let json = format!(
+        r#"{{ "cloth": {{ "grid": {{ "nx": 2, "ny": 2, "width": 0.1, "height": 0.1, "mass": {mass},
+                                     "pins": "none" }} }},
+             "params": {{ "integrator": "kang-mg", "dt": {h}, "gravity": [0, 0, 0],
+                 "stiffness": {{ "structural": 0, "shear": 0, "bend": 0 }},
+                 "wind": {{ "velocity": [{}, {}, {}], "drag": 0, "lift": 0, "linear": {kw},
+                           "response": 0, "gust": {{ "strength": 0 }} }},
+                 "provot": {{ "enabled": false }} }} }}"#,
+        w.x, w.y, w.z
+    );
+    let mut sim = Scene::from_json(&json, "air")
+        .unwrap()
+        .simulation()
+        .unwrap();
+    sim.step();
+    let dv1 = h * k * w / (m + h * k);
+    for i in 0..4 {
+        assert!(
+            (sim.cloth.v[i] - dv1).length() < 1e-12,
+            "{:?} vs {dv1:?}",
+            sim.cloth.v[i]
+        );
+    }
+    sim.step();
+    let v2 = dv1 + h * k * (w - dv1) / (m + h * k);
+    assert!(
+        (sim.cloth.v[0] - v2).length() < 1e-12,
+        "{:?} vs {v2:?}",
+        sim.cloth.v[0]
+    );
+    // The air off and gravity on: the rows are m Δv = h m g again, Δv = h g exactly (nothing
+    // of the air's diagonal left in the solve).
+    let mut p = sim.params().clone();
+    p.wind.linear = 0.0;
+    p.gravity = [0.0, -9.81, 0.0];
+    sim.set_params(p).unwrap();
+    sim.step();
+    let v3 = v2 + h * DVec3::new(0.0, -9.81, 0.0);
+    assert!(
+        (sim.cloth.v[0] - v3).length() < 1e-12,
+        "{:?} vs {v3:?}",
+        sim.cloth.v[0]
+    );
+}

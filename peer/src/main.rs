@@ -349,7 +349,13 @@ fn measured(mut run: Run, x: &[DVec3], reference: Option<&[DVec3]>) -> Run {
     run
 }
 
-fn run_flagsim(kind: Kind, n: usize, steps: usize, integrator: IntegratorKind, limit: f64) -> (Run, Vec<DVec3>) {
+fn run_flagsim(
+    kind: Kind,
+    n: usize,
+    steps: usize,
+    integrator: IntegratorKind,
+    limit: f64,
+) -> (Run, Vec<DVec3>) {
     let engine = format!("flagsim {}", integrator.name());
     let skipped = |why: String| Run {
         engine: engine.clone(),
@@ -368,10 +374,16 @@ fn run_flagsim(kind: Kind, n: usize, steps: usize, integrator: IntegratorKind, l
     };
     if integrator == IntegratorKind::Desbrun && n * n > 1024 {
         // Its dense inverse alone (O(n⁶) flops at n × n) takes longer than the peer's run.
-        return (skipped(format!("skipped: dense filter over {} nodes", n * n)), Vec::new());
+        return (
+            skipped(format!("skipped: dense filter over {} nodes", n * n)),
+            Vec::new(),
+        );
     }
     if integrator == IntegratorKind::Desbrun && n * n > MAX_DESBRUN_NODES {
-        return (skipped("skipped: too large for the dense filter".into()), Vec::new());
+        return (
+            skipped("skipped: too large for the dense filter".into()),
+            Vec::new(),
+        );
     }
     let mut sim = match flagsim_scene(kind, n, integrator).simulation() {
         Ok(s) => s,
@@ -452,8 +464,11 @@ fn main() {
     });
     let criteria = Criteria {
         stretch: args.stretch,
-        shape: (!args.stretch_only)
-            .then_some((args.rms / 100.0, args.max_err / 100.0, args.min_edge)),
+        shape: (!args.stretch_only).then_some((
+            args.rms / 100.0,
+            args.max_err / 100.0,
+            args.min_edge,
+        )),
     };
     let threads = rayon::current_num_threads();
     let mut table = Vec::new();
@@ -463,8 +478,12 @@ fn main() {
             let mut peer_runs = Vec::new();
             let mut mine: Vec<Vec<Run>> = vec![Vec::new(); integrators.len()];
             let reference = (!args.stretch_only).then(|| {
-                eprintln!("{:8} {n:>4} the reference (implicit-cg, {} substeps, CG to {:e})",
-                    kind.name(), args.ref_substeps, args.ref_tol);
+                eprintln!(
+                    "{:8} {n:>4} the reference (implicit-cg, {} substeps, CG to {:e})",
+                    kind.name(),
+                    args.ref_substeps,
+                    args.ref_tol
+                );
                 reference(kind, n, args.steps, args.ref_substeps, args.ref_tol)
             });
             let reference = reference.as_deref();

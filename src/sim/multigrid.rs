@@ -112,21 +112,36 @@ struct Dense {
     /// Lower-triangular factor, row-major `nodes.len()²`.
     l: Vec<f64>,
     y: Vec<DVec3>,
+    /// Each level node's place in `nodes` (`usize::MAX`: not an unknown).
+    pos: Vec<usize>,
 }
 
 impl Dense {
     fn new(level: &Level) -> Self {
-        let nodes: Vec<usize> = (0..level.len()).filter(|&i| level.active(i)).collect();
-        let n = nodes.len();
-        let mut pos = vec![usize::MAX; level.len()];
-        for (p, &i) in nodes.iter().enumerate() {
-            pos[i] = p;
+        let mut dense = Self::default();
+        dense.factor(level);
+        dense
+    }
+
+    /// Factors `level`'s matrix (as its diagonal is now), reusing the buffers: once they have
+    /// their size, nothing is allocated.
+    fn factor(&mut self, level: &Level) {
+        self.nodes.clear();
+        self.nodes
+            .extend((0..level.len()).filter(|&i| level.active(i)));
+        let n = self.nodes.len();
+        self.pos.clear();
+        self.pos.resize(level.len(), usize::MAX);
+        for (p, &i) in self.nodes.iter().enumerate() {
+            self.pos[i] = p;
         }
-        let mut a = vec![0.0; n * n];
-        for (p, &i) in nodes.iter().enumerate() {
+        let a = &mut self.l;
+        a.clear();
+        a.resize(n * n, 0.0);
+        for (p, &i) in self.nodes.iter().enumerate() {
             a[p * n + p] = level.diag[i];
             for e in level.start[i] as usize..level.start[i + 1] as usize {
-                let q = pos[level.col[e] as usize];
+                let q = self.pos[level.col[e] as usize];
                 if q != usize::MAX {
                     a[p * n + q] += level.val[e];
                 }
@@ -149,11 +164,8 @@ impl Dense {
                 a[i * n + j] = s / d;
             }
         }
-        Self {
-            nodes,
-            l: a,
-            y: vec![DVec3::ZERO; n],
-        }
+        self.y.clear();
+        self.y.resize(n, DVec3::ZERO);
     }
 
     /// `x = A⁻¹ b` on the active nodes; the others are left at zero.
@@ -228,6 +240,12 @@ pub struct Multigrid {
     base_diag: Vec<f64>,
     coarsest: Dense,
     inputs: Inputs,
+    /// Whether the last [`Multigrid::set_extra_diagonal`] added anything: a level-0 direct
+    /// solve must then factor the matrix as it is for this step.
+    extra: bool,
+    /// Whether the direct solve's factor holds an extra diagonal (it must be factored again
+    /// once there is none).
+    factored_extra: bool,
     /// How many times the hierarchy was built.
     pub builds: u64,
 }
@@ -277,6 +295,7 @@ impl Multigrid {
             Dense::default()
         };
         self.levels = levels;
+        (self.extra, self.factored_extra) = (false, false);
         self.builds += 1;
         true
     }
@@ -285,6 +304,11 @@ impl Multigrid {
     /// coarse levels keep the operator they were built with, which only slows convergence a
     /// little when the extra is small against `h² Σ k`.
     pub fn set_extra_diagonal(&mut self, extra: impl Fn(usize) -> f64 + Sync, parallel: bool) {
+        let had = self.extra;
+        self.extra = (0..self.base_diag.len()).any(|i| self.base_diag[i] > 0.0 && extra(i) != 0.0);
+        if !self.extra && !had {
+            return;
+        }
         let base = &self.base_diag;
         for_each_node(parallel, &mut self.levels[0].diag, |i, d| {
             *d = if base[i] > 0.0 {
@@ -327,6 +351,10 @@ impl Multigrid {
                 parallel,
             );
         } else if self.levels.len() == 1 {
+            if self.extra || self.factored_extra {
+                self.coarsest.factor(&self.levels[0]);
+                self.factored_extra = self.extra;
+            }
             let level = &mut self.levels[0];
             let mut out = std::mem::take(&mut level.x);
             self.coarsest.solve(&level.b, &mut out);

@@ -139,6 +139,12 @@ impl Integrator for KangMg {
         stats.cg = self.last;
     }
 
+    /// The warm start is history: a probe step (the Fig. 8 comparison) must not move it, or the
+    /// run after the probe would differ from the run without it.
+    fn save_history(&self) -> Option<Box<dyn Integrator>> {
+        Some(self.clone_box())
+    }
+
     fn clone_box(&self) -> Box<dyn Integrator> {
         Box::new(self.clone())
     }
