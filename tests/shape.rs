@@ -322,8 +322,15 @@ fn kang_mg_comes_to_the_springs_own_rest_state() {
     let mut p = sim.params().clone();
     p.provot.enabled = false;
     p.damping = 0.5;
-    sim.set_params(p).unwrap();
+    sim.set_params(p.clone()).unwrap();
     sim.step_n(1200);
+    // The step reports its solve: at rest one V-cycle reaches the tolerance.
+    let report = sim.stats.cg;
+    assert_eq!(report.iterations, 1, "{report:?}");
+    assert!(
+        report.relative_residual <= p.multigrid.tolerance,
+        "{report:?}"
+    );
     let c = &sim.cloth;
     let g = DVec3::new(0.0, -9.81, 0.0);
     let mut worst: f64 = 0.0;
@@ -411,5 +418,43 @@ fn kang_mg_takes_the_air_at_the_end_velocity() {
         (sim.cloth.v[0] - v3).length() < 1e-12,
         "{:?} vs {v3:?}",
         sim.cloth.v[0]
+    );
+}
+
+#[test]
+fn a_moving_pin_enters_kang_mgs_system_with_its_known_velocity_change() {
+    // Node 0 pinned and waved along the figure 8 (amplitude a, period T), node 1 free on a
+    // zero-rest-length spring k, no gravity, no air, from rest. Node 0's known change of
+    // velocity over the first step is offset(h) / h; node 1's row of the system is
+    // (m + h² k) Δv₁ = h F₁ + h² k Δv₀ with F₁ = k (x₀ − x₁) (the viscosity term is zero at rest).
+    let (m, k, h, a, period) = (0.05, 40.0, 0.02, 0.1, 1.0);
+    let json = format!(
+        r#"{{ "cloth": {{ "nodes": [ {{ "x": [0, 0, 0], "m": {m}, "pinned": true }},
+                                     {{ "x": [0.3, -0.1, 0], "m": {m} }} ],
+                         "springs": [ {{ "a": 0, "b": 1, "k": {k}, "rest": 0 }} ] }},
+             "params": {{ "integrator": "kang-mg", "dt": {h}, "gravity": [0, 0, 0],
+                 "wind": {{ "velocity": [0, 0, 0], "drag": 0, "lift": 0, "linear": 0 }},
+                 "handle": {{ "path": "figure8", "amplitude": {a}, "period": {period} }},
+                 "provot": {{ "enabled": false }} }} }}"#
+    );
+    let mut sim = Scene::from_json(&json, "moving pin")
+        .unwrap()
+        .simulation()
+        .unwrap();
+    let w = std::f64::consts::TAU / period;
+    let offset = DVec3::new(0.0, 0.5 * a * (2.0 * w * h).sin(), a * (w * h).sin());
+    let dv0 = offset / h;
+    let u = DVec3::new(0.3, -0.1, 0.0);
+    let dv1 = (h * h * k * dv0 - h * k * u) / (m + h * h * k);
+    sim.step();
+    assert!(
+        (sim.cloth.x[0] - offset).length() < 1e-12,
+        "{:?}",
+        sim.cloth.x[0]
+    );
+    assert!(
+        (sim.cloth.v[1] - dv1).length() < 1e-12,
+        "{:?} vs {dv1:?}",
+        sim.cloth.v[1]
     );
 }
