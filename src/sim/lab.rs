@@ -144,13 +144,9 @@ pub struct Sample {
 }
 
 impl Sample {
-    /// What `sim` measures now, at lab time `time`, against the reference's nodes if given.
-    fn of(
-        sim: &Simulation,
-        time: f64,
-        step_seconds: f64,
-        reference: Option<&[glam::DVec3]>,
-    ) -> Self {
+    /// What `sim` measures now, at lab time `time`; the lab fills in the distance from its
+    /// reference, if it has one.
+    fn of(sim: &Simulation, time: f64, step_seconds: f64) -> Self {
         let edges = shape::structural_edges(&sim.cloth, &sim.cloth.x);
         Self {
             time,
@@ -160,7 +156,7 @@ impl Sample {
             diverged: sim.divergence.is_some(),
             shortest_edge: edges.shortest,
             short_edges: edges.share_short,
-            distance: reference.map(|r| shape::distance(&sim.cloth.x, r)),
+            distance: None,
         }
     }
 }
@@ -212,7 +208,7 @@ impl Lab {
                     scene.params.dt = dt;
                 }
                 let sim = scene.simulation().map_err(|e| format!("{spec}: {e}"))?;
-                let sample = Sample::of(&sim, 0.0, 0.0, None);
+                let sample = Sample::of(&sim, 0.0, 0.0);
                 Ok(LabCopy {
                     spec: *spec,
                     sim,
@@ -276,7 +272,7 @@ impl Lab {
             } else {
                 copy.sample.step_seconds
             };
-            copy.sample = Sample::of(&copy.sim, time, step_seconds, None);
+            copy.sample = Sample::of(&copy.sim, time, step_seconds);
         }
         if let Some(x) = self.reference_x() {
             let distances: Vec<Distance> = self
