@@ -582,6 +582,65 @@ mod thread {
     }
 
     #[test]
+    fn the_reference_copy_runs_the_accurate_solve_and_each_copy_reports_its_distance() {
+        use flagsim::sim::shape;
+        let sim = lab(&[IntegratorKind::Kang, IntegratorKind::KangMg]);
+        sim.send(Command::SetReference(true));
+        for _ in 0..30 {
+            sim.send(Command::Step);
+        }
+        let snap = wait(&sim, |s| s.step == 30);
+        let status = snap.reference.expect("the reference runs");
+        assert!(!status.diverged);
+        // The same accurate solve, run here on its own from the scene's initial state (where
+        // the copies still are when it starts).
+        let mut scene = Scene::load("flag").unwrap();
+        scene.params = shape::reference_params(&scene.params);
+        let mut alone = scene.simulation().unwrap();
+        for _ in 0..30 {
+            assert!(alone.step());
+        }
+        for copy in std::iter::once(&*snap).chain(&snap.lab) {
+            let expected = shape::distance(&copy.x, &alone.cloth.x);
+            let got = copy.reference_distance.expect("a distance per copy");
+            assert!(
+                (got.rms - expected.rms).abs() < 1e-12 && (got.max - expected.max).abs() < 1e-12,
+                "{got:?} against {expected:?}"
+            );
+            assert!(got.rms > 0.0, "kang and kang-mg are not the accurate solve");
+        }
+        sim.send(Command::SetReference(false));
+        let off = wait(&sim, |s| s.reference.is_none());
+        assert!(off.reference_distance.is_none() && off.lab[0].reference_distance.is_none());
+        // Outside the lab there is nothing to compare: refused with the reason.
+        let alone = SimThread::spawn(Scene::load("flag").unwrap(), true).unwrap();
+        alone.send(Command::SetReference(true));
+        let refused = wait_for(&alone.slot(), WAIT, |s| s.error.is_some()).unwrap();
+        assert!(
+            refused.error.as_deref().unwrap().contains("in the lab"),
+            "{:?}",
+            refused.error
+        );
+        assert!(refused.reference.is_none());
+    }
+
+    #[test]
+    fn turning_the_reference_on_syncs_the_copies_to_copy_0() {
+        let sim = lab(&[IntegratorKind::Kang, IntegratorKind::Xpbd]);
+        for _ in 0..10 {
+            sim.send(Command::Step);
+        }
+        let apart = wait(&sim, |s| s.step == 10);
+        assert_ne!(apart.x, apart.lab[0].x);
+        sim.send(Command::SetReference(true));
+        let synced = wait(&sim, |s| s.reference.is_some());
+        assert_eq!(synced.x, synced.lab[0].x);
+        // Both start where the reference starts: no distance yet.
+        assert_eq!(synced.reference_distance.unwrap().max, 0.0);
+        assert_eq!(synced.lab[0].reference_distance.unwrap().max, 0.0);
+    }
+
+    #[test]
     fn shared_parameters_reach_every_copy_and_each_keeps_its_integrator_and_dt() {
         let scene = Scene::load("flag").unwrap();
         let dt = scene.params.dt;
@@ -620,8 +679,10 @@ mod stable_dt {
 
     use flagsim::sim::IntegratorKind;
     use flagsim::sim::Scene;
+    use flagsim::sim::shape;
     use flagsim::sim::stability::{
-        DT_MAX, SECONDS, Search, TRIALS, largest_stable_dt, runs_stably,
+        DT_MAX, SECONDS, Search, TRIALS, largest_accurate_dt, largest_stable_dt,
+        reference_positions, runs_accurately, runs_stably, steps_to,
     };
 
     #[test]
@@ -658,6 +719,98 @@ mod stable_dt {
     }
 
     #[test]
+    fn an_accuracy_trial_lands_on_the_instant_it_is_compared_at() {
+        // n = ceil(S / dt) steps of S / n: never more than dt, the last ending at S.
+        assert_eq!(steps_to(3.0, 0.5), (6, 0.5));
+        assert_eq!(steps_to(3.0, 0.4), (8, 0.375));
+        assert_eq!(steps_to(3.0, 5.0), (1, 3.0));
+        let (n, dt) = steps_to(1.0, 0.3);
+        assert_eq!(n, 4);
+        assert!((dt - 0.25).abs() < 1e-15);
+    }
+
+    /// A 10 × 10 sheet hanging from its top corners in its own plane, stiff against its mass
+    /// (h²k/m ≈ 900 at 1/60 s), as the peer comparison's scenes are.
+    fn stiff_sheet() -> Scene {
+        let text = r#"{"cloth": {"grid": {"nx": 10, "ny": 10, "width": 1.0, "height": 1.0,
+            "origin": [0.0, 0.0, 0.0], "plane": "xy", "mass": 0.2, "pins": "top-corners"}},
+            "params": {"dt": 0.016666666666666666,
+              "stiffness": {"structural": 2000.0, "shear": 500.0, "bend": 50.0},
+              "wind": {"velocity": [0.0, 0.0, 0.0], "drag": 0.0, "lift": 0.0, "linear": 0.0,
+                       "gust": {"strength": 0.0}},
+              "provot": {"enabled": true, "max_stretch": 0.05}}}"#;
+        Scene::from_json(text, "stiff sheet").unwrap()
+    }
+
+    #[test]
+    fn the_accurate_dt_is_the_largest_within_a_centimetre_of_the_reference() {
+        let never = AtomicBool::new(false);
+        let seconds = 1.0;
+        // The accurate solve compared with itself: no distance, so accurate at its own step.
+        let mut accurate_scene = stiff_sheet();
+        accurate_scene.params = shape::reference_params(&accurate_scene.params);
+        let reference = reference_positions(&accurate_scene, seconds, &never)
+            .unwrap()
+            .expect("the reference runs");
+        let dt = accurate_scene.params.dt;
+        assert_eq!(
+            runs_accurately(
+                &accurate_scene,
+                IntegratorKind::ImplicitCg,
+                dt,
+                seconds,
+                &reference,
+                &never
+            ),
+            Some(true)
+        );
+        // The paper's kang on the stiff sheet sags far from the springs' own solution at
+        // 1/60 s (two Jacobi sweeps carry little of the load); the bisection then ends on a
+        // dt that is accurate, one bisection step below one that is not.
+        let scene = stiff_sheet();
+        let reference = reference_positions(&scene, seconds, &never)
+            .unwrap()
+            .unwrap();
+        let kind = IntegratorKind::Kang;
+        assert_eq!(
+            runs_accurately(&scene, kind, scene.params.dt, seconds, &reference, &never),
+            Some(false)
+        );
+        let mut trials = Vec::new();
+        let found =
+            largest_accurate_dt(&scene, kind, seconds, 6, DT_MAX, &reference, &never, |n| {
+                trials.push(n);
+            })
+            .unwrap();
+        assert!(found < scene.params.dt, "{found}");
+        assert_eq!(
+            trials,
+            (1..=8).collect::<Vec<u32>>(),
+            "two bounds and six halvings"
+        );
+        if found > 0.0 {
+            assert_eq!(
+                runs_accurately(&scene, kind, found, seconds, &reference, &never),
+                Some(true)
+            );
+        }
+        // No larger than the stable dt it is given, and 0 when that is below the range.
+        let capped = largest_accurate_dt(
+            &scene,
+            IntegratorKind::ImplicitCg,
+            seconds,
+            2,
+            0.01,
+            &reference,
+            &never,
+            |_| {},
+        );
+        assert!(capped.unwrap() <= 0.01);
+        let none = largest_accurate_dt(&scene, kind, seconds, 2, 0.0, &reference, &never, |_| {});
+        assert_eq!(none, Some(0.0));
+    }
+
+    #[test]
     fn a_search_reports_each_result_and_a_cancelled_one_stops() {
         let scene = Scene::load("flag").unwrap();
         let search = Search::start(scene.clone(), vec![IntegratorKind::KangMg]);
@@ -667,6 +820,12 @@ mod stable_dt {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         assert_eq!(search.results(), [Some(DT_MAX)]);
+        let found = search.found()[0];
+        let accurate = found
+            .accurate
+            .expect("the accurate dt is searched after the stable one");
+        assert!((0.0..=DT_MAX).contains(&accurate), "{found:?}");
+        assert!(search.failure().is_none());
         assert!((search.progress() - 1.0).abs() < 1e-12);
         let slow = Search::start(
             scene,

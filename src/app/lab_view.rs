@@ -112,14 +112,14 @@ pub fn for_copy(snap: &Snapshot, n: usize, cmd: Command) -> Command {
 /// label offers to give the other copies its state (*sync*).
 ///
 /// `figures` holds each copy's step time and strain as last refreshed
-/// ([`crate::ui::lab::figures`]), `stable_dt` its largest stable `dt` where the *Lab* panel's
+/// ([`crate::ui::lab::figures`]), `stable_dt` its largest stable and accurate `dt` where the *Lab* panel's
 /// search found it.
 pub fn labels(
     ctx: &egui::Context,
     area: egui::Rect,
     snap: &Snapshot,
     figures: &[String],
-    stable_dt: &[Option<f64>],
+    stable_dt: &[crate::sim::stability::Found],
 ) -> Vec<UiAction> {
     let mut actions = Vec::new();
     let n = 1 + snap.lab.len();
@@ -160,9 +160,8 @@ pub fn labels(
                             actions.push(UiAction::Sim(Command::Sync(i)));
                         }
                     });
-                    if let Some(Some(dt)) = stable_dt.get(i) {
-                        let text = crate::ui::lab::stable_text(*dt);
-                        ui.label(format!("largest stable dt: {text}"));
+                    if let Some(text) = stable_dt.get(i).and_then(crate::ui::lab::found_text) {
+                        ui.label(text);
                     }
                     if let Some(d) = &copy.divergence {
                         ui.label(

@@ -54,6 +54,8 @@ pub struct ViewerOptions {
     pub render_scale: Option<ScaleMode>,
     /// The integrator lab's copies (2 to 4), side by side; empty: the scene alone.
     pub compare: Vec<crate::sim::lab::CopySpec>,
+    /// Start the lab's reference copy with it (`--reference`).
+    pub reference: bool,
     /// The flag's image, decoded and checked (`None`: the built-in flag); the scene is already
     /// fitted to it.
     pub flag_image: Option<image::RgbaImage>,
@@ -99,6 +101,9 @@ pub fn run(options: ViewerOptions) -> Result<(), ViewerError> {
     let event_loop = EventLoop::new()?;
     let instance = surface::create_instance(Box::new(event_loop.owned_display_handle()));
     let sim = SimThread::spawn_lab(options.scene.clone(), &options.compare, false)?;
+    if options.reference {
+        sim.send(crate::sim::thread::Command::SetReference(true));
+    }
     let first = sim.latest();
     let mut ui = UiState::new(options.scene.clone(), first.total_mass);
     let remembered = &options.persisted.settings;

@@ -232,6 +232,11 @@ pub struct ViewArgs {
     /// integrator (each optionally with its own dt after '@'), e.g. kang,xpbd,choi-ko.
     #[arg(long, value_name = "A,B[,C,D]", value_parser = parse_copies)]
     pub compare: Option<Copies>,
+    /// With --compare: start the lab's reference copy too, an accurate solve of the same
+    /// springs (backward Euler, full Jacobian, CG to 1e-10, 4 times the substeps, no strain
+    /// limiting), and show each copy's distance from it (label, Lab panel, live plot).
+    #[arg(long, requires = "compare")]
+    pub reference: bool,
     /// A PNG, JPEG or WebP image to draw on the flag (instead of the scene's `render.texture`
     /// or the built-in flag); the flag takes its width/height ratio unless the scene gives both.
     #[arg(long, value_name = "PATH")]
@@ -466,6 +471,7 @@ fn view(args: ViewArgs) -> Result<()> {
         restore_camera: restored,
         persisted,
         compare: args.compare.map(|c| c.0).unwrap_or_default(),
+        reference: args.reference,
         flag_image,
         press_f12_at_frame: args.press_f12_at_frame,
         toggle_recording_at_frames: args.toggle_recording_at_frame,

@@ -22,6 +22,7 @@ use super::compare::{Comparison, compare_with_filter};
 use super::lab::{CopySpec, advance_to, check_count};
 use super::params::{IntegratorKind, Params};
 use super::scene::Scene;
+use super::shape::{self, Distance};
 use super::simulation::{Divergence, Grab, Simulation, StepStats};
 use super::stepper::FixedStepper;
 
@@ -65,6 +66,10 @@ pub enum Command {
     /// In the lab: give every other copy copy `n`'s state (positions, velocities, time), each
     /// keeping its integrator and `dt`.
     Sync(usize),
+    /// In the lab: run (or stop) a reference copy beside the others, an accurate solve of the
+    /// same springs ([`shape::reference_params`]) from copy 0's present state, every copy
+    /// synced to that state too; each copy's distance from it is then published every step.
+    SetReference(bool),
     Shutdown,
 }
 
@@ -111,6 +116,21 @@ pub struct Snapshot {
     /// In the lab, the other copies' snapshots, published with this one (same lab time);
     /// empty outside the lab.
     pub lab: Vec<Snapshot>,
+    /// This cloth's distance from the lab's reference copy at the same time (`None`: no
+    /// reference runs, or the reference's guard stopped it).
+    pub reference_distance: Option<Distance>,
+    /// The reference copy while it runs: its last step's wall time, s, and whether its guard
+    /// stopped it (copy 0's snapshot only; `None` without one).
+    pub reference: Option<ReferenceStatus>,
+}
+
+/// The lab's reference copy as the panels show it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ReferenceStatus {
+    /// Wall time of its last step, s.
+    pub step_seconds: f64,
+    /// Whether its guard has stopped it (the distances are then no longer measured).
+    pub diverged: bool,
 }
 
 impl Snapshot {
@@ -145,6 +165,8 @@ impl Snapshot {
             time_scale: 1.0,
             published_at: Instant::now(),
             lab: Vec::new(),
+            reference_distance: None,
+            reference: None,
         }
     }
 }
@@ -219,6 +241,7 @@ impl SimThread {
             slot: Arc::new(SnapshotSlot::new(Snapshot::of(&copies[0]))),
             copies,
             specs,
+            reference: None,
             shared: scene.params.clone(),
             lab_time: 0.0,
             scene,
@@ -333,6 +356,8 @@ struct Worker {
     copies: Vec<Simulation>,
     /// The lab's copies as asked for; empty outside the lab.
     specs: Vec<CopySpec>,
+    /// The lab's reference copy while it runs ([`Command::SetReference`]).
+    reference: Option<Simulation>,
     /// The parameters every copy shares (the panels' values).
     shared: Params,
     /// The lab's simulated time, s: every copy is stepped up to it.
@@ -371,6 +396,11 @@ impl Worker {
         }
         for _ in 0..n {
             self.lab_time += self.shared.dt;
+            if let Some(reference) = &mut self.reference {
+                // The reference is not dragged, but it holds the pole where copy 0 does.
+                reference.pole_offset = self.copies[0].pole_offset;
+                advance_to(reference, self.lab_time);
+            }
             for sim in &mut self.copies {
                 advance_to(sim, self.lab_time);
             }
@@ -442,6 +472,7 @@ impl Worker {
             Command::SetTotalMass(m) => self
                 .copies
                 .iter_mut()
+                .chain(&mut self.reference)
                 .try_for_each(|c| c.set_total_mass(m))
                 .map_err(|e| e.to_string()),
             Command::Reset => self.reset(),
@@ -469,6 +500,7 @@ impl Worker {
             Command::Copy(n, cmd) if n < self.copies.len() => self.apply_to(n, *cmd),
             Command::Copy(n, _) => Err(format!("there is no copy {n}")),
             Command::Sync(n) => self.sync(n),
+            Command::SetReference(on) => self.set_reference(on),
             cmd => self.apply_to(0, cmd),
         };
         if let Err(e) = result {
@@ -530,7 +562,53 @@ impl Worker {
                 return Err(e.to_string());
             }
         }
+        if let Some(reference) = &mut self.reference {
+            // The same springs from here on; the reference keeps its own state.
+            let accurate = shape::reference_params(&p);
+            if let Err(e) = reference.set_params(accurate) {
+                for (j, sim) in self.copies.iter_mut().enumerate() {
+                    let _ = sim.set_params(copy_params(&old, self.specs.get(j)));
+                }
+                return Err(format!("reference: {e}"));
+            }
+        }
         self.shared = p;
+        Ok(())
+    }
+
+    /// Starts the reference copy from copy 0's state, every other copy synced to it, or stops
+    /// it. Only in the lab.
+    fn set_reference(&mut self, on: bool) -> Result<(), String> {
+        if !on {
+            self.reference = None;
+            return Ok(());
+        }
+        if self.specs.is_empty() {
+            return Err(
+                "the reference copy runs in the lab: open it with 2 to 4 integrators".into(),
+            );
+        }
+        self.sync(0)?;
+        self.reference = Some(self.reference_from(0)?);
+        Ok(())
+    }
+
+    /// A reference copy with copy `n`'s state: the shared parameters made accurate.
+    fn reference_from(&self, n: usize) -> Result<Simulation, String> {
+        let mut sim = self.copies[n].clone();
+        sim.grab = None;
+        sim.clear_divergence();
+        sim.set_params(shape::reference_params(&self.shared))
+            .map_err(|e| format!("reference: {e}"))?;
+        Ok(sim)
+    }
+
+    /// Restarts a running reference from copy `n`'s state (after a sync, a reset or new
+    /// parameters), so that it stays the same springs from the same state as the copies.
+    fn restart_reference(&mut self, n: usize) -> Result<(), String> {
+        if self.reference.is_some() {
+            self.reference = Some(self.reference_from(n)?);
+        }
         Ok(())
     }
 
@@ -548,7 +626,7 @@ impl Worker {
                 *sim = copy;
             }
         }
-        Ok(())
+        self.restart_reference(n)
     }
 
     fn reset(&mut self) -> Result<(), String> {
@@ -556,7 +634,7 @@ impl Worker {
             .map_err(|e| e.to_string())?;
         self.shared = self.scene.params.clone();
         self.start(copies);
-        Ok(())
+        self.restart_reference(0)
     }
 
     /// Replaces the scene, only if it makes a simulation: a bad one leaves the running scene,
@@ -566,7 +644,7 @@ impl Worker {
         self.shared = scene.params.clone();
         self.scene = scene;
         self.start(copies);
-        Ok(())
+        self.restart_reference(0)
     }
 
     fn start(&mut self, copies: Vec<Simulation>) {
@@ -586,6 +664,11 @@ impl Worker {
         snap.steps_per_second = self.rate.rate;
         snap.behind = self.stepper.behind;
         snap.time_scale = self.stepper.time_scale;
+        snap.reference_distance = self
+            .reference
+            .as_ref()
+            .filter(|r| r.divergence.is_none())
+            .map(|r| shape::distance(&sim.cloth.x, &r.cloth.x));
         snap
     }
 
@@ -595,6 +678,10 @@ impl Worker {
         snap.lab = (1..self.copies.len())
             .map(|n| self.snapshot_of(n))
             .collect();
+        snap.reference = self.reference.as_ref().map(|r| ReferenceStatus {
+            step_seconds: r.stats.step_seconds,
+            diverged: r.divergence.is_some(),
+        });
         snap
     }
 

@@ -10,8 +10,9 @@ use super::stats::REFRESH;
 use super::{UiAction, UiState};
 use crate::sim::IntegratorKind;
 use crate::sim::lab::{CopySpec, MAX_COPIES, MIN_COPIES};
-use crate::sim::stability::{self, Search};
-use crate::sim::thread::Snapshot;
+use crate::sim::shape;
+use crate::sim::stability::{self, Found, Search};
+use crate::sim::thread::{Command, Snapshot};
 
 /// The integrators of the cloths shown: copy 0's, then the lab's others.
 pub fn shown_integrators(snap: &Snapshot) -> Vec<IntegratorKind> {
@@ -21,13 +22,36 @@ pub fn shown_integrators(snap: &Snapshot) -> Vec<IntegratorKind> {
         .collect()
 }
 
-/// The largest stable `dt` found for each cloth shown, if a search for exactly these
-/// integrators has found it.
-pub fn stable_dt(state: &UiState, snap: &Snapshot) -> Vec<Option<f64>> {
+/// The largest stable and accurate `dt` found so far for each cloth shown, by a search for
+/// exactly these integrators.
+pub fn stable_dt(state: &UiState, snap: &Snapshot) -> Vec<Found> {
     let kinds = shown_integrators(snap);
     match &state.dt_search {
-        Some(s) if s.integrators == kinds && !s.cancelled() => s.results(),
-        _ => vec![None; kinds.len()],
+        Some(s) if s.integrators == kinds && !s.cancelled() => s.found(),
+        _ => vec![Found::default(); kinds.len()],
+    }
+}
+
+/// A search's findings for one cloth in a few words (`None` before the first is found).
+pub fn found_text(found: &Found) -> Option<String> {
+    let stable = found.stable?;
+    let accurate = found
+        .accurate
+        .map_or("…".into(), |dt| accurate_text(dt, stable));
+    Some(format!(
+        "stable dt: {} · accurate: {accurate}",
+        stable_text(stable)
+    ))
+}
+
+/// The largest accurate `dt` as the panels write it: "as stable" when it is the stable one.
+pub fn accurate_text(dt: f64, stable: f64) -> String {
+    if dt <= 0.0 {
+        format!("below {} s", stability::DT_MIN)
+    } else if dt >= stable {
+        format!("{} (all stable)", stable_text(dt))
+    } else {
+        format!("{dt:.4} s")
     }
 }
 
@@ -44,8 +68,12 @@ pub fn figures(state: &mut UiState, snap: &Snapshot) -> Vec<String> {
         let rows = std::iter::once(snap)
             .chain(&snap.lab)
             .map(|c| {
+                let distance = c
+                    .reference_distance
+                    .map(|d| format!("  ref {:.2} cm", 100.0 * d.rms))
+                    .unwrap_or_default();
                 format!(
-                    "{:.0} µs  strain {:.1} %",
+                    "{:.0} µs  strain {:.1} %{distance}",
                     c.stats.step_seconds * 1e6,
                     (c.stats.max_strain - 1.0) * 100.0
                 )
@@ -107,9 +135,51 @@ pub fn lab_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mut V
         if ui.button("back to one cloth").clicked() {
             actions.push(UiAction::SetLab(Vec::new()));
         }
+        reference_ui(ui, snap, actions);
     }
     ui.separator();
     search_ui(ui, state, snap);
+}
+
+/// The reference copy: a switch, and while it runs what it costs and each copy's distance
+/// from it (also plotted under the view).
+fn reference_ui(ui: &mut Ui, snap: &Snapshot, actions: &mut Vec<UiAction>) {
+    let mut on = snap.reference.is_some();
+    if ui
+        .checkbox(&mut on, "reference copy")
+        .on_hover_text(format!(
+            "Runs an accurate solve of the same springs beside the copies (backward Euler with \
+             the full spring Jacobian, CG to {:e}, {} times the substeps, no strain limiting or \
+             tethers), from copy 0's state: every copy is synced to it when it starts. Each \
+             copy's RMS distance from it is shown beside its name and plotted. The reference is \
+             not dragged; it costs far more than the copies, so a large cloth may fall behind \
+             real time.",
+            shape::REFERENCE_CG_TOLERANCE,
+            shape::REFERENCE_SUBSTEPS
+        ))
+        .changed()
+    {
+        actions.push(UiAction::Sim(Command::SetReference(on)));
+    }
+    if let Some(r) = snap.reference {
+        let text = if r.diverged {
+            "the reference's guard stopped it: no distances".to_string()
+        } else {
+            format!("reference: {:.0} µs a step", r.step_seconds * 1e6)
+        };
+        ui.label(RichText::new(text).small());
+        egui::Grid::new("reference distances")
+            .num_columns(2)
+            .show(ui, |ui| {
+                for (i, c) in std::iter::once(snap).chain(&snap.lab).enumerate() {
+                    ui.label(RichText::new(c.params.integrator.name()).color(colour(i)));
+                    ui.label(c.reference_distance.map_or("-".into(), |d| {
+                        format!("RMS {:.2} cm, max {:.2} cm", 100.0 * d.rms, 100.0 * d.max)
+                    }));
+                    ui.end_row();
+                }
+            });
+    }
 }
 
 /// *Largest stable dt*: starts the bench's bisection for every cloth shown on the scene as it is
@@ -118,23 +188,31 @@ fn search_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot) {
     let kinds = shown_integrators(snap);
     let running = state.dt_search.as_ref().is_some_and(|s| !s.finished());
     if let Some(search) = state.dt_search.as_ref().filter(|_| running) {
+        // The button first: the bar then takes the width that is left. After the bar, the
+        // button stood past the panel's edge and the panel grew by its width every frame.
         ui.horizontal(|ui| {
-            ui.add(egui::ProgressBar::new(search.progress() as f32).show_percentage());
             if ui.button("cancel").clicked() {
                 search.cancel();
             }
+            ui.add(egui::ProgressBar::new(search.progress() as f32).show_percentage());
         });
         // The bar moves while nothing else asks for a frame.
         ui.ctx()
             .request_repaint_after(std::time::Duration::from_millis(250));
     } else if ui
-        .button("find the largest stable dt")
+        .button("find the largest stable and accurate dt")
         .on_hover_text(format!(
             "Bisection on dt from {} to {} s, {} simulated s a trial (as flagsim bench), for \
-             each cloth shown, on the scene with the current parameters; in the background",
+             each cloth shown, on the scene with the current parameters; in the background. \
+             Stable: the guard never fires. Accurate: also ends within {} cm (RMS) of an \
+             accurate solve of the same springs (backward Euler, CG to {:e}, {} times the \
+             substeps, no strain limiting or tethers) at the same instant.",
             stability::DT_MIN,
             stability::DT_MAX,
-            stability::SECONDS
+            stability::SECONDS,
+            100.0 * stability::ACCURATE_DISTANCE,
+            shape::REFERENCE_CG_TOLERANCE,
+            shape::REFERENCE_SUBSTEPS
         ))
         .clicked()
     {
@@ -143,15 +221,30 @@ fn search_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot) {
         state.dt_search = Some(Arc::new(Search::start(scene, kinds.clone())));
     }
     let results = stable_dt(state, snap);
-    if results.iter().any(Option::is_some) {
-        egui::Grid::new("stable dt").num_columns(2).show(ui, |ui| {
-            for (i, (kind, dt)) in kinds.iter().zip(results).enumerate() {
+    if results.iter().any(|f| f.stable.is_some()) {
+        egui::Grid::new("stable dt").num_columns(3).show(ui, |ui| {
+            ui.label("");
+            ui.label("stable");
+            ui.label(format!(
+                "accurate (< {} cm)",
+                100.0 * stability::ACCURATE_DISTANCE
+            ));
+            ui.end_row();
+            for (i, (kind, found)) in kinds.iter().zip(results).enumerate() {
                 ui.label(RichText::new(kind.name()).color(colour(i)));
-                ui.label(dt.map_or("…".into(), stable_text));
+                ui.label(found.stable.map_or("…".into(), stable_text));
+                let accurate = match (found.stable, found.accurate) {
+                    (Some(stable), Some(dt)) => accurate_text(dt, stable),
+                    _ => "…".into(),
+                };
+                ui.label(accurate);
                 ui.end_row();
             }
         });
     } else if state.dt_search.as_ref().is_some_and(|s| s.cancelled()) {
         ui.label("cancelled");
+    }
+    if let Some(why) = state.dt_search.as_ref().and_then(|s| s.failure()) {
+        ui.label(format!("no accurate dt: {why}"));
     }
 }

@@ -333,7 +333,8 @@ pub fn controls(
             .show(ui, |ui| {
                 ui.checkbox(&mut state.plots.shown, "live plots")
                     .on_hover_text(
-                        "Kinetic energy, max strain and step time over time, under the view",
+                        "Kinetic energy, max strain and step time over time, under the view (and each \
+                         cloth's distance from the lab's reference copy while it runs)",
                     );
                 stats::stats_ui(ui, state, snap, frame);
             });

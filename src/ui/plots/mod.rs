@@ -1,5 +1,6 @@
 //! Live plots under the 3-D view: kinetic energy, max strain, step time and, while the Fig. 8
-//! comparison runs, the `Δv` cosine similarity to the precomputed filter, over a rolling window
+//! comparison runs, the `Δv` cosine similarity to the precomputed filter, and while the lab's
+//! reference copy runs, each cloth's RMS distance from it, over a rolling window
 //! of simulated time, one line per cloth in its colour. Pausing freezes them (no new steps, no
 //! new points); the points can be saved as CSV.
 
@@ -40,6 +41,8 @@ pub struct PlotSample {
     /// Cosine similarity of the step's `Δv` to the precomputed filter's (only while the
     /// comparison runs).
     pub dv_cosine: Option<f64>,
+    /// RMS distance from the lab's reference copy, m (only while one runs).
+    pub rms_distance: Option<f64>,
 }
 
 /// One cloth's points.
@@ -147,6 +150,7 @@ impl LivePlots {
             max_strain: snap.stats.max_strain,
             step_us: snap.stats.step_seconds * 1e6,
             dv_cosine: snap.compare.as_ref().map(|c| c.cosine),
+            rms_distance: snap.reference_distance.map(|d| d.rms),
         };
         trace.samples.push_back(sample);
         for (q, d) in QUANTITIES.iter().zip(&mut self.decimated[copy]) {
@@ -222,16 +226,20 @@ impl LivePlots {
             .collect()
     }
 
-    /// Every point as CSV: `time,integrator,kinetic_energy,max_strain,step_us,dv_cosine`
-    /// (the last empty where the comparison did not run), trace after trace.
+    /// Every point as CSV:
+    /// `time,integrator,kinetic_energy,max_strain,step_us,dv_cosine,rms_distance_m` (the last
+    /// two empty where the comparison or the reference copy did not run), trace after trace.
     pub fn csv(&self) -> String {
-        let mut out = String::from("time,integrator,kinetic_energy,max_strain,step_us,dv_cosine\n");
+        let mut out = String::from(
+            "time,integrator,kinetic_energy,max_strain,step_us,dv_cosine,rms_distance_m\n",
+        );
         for trace in &self.traces {
             for s in &trace.samples {
                 let cosine = s.dv_cosine.map(|c| c.to_string()).unwrap_or_default();
+                let distance = s.rms_distance.map(|d| format!("{d:e}")).unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    "{},{},{:e},{},{:.3},{cosine}",
+                    "{},{},{:e},{},{:.3},{cosine},{distance}",
                     s.time, trace.label, s.kinetic_energy, s.max_strain, s.step_us
                 );
             }
@@ -262,7 +270,7 @@ struct Quantity {
     value: fn(&PlotSample) -> Option<f64>,
 }
 
-const QUANTITIES: [Quantity; 4] = [
+const QUANTITIES: [Quantity; 5] = [
     Quantity {
         title: "kinetic energy, J",
         value: |s| Some(s.kinetic_energy),
@@ -278,6 +286,10 @@ const QUANTITIES: [Quantity; 4] = [
     Quantity {
         title: "Δv cosine to the filter",
         value: |s| s.dv_cosine,
+    },
+    Quantity {
+        title: "distance from reference (RMS), cm",
+        value: |s| s.rms_distance.map(|d| 100.0 * d),
     },
 ];
 
@@ -444,11 +456,43 @@ mod tests {
         s.stats.max_strain = 1.03;
         s.stats.step_seconds = 40e-6;
         plots.record(0, &s);
+        // A point while the lab's reference runs: its RMS distance in metres.
+        let mut r = at(&base, 2, 0.5);
+        r.kinetic_energy = 0.25;
+        r.stats.max_strain = 1.02;
+        r.stats.step_seconds = 50e-6;
+        r.reference_distance = Some(crate::sim::shape::Distance {
+            rms: 0.0125,
+            max: 0.03,
+        });
+        plots.record(0, &r);
         assert_eq!(
             plots.csv(),
-            "time,integrator,kinetic_energy,max_strain,step_us,dv_cosine\n\
-             0.25,kang-mg,5e-1,1.03,40.000,\n"
+            "time,integrator,kinetic_energy,max_strain,step_us,dv_cosine,rms_distance_m\n\
+             0.25,kang-mg,5e-1,1.03,40.000,,\n\
+             0.5,kang-mg,2.5e-1,1.02,50.000,,1.25e-2\n"
         );
+    }
+
+    #[test]
+    fn the_distance_plot_appears_with_the_reference_and_is_in_centimetres() {
+        let base = snapshot();
+        let mut plots = LivePlots::default();
+        plots.record(0, &at(&base, 1, 0.1));
+        let distance = QUANTITIES
+            .iter()
+            .position(|q| q.title.starts_with("distance from reference"))
+            .expect("a distance plot");
+        assert!(!plots.quantities_with_points().contains(&distance));
+        let mut r = at(&base, 2, 0.2);
+        r.reference_distance = Some(crate::sim::shape::Distance {
+            rms: 0.004,
+            max: 0.01,
+        });
+        plots.record(0, &r);
+        assert!(plots.quantities_with_points().contains(&distance));
+        let value = (QUANTITIES[distance].value)(&plots.traces[0].samples[1]);
+        assert!((value.unwrap() - 0.4).abs() < 1e-12, "{value:?}");
     }
 
     #[test]
