@@ -39,7 +39,7 @@ fn simulate_flag_prints_the_final_state_as_json() {
     let out = flagsim(&["simulate", "flag", "--steps", "600"]);
     let v = json(&out);
     assert_eq!(v["steps"], 600);
-    assert_eq!(v["integrator"], "kang-mg");
+    assert_eq!(v["integrator"], "implicit-mg");
     assert!((v["time"].as_f64().unwrap() - 10.0).abs() < 1e-9);
     let nodes = v["nodes"].as_array().unwrap();
     assert_eq!(nodes.len(), 100);

@@ -752,13 +752,11 @@ fn the_flag_preset_flies_without_jitter_or_visible_overstretch() {
         strain = strain.max(sim.stats.max_strain);
     }
     let zigzag = velocity_zigzag(&history);
-    // kang-mg, the preset's integrator, damps the flapping more than an accurate solve does
-    // (README, "Equal quality"): a mean node speed of 0.076 m/s over these steps, the
-    // reference's 0.39; over 2.5–10 s 0.19 against 0.50.
-    assert!(
-        speed > 0.05,
-        "the flag hardly moves: mean speed {speed} m/s"
-    );
+    // The accurate solve (4 substeps, CG to 1e-10) flaps at a mean node speed of 0.39 m/s over
+    // these steps. kang-mg's approximate Hessian damps that to 0.076 m/s (README, "Equal
+    // quality"); implicit-mg, the preset's integrator, solves the true Jacobian: at least half
+    // the reference's flapping.
+    assert!(speed > 0.2, "the flag hardly moves: mean speed {speed} m/s");
     assert!(
         zigzag < 0.15 * speed,
         "jitter: zig-zag {zigzag} m/s at mean speed {speed} m/s"

@@ -125,7 +125,7 @@ fn the_parallel_step_allocates_nothing_on_the_thread_that_runs_it() {
 }
 
 /// An n × n, 1 m sheet hanging in the XY plane with `pins`, 0.2 kg, structural stiffness `k`
-/// (shear k/4, bend k/40), Provot at τ = 0.05 with the default tethers.
+/// (shear k/4, bend k/40), Provot at τ = 0.05 with the default tethers, run by `kang-mg`.
 fn sheet(n: usize, pins: &str, k: f64) -> Simulation {
     sheet_with(n, pins, k, true)
 }
@@ -134,7 +134,7 @@ fn sheet_with(n: usize, pins: &str, k: f64, tethers: bool) -> Simulation {
     let json = format!(
         r#"{{ "cloth": {{ "grid": {{ "nx": {n}, "ny": {n}, "width": 1, "height": 1,
                 "origin": [0, 0, 0], "mass": 0.2, "pins": "{pins}" }} }},
-             "params": {{ "dt": 0.016666666666666666,
+             "params": {{ "integrator": "kang-mg", "dt": 0.016666666666666666,
                 "stiffness": {{ "structural": {k}, "shear": {}, "bend": {} }},
                 "wind": {{ "velocity": [0, 0, 0], "drag": 0, "lift": 0, "linear": 0 }},
                 "provot": {{ "enabled": true, "max_stretch": 0.05, "tethers": {tethers} }} }} }}"#,

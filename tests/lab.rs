@@ -713,7 +713,7 @@ mod stable_dt {
             (1..=8).collect::<Vec<u32>>(),
             "two bounds and six halvings"
         );
-        // kang-mg (the flag's own integrator) takes the top of the range at once.
+        // kang-mg takes the top of the range at once.
         let kang_mg = largest_stable_dt(&scene, IntegratorKind::KangMg, 0.5, 6, &never, |_| {});
         assert_eq!(kang_mg, Some(DT_MAX));
     }

@@ -124,7 +124,7 @@ fn the_reference_converges_and_the_default_keeps_a_stiff_flags_shape() {
     // The default configuration (the scene names no integrator) is within 1 cm RMS and 3 cm
     // everywhere of the reference, with no structural edge squeezed under 0.90.
     let sim = scene.simulation().unwrap();
-    assert_eq!(sim.params().integrator, IntegratorKind::KangMg);
+    assert_eq!(sim.params().integrator, IntegratorKind::ImplicitMg);
     let x = run(sim, steps);
     let d = shape::distance(&x, &r8);
     let edges = shape::structural_edges(&scene.simulation().unwrap().cloth, &x);
@@ -177,12 +177,12 @@ fn coarse_nodes_interpolate_with_weights_that_sum_to_one() {
     assert_eq!(parents(7, 9), ([(3, 0.5), (4, 0.5)], 2));
 }
 
-/// A grid sheet with `pins` for the multigrid tests.
+/// A grid sheet with `pins` for the multigrid tests, run by `kang-mg`.
 fn grid_sim(nx: usize, ny: usize, pins: &str, k: f64, dt: f64) -> Simulation {
     let json = format!(
         r#"{{ "cloth": {{ "grid": {{ "nx": {nx}, "ny": {ny}, "width": 1.0, "height": 0.8,
                                      "mass": 0.3, "pins": "{pins}" }} }},
-             "params": {{ "dt": {dt},
+             "params": {{ "integrator": "kang-mg", "dt": {dt},
                  "stiffness": {{ "structural": {k}, "shear": {}, "bend": {} }},
                  "wind": {{ "velocity": [0, 0, 0], "gust": {{ "strength": 0 }} }} }} }}"#,
         k / 4.0,
@@ -456,5 +456,98 @@ fn a_moving_pin_enters_kang_mgs_system_with_its_known_velocity_change() {
         (sim.cloth.v[1] - dv1).length() < 1e-12,
         "{:?} vs {dv1:?}",
         sim.cloth.v[1]
+    );
+}
+
+/// A flag of `n × n` nodes in 3-D wind (it leaves its plane), `h²k/m ≈ 60`.
+fn windy_flag(n: usize, integrator: &str) -> Simulation {
+    let json = format!(
+        r#"{{ "cloth": {{ "grid": {{ "nx": {n}, "ny": {n}, "width": 1.0, "height": 0.8,
+                                     "mass": 0.2, "pins": "hoist" }} }},
+             "params": {{ "integrator": "{integrator}", "dt": 0.016666666666666666,
+                 "stiffness": {{ "structural": 300.0, "shear": 75.0, "bend": 2.0 }},
+                 "damping": 0.02,
+                 "wind": {{ "velocity": [5, 0, 2], "drag": 0.004, "lift": 0.006,
+                            "linear": 0.004, "gust": {{ "strength": 0.5 }} }},
+                 "provot": {{ "enabled": false }} }} }}"#
+    );
+    Scene::from_json(&json, "windy flag")
+        .unwrap()
+        .simulation()
+        .unwrap()
+}
+
+#[test]
+fn implicit_mg_converges_to_the_step_implicit_cg_takes() {
+    // The same system (backward Euler with the full spring Jacobian, spring damping, the
+    // semi-implicit air, the pole's nodes held), two unrelated solvers: Jacobi-preconditioned
+    // CG and multigrid-preconditioned flexible CG, both to 1e-12, from a state in mid-flap.
+    let mut sim = windy_flag(12, "implicit-cg");
+    sim.step_n(60);
+    let mut p = sim.params().clone();
+    p.cg.tolerance = 1e-12;
+    p.cg.max_iterations = 5000;
+    p.multigrid.tolerance = 1e-12;
+    p.multigrid.max_cycles = 100;
+    sim.set_params(p).unwrap();
+    let cg = sim.probe_delta_v(IntegratorKind::ImplicitCg).unwrap();
+    let mg = sim.probe_delta_v(IntegratorKind::ImplicitMg).unwrap();
+    let size = norm(&cg);
+    assert!(
+        size > 1e-3,
+        "a step that changes nothing proves nothing: {size}"
+    );
+    let apart: Vec<DVec3> = cg.iter().zip(&mg).map(|(a, b)| *a - *b).collect();
+    assert!(
+        norm(&apart) < 1e-8 * size,
+        "implicit-mg's Δv is {} from implicit-cg's (|Δv| = {size})",
+        norm(&apart)
+    );
+}
+
+#[test]
+fn a_node_crossing_a_sheet_at_rest_length_keeps_its_velocity_under_implicit_mg() {
+    // A flat 5 × 5 sheet at rest length, no gravity or air; the middle node moves across it.
+    // Every spring lies in the sheet's plane, so the true Jacobian's P = x̂x̂ᵀ never sees that
+    // velocity, and at rest length its (1 − L/|x|) part is zero: backward Euler changes
+    // nothing (Δv = 0). Desbrun's Hessian gives each spring k across its length too: kang-mg's
+    // viscosity term and matrix take most of the velocity away in one step (h²k/m = 12.5 a spring here).
+    let json = |integrator: &str| {
+        format!(
+            r#"{{ "cloth": {{ "grid": {{ "nx": 5, "ny": 5, "width": 0.4, "height": 0.4,
+                                         "mass": 0.05, "pins": "top-corners" }} }},
+                 "params": {{ "integrator": "{integrator}", "dt": 0.02, "gravity": [0, 0, 0],
+                     "stiffness": {{ "structural": 62.5, "shear": 62.5, "bend": 62.5 }},
+                     "multigrid": {{ "tolerance": 1e-12, "max_cycles": 50 }},
+                     "wind": {{ "velocity": [0, 0, 0], "drag": 0, "lift": 0, "linear": 0,
+                                "gust": {{ "strength": 0 }} }},
+                     "provot": {{ "enabled": false }} }} }}"#
+        )
+    };
+    let v0 = DVec3::new(0.0, 0.0, 0.7);
+    let after_one_step = |integrator: &str| {
+        let mut sim = Scene::from_json(&json(integrator), "sheet")
+            .unwrap()
+            .simulation()
+            .unwrap();
+        let mid = 12;
+        assert!(sim.cloth.x.iter().all(|x| x.z == 0.0), "the sheet is flat");
+        sim.cloth.v[mid] = v0;
+        assert!(sim.step());
+        (sim.cloth.v[mid], sim.cloth.v.clone())
+    };
+    let (v, all) = after_one_step("implicit-mg");
+    assert!((v - v0).length() < 1e-9, "implicit-mg: {v} from {v0}");
+    let others = all
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != 12)
+        .map(|(_, v)| v.length())
+        .fold(0.0, f64::max);
+    assert!(others < 1e-9, "the others were moved: {others} m/s");
+    let (v, _) = after_one_step("kang-mg");
+    assert!(
+        v.dot(v0) < 0.5 * v0.length_squared(),
+        "kang-mg kept {v} of {v0}"
     );
 }

@@ -69,7 +69,7 @@ fn ui_commands_change_the_running_simulation() {
     // Reset goes back to the scene's state and parameters.
     sim.send(Command::Reset);
     let s = wait_for(&slot, WAIT, |s| s.step == 0 && s.generation == 1).unwrap();
-    assert_eq!(s.params.integrator, IntegratorKind::KangMg);
+    assert_eq!(s.params.integrator, IntegratorKind::ImplicitMg);
     assert_eq!(s.params.stiffness.structural, 100.0);
 }
 

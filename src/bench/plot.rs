@@ -17,6 +17,7 @@ pub const STYLES: [(&str, Marker); IntegratorKind::ALL.len()] = [
     ("#F0E442", Marker::TriangleDown), // xpbd: yellow
     ("#7F7F7F", Marker::Ring),         // choi-ko: grey
     ("#882255", Marker::Hexagon),      // kang-mg: wine (Tol's muted palette)
+    ("#44AA99", Marker::SquareRing),   // implicit-mg: teal (Tol's muted palette)
 ];
 
 /// A point marker of the plot.
@@ -32,6 +33,8 @@ pub enum Marker {
     TriangleDown,
     Ring,
     Hexagon,
+    /// An open square.
+    SquareRing,
 }
 
 /// The SVG of `marker` at `(x, y)` in colour `c`.
@@ -60,6 +63,13 @@ fn marker(m: Marker, x: f64, y: f64, c: &str) -> String {
         ),
         Marker::Square => format!(
             r#"<rect x="{:.1}" y="{:.1}" width="{}" height="{}" fill="{c}"/>"#,
+            x - r,
+            y - r,
+            2.0 * r,
+            2.0 * r
+        ),
+        Marker::SquareRing => format!(
+            r#"<rect x="{:.1}" y="{:.1}" width="{}" height="{}" fill="white" stroke="{c}" stroke-width="2"/>"#,
             x - r,
             y - r,
             2.0 * r,

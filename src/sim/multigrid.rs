@@ -380,6 +380,35 @@ impl Multigrid {
         report
     }
 
+    /// The coarse-grid correction of a two-grid preconditioner for a system on level 0's nodes
+    /// whose matrix is close to this one: `e = P A₁⁻¹ Pᵀ r`, `A₁⁻¹` taken by one V-cycle from
+    /// level 1 (exactly when level 1 is the coarsest). `e` is written on level 0's active
+    /// nodes and zero elsewhere; with a single level there is no coarser grid and `e = 0`.
+    pub fn coarse_correction(&mut self, r: &[DVec3], e: &mut [DVec3], parallel: bool) {
+        e.fill(DVec3::ZERO);
+        if self.levels.len() < 2 {
+            return;
+        }
+        let parallel = parallel && self.levels[0].len() >= PARALLEL_LEVEL;
+        let level = &mut self.levels[0];
+        for (i, ri) in level.r.iter_mut().enumerate() {
+            *ri = if level.diag[i] > 0.0 {
+                r[i]
+            } else {
+                DVec3::ZERO
+            };
+        }
+        let (fine, coarse) = self.levels.split_at_mut(1);
+        restrict(&fine[0], &mut coarse[0], parallel);
+        coarse[0].x.fill(DVec3::ZERO);
+        self.v_cycle(1, parallel);
+        let (fine, coarse) = self.levels.split_at_mut(1);
+        let fine = &mut fine[0];
+        fine.x.fill(DVec3::ZERO);
+        prolong(&coarse[0], fine, parallel);
+        e.copy_from_slice(&fine.x);
+    }
+
     /// One V-cycle from level `l` down; returns `Σ |r_i|²` of the residual the last smoothing
     /// sweep started from (0 at the coarsest level, which is solved exactly).
     fn v_cycle(&mut self, l: usize, parallel: bool) -> f64 {

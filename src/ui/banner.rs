@@ -43,8 +43,8 @@ pub fn divergence_banner(ui: &mut Ui, state: &mut UiState, snap: &Snapshot) -> V
                     ))));
                     actions.push(UiAction::Sim(Command::ClearDivergence));
                 }
-                if ui.button("switch to kang-mg and resume").clicked() {
-                    actions.push(state.set_integrator(IntegratorKind::KangMg));
+                if ui.button("switch to implicit-mg and resume").clicked() {
+                    actions.push(state.set_integrator(IntegratorKind::ImplicitMg));
                     actions.push(UiAction::Sim(Command::ClearDivergence));
                 }
             });

@@ -78,7 +78,7 @@ pub fn integrator_ui(
             changed |= p.cg.ui(ui);
         }
         IntegratorKind::ImplicitCg => changed |= p.cg.ui(ui),
-        IntegratorKind::KangMg => changed |= p.multigrid.ui(ui),
+        IntegratorKind::KangMg | IntegratorKind::ImplicitMg => changed |= p.multigrid.ui(ui),
         _ => {}
     }
     let on_grid = snap.grid.is_some();

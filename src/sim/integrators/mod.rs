@@ -13,6 +13,7 @@ pub mod explicit;
 pub mod explicit_euler;
 pub mod hybrid;
 pub mod implicit_cg;
+pub mod implicit_mg;
 pub mod kang;
 pub mod kang_mg;
 pub mod symplectic_euler;
@@ -155,6 +156,7 @@ pub fn make(kind: IntegratorKind) -> Box<dyn Integrator> {
         IntegratorKind::Xpbd => Box::new(xpbd::Xpbd::default()),
         IntegratorKind::ChoiKo => Box::new(choi_ko::ChoiKo::default()),
         IntegratorKind::KangMg => Box::new(kang_mg::KangMg::default()),
+        IntegratorKind::ImplicitMg => Box::new(implicit_mg::ImplicitMg::default()),
     }
 }
 

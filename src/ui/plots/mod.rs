@@ -384,7 +384,7 @@ mod tests {
         plots.record(0, &at(&base, 2, 0.2));
         let trace = &plots.traces[0];
         assert_eq!(trace.samples.len(), 2);
-        assert_eq!(trace.label, "kang-mg");
+        assert_eq!(trace.label, "implicit-mg");
         assert_eq!(trace.samples[1].time, 0.2);
         assert_eq!(trace.samples[1].kinetic_energy, base.kinetic_energy);
         assert_eq!(trace.samples[1].step_us, base.stats.step_seconds * 1e6);
@@ -469,8 +469,8 @@ mod tests {
         assert_eq!(
             plots.csv(),
             "time,integrator,kinetic_energy,max_strain,step_us,dv_cosine,rms_distance_m\n\
-             0.25,kang-mg,5e-1,1.03,40.000,,\n\
-             0.5,kang-mg,2.5e-1,1.02,50.000,,1.25e-2\n"
+             0.25,implicit-mg,5e-1,1.03,40.000,,\n\
+             0.5,implicit-mg,2.5e-1,1.02,50.000,,1.25e-2\n"
         );
     }
 
