@@ -583,3 +583,56 @@ fn implicit_mg_meets_its_tolerance_in_a_few_iterations_on_a_stiff_fine_flag() {
         "{late} iterations over the last 30 steps"
     );
 }
+
+#[test]
+fn at_its_tolerance_implicit_mg_is_as_close_to_the_solution_as_the_residual_allows() {
+    // The first step of a stiff 17 × 17 flag from rest: flat, every spring at rest length,
+    // v = 0, gravity only, so the right-hand side is h m g on every free node and the
+    // residual's scale is h |g| sqrt(Σ m²). Stopping at |r| ≤ tol · scale leaves an error of
+    // at most |A⁻¹| |r| ≤ tol · scale / min m (A is a mass matrix plus positive semi-definite
+    // blocks, so its smallest eigenvalue is at least the smallest mass).
+    let scene = peer_flag(17, Some("implicit-mg"), r#"{ "enabled": false }"#);
+    let mut sim = scene.simulation().unwrap();
+    let tolerance = sim.params().multigrid.tolerance;
+    let h = sim.params().h();
+    let c = &sim.cloth;
+    let free: Vec<usize> = (0..c.node_count()).filter(|&i| !c.pinned[i]).collect();
+    let mass_norm = free.iter().map(|&i| c.m[i] * c.m[i]).sum::<f64>().sqrt();
+    let m_min = free.iter().map(|&i| c.m[i]).fold(f64::INFINITY, f64::min);
+    let g = DVec3::from_array(sim.params().gravity).length();
+    let bound = tolerance * h * g * mass_norm / m_min;
+    let got = sim.probe_delta_v(IntegratorKind::ImplicitMg).unwrap();
+    let mut p = sim.params().clone();
+    p.cg.tolerance = 1e-12;
+    p.cg.max_iterations = 5000;
+    sim.set_params(p).unwrap();
+    let exact = sim.probe_delta_v(IntegratorKind::ImplicitCg).unwrap();
+    let error: Vec<DVec3> = got.iter().zip(&exact).map(|(a, b)| *a - *b).collect();
+    assert!(
+        norm(&error) <= bound,
+        "error {} over the bound {bound}",
+        norm(&error)
+    );
+    // It did have to iterate: the bound is not met from Δv = 0.
+    assert!(norm(&exact) > bound, "{} against {bound}", norm(&exact));
+}
+
+#[test]
+fn implicit_mg_stops_at_four_iterations_per_allowed_cycle() {
+    // The same first step needs about 9 iterations to reach the default tolerance; with
+    // `max_cycles` 1 the cap is ITERATIONS_PER_CYCLE × 1 = 4, and the step reports exactly
+    // that many, its residual still above the tolerance.
+    use flagsim::sim::integrators::implicit_mg::ITERATIONS_PER_CYCLE;
+    let scene = peer_flag(17, Some("implicit-mg"), r#"{ "enabled": false }"#);
+    let mut sim = scene.simulation().unwrap();
+    let mut p = sim.params().clone();
+    p.multigrid.max_cycles = 1;
+    sim.set_params(p).unwrap();
+    assert!(sim.step());
+    let report = sim.stats.cg;
+    assert_eq!(report.iterations, ITERATIONS_PER_CYCLE, "{report:?}");
+    assert!(
+        report.relative_residual > sim.params().multigrid.tolerance,
+        "{report:?}"
+    );
+}
