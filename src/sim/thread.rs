@@ -603,8 +603,9 @@ impl Worker {
         Ok(sim)
     }
 
-    /// Restarts a running reference from copy `n`'s state (after a sync, a reset or new
-    /// parameters), so that it stays the same springs from the same state as the copies.
+    /// Restarts a running reference from copy `n`'s state (after a sync, a reset or a new
+    /// scene), so that it starts where the copies start. New parameters do not restart it: it
+    /// takes them and keeps its state, as the copies do.
     fn restart_reference(&mut self, n: usize) -> Result<(), String> {
         if self.reference.is_some() {
             self.reference = Some(self.reference_from(n)?);
