@@ -782,18 +782,23 @@ mod stable_dt {
                 trials.push(n);
             })
             .unwrap();
-        assert!(found < scene.params.dt, "{found}");
+        assert!(found > 0.0 && found < scene.params.dt, "{found}");
+        // The result is a step that ends the run exactly at its end (measured: 1/536 s).
+        let (n, step) = steps_to(seconds, found);
+        assert_eq!(step, found);
+        assert!(
+            (n as f64 * found - seconds).abs() < 1e-12,
+            "{n} steps of {found}"
+        );
         assert_eq!(
             trials,
             (1..=8).collect::<Vec<u32>>(),
             "two bounds and six halvings"
         );
-        if found > 0.0 {
-            assert_eq!(
-                runs_accurately(&scene, kind, found, seconds, &reference, &never),
-                Some(true)
-            );
-        }
+        assert_eq!(
+            runs_accurately(&scene, kind, found, seconds, &reference, &never),
+            Some(true)
+        );
         // No larger than the stable dt it is given, and 0 when that is below the range.
         let capped = largest_accurate_dt(
             &scene,
