@@ -44,7 +44,8 @@ pub fn found_text(found: &Found) -> Option<String> {
     ))
 }
 
-/// The largest accurate `dt` as the panels write it: "as stable" when it is the stable one.
+/// The largest accurate `dt` as the panels write it, "(all stable)" added when it is the
+/// stable one (every stable `dt` tried was accurate).
 pub fn accurate_text(dt: f64, stable: f64) -> String {
     if dt <= 0.0 {
         format!("below {} s", stability::DT_MIN)
