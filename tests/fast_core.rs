@@ -313,6 +313,102 @@ fn the_parallel_path_is_bit_identical_to_the_serial_one_on_a_banded_cloth() {
 }
 
 #[test]
+fn the_one_thread_force_scatter_equals_the_parallel_gather_bit_for_bit() {
+    // A crumpled, moving 33 × 33 sheet (more springs than one batch, not a multiple of it),
+    // with damping, the viscosity term and skipped nodes (single ones and whole blocks, so
+    // some springs have both ends skipped).
+    let mut cloth = sheet(33, "top-corners", 2000.0).cloth;
+    let n = cloth.node_count();
+    for i in 0..n {
+        let t = i as f64;
+        cloth.x[i] += 0.004 * DVec3::new((1.3 * t).sin(), (0.7 * t).cos(), (2.1 * t).sin());
+        cloth.v[i] = DVec3::new((0.3 * t).cos(), (1.9 * t).sin(), 0.5 * (t * 0.11).sin());
+    }
+    assert!(!cloth.ends.len().is_multiple_of(64) && cloth.ends.len() > 64);
+    let skip: Vec<bool> = (0..n)
+        .map(|i| i % 7 == 0 || (200..260).contains(&i))
+        .collect();
+    for viscosity in [None, Some(1.0 / 60.0)] {
+        for skip in [&[][..], &skip[..]] {
+            let mut forces = [vec![DVec3::NAN; n], vec![DVec3::NAN; n]];
+            for (parallel, out) in [false, true].into_iter().zip(&mut forces) {
+                let mut scratch = Vec::new();
+                flagsim::sim::forces::spring_forces(
+                    &cloth,
+                    0.8,
+                    viscosity,
+                    parallel,
+                    skip,
+                    &mut scratch,
+                    out,
+                );
+            }
+            assert_eq!(
+                forces[0],
+                forces[1],
+                "viscosity {viscosity:?}, skip {}",
+                skip.len()
+            );
+            // And the sums are the springs' forces: node 0's (a pinned corner, skipped or
+            // not) from its springs one by one, with Hooke's law written out.
+            let expect: DVec3 = if skip.first() == Some(&true) {
+                DVec3::ZERO
+            } else {
+                cloth
+                    .springs
+                    .iter()
+                    .enumerate()
+                    .fold(DVec3::ZERO, |sum, (s, sp)| {
+                        let sign = if sp.a == 0 {
+                            1.0
+                        } else if sp.b == 0 {
+                            -1.0
+                        } else {
+                            return sum;
+                        };
+                        let d = cloth.x[sp.b] - cloth.x[sp.a];
+                        let len = d.length();
+                        let dir = d / len;
+                        let f = cloth.k[s] * (len - sp.rest) * dir
+                            + 0.8 * (cloth.v[sp.b] - cloth.v[sp.a]).dot(dir) * dir;
+                        let visc = viscosity.map_or(DVec3::ZERO, |h| {
+                            h * cloth.k[s]
+                                * (cloth.v[if sign > 0.0 { sp.b } else { sp.a }] - cloth.v[0])
+                        });
+                        sum + sign * f + visc
+                    })
+            };
+            assert!(
+                (forces[0][0] - expect).length() < 1e-9 * (1.0 + expect.length()),
+                "{expect}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_strain_maxima_find_one_stretched_spring_wherever_it_is() {
+    // A 5 × 5 sheet at rest (every ratio 1), then one spring at a time given a rest length
+    // 1.5 times shorter (its cached 1 / L² times 2.25): its ratio is then 1.5, every other
+    // one still 1. Each position in the four running maxima and in the tail is met, on both
+    // paths, for limited and unlimited (bend) springs.
+    let base = sheet(5, "top-corners", 2000.0).cloth;
+    let springs = base.springs.len();
+    assert!(!springs.is_multiple_of(4), "the tail must be tested too");
+    assert_eq!(base.strain_maxima(false), (1.0, 1.0));
+    for s in 0..springs {
+        let mut cloth = base.clone();
+        cloth.inv_rest2[s] *= 2.25;
+        for parallel in [false, true] {
+            let (all, limited) = cloth.strain_maxima(parallel);
+            assert!((all - 1.5).abs() < 1e-12, "spring {s}: {all}");
+            let is_limited = cloth.limited[s] > 0.0;
+            assert_eq!(limited == all, is_limited, "spring {s}: {limited} {all}");
+        }
+    }
+}
+
+#[test]
 fn provot_sweeps_stop_when_nothing_is_over_the_limit() {
     // A sheet at rest under no load: nothing to correct, one sweep finds that out.
     let mut sim = sheet(16, "top-corners", 2000.0);
