@@ -26,7 +26,7 @@ use glam::{DMat3, DVec3};
 use super::implicit_cg::{CgReport, spring_jacobian};
 use super::{Integrator, Next, Step, StepInput, advance_symplectic};
 use crate::sim::cloth::Cloth;
-use crate::sim::forces::for_each_node;
+use crate::sim::forces::{for_each_node, for_each_node2};
 use crate::sim::multigrid::Multigrid;
 use crate::sim::params::IntegratorKind;
 use crate::sim::simulation::StepStats;
@@ -83,6 +83,10 @@ impl System<'_> {
 
     /// `out = A x` on the free nodes, zero on the held ones.
     fn apply(&self, x: &[DVec3], out: &mut [DVec3], parallel: bool) {
+        if !parallel {
+            self.apply_by_springs(x, out);
+            return;
+        }
         for_each_node(parallel, out, |i, o| {
             *o = if self.held[i] {
                 DVec3::ZERO
@@ -90,6 +94,34 @@ impl System<'_> {
                 self.row(i, x)
             };
         });
+    }
+
+    /// [`System::apply`] on one thread, spring by spring: each spring's `S_s (x_a − x_b)` once,
+    /// added to one end and taken from the other. A node's links are in spring order, and
+    /// `S (−u)` is `−(S u)` exactly, so each row receives the terms [`System::row`] sums, in
+    /// its order: the same bits, with half the block products.
+    fn apply_by_springs(&self, x: &[DVec3], out: &mut [DVec3]) {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = if self.held[i] {
+                DVec3::ZERO
+            } else {
+                self.mass[i] * x[i]
+            };
+        }
+        for (s, &[a, b]) in self.cloth.ends.iter().enumerate() {
+            let (a, b) = (a as usize, b as usize);
+            let block = &self.block[s];
+            match (self.held[a], self.held[b]) {
+                (false, false) => {
+                    let t = *block * (x[a] - x[b]);
+                    out[a] += t;
+                    out[b] -= t;
+                }
+                (false, true) => out[a] += *block * (x[a] - DVec3::ZERO),
+                (true, false) => out[b] += *block * (x[b] - DVec3::ZERO),
+                (true, true) => {}
+            }
+        }
     }
 
     /// One Gauss–Seidel update of node `i` towards `A z = r`: `z_i = D_i⁻¹ (r_i + Σ S_s z_j)`.
@@ -174,21 +206,17 @@ impl ImplicitMg {
         self.b.resize(n, DVec3::ZERO);
         let h2 = h * h;
         let damping = step.params.damping;
-        for_each_node(parallel, &mut self.jac, |s, j| {
+        for_each_node2(parallel, &mut self.jac, &mut self.block, |s, j, blk| {
             let sp = &cloth.springs[s];
-            *j = spring_jacobian(cloth.x[sp.b] - cloth.x[sp.a], cloth.k[s], sp.rest);
-        });
-        let jac = &self.jac;
-        for_each_node(parallel, &mut self.block, |s, blk| {
-            let sp = &cloth.springs[s];
-            let mut m = jac[s] * h2;
+            let x_ab = cloth.x[sp.b] - cloth.x[sp.a];
+            *j = spring_jacobian(x_ab, cloth.k[s], sp.rest);
+            *blk = *j * h2;
             if damping > 0.0 {
-                let d = (cloth.x[sp.b] - cloth.x[sp.a]).normalize_or_zero();
-                m += DMat3::from_cols(d * d.x, d * d.y, d * d.z) * (h * damping);
+                let d = x_ab.normalize_or_zero();
+                *blk += DMat3::from_cols(d * d.x, d * d.y, d * d.z) * (h * damping);
             }
-            *blk = m;
         });
-        let block = &self.block;
+        let (jac, block) = (&self.jac, &self.block);
         let air = ext.has_air;
         for_each_node(parallel, &mut self.mass, |i, m| {
             *m = cloth.m[i]
@@ -207,6 +235,10 @@ impl ImplicitMg {
             // Symmetric positive definite (a mass plus positive semi-definite blocks).
             *d = diag.inverse();
         });
+        if !parallel {
+            self.rhs_by_springs(step);
+            return;
+        }
         for_each_node(parallel, &mut self.b, |i, b| {
             if kinematic[i] {
                 *b = DVec3::ZERO;
@@ -223,6 +255,45 @@ impl ImplicitMg {
             }
             *b = rhs;
         });
+    }
+
+    /// The right-hand side of [`ImplicitMg::assemble`] on one thread, spring by spring: each
+    /// spring's `h² K_s (v_b − v_a)` once, added to `a` and taken from `b` (with a held end's
+    /// known `Δv` where the gather adds it, so each row receives its terms in the gather's
+    /// order: the same bits, with half the block products).
+    fn rhs_by_springs(&mut self, step: &Step) {
+        let StepInput {
+            cloth,
+            kinematic,
+            known_dv,
+            h,
+            ..
+        } = step.input;
+        let h2 = h * h;
+        for (i, b) in self.b.iter_mut().enumerate() {
+            *b = if kinematic[i] {
+                DVec3::ZERO
+            } else {
+                h * (step.force[i] + step.ext.as_force(i, cloth.m[i]))
+            };
+        }
+        let b = &mut self.b;
+        for (s, &[ia, ib]) in cloth.ends.iter().enumerate() {
+            let (ia, ib) = (ia as usize, ib as usize);
+            let t = h2 * (self.jac[s] * (cloth.v[ib] - cloth.v[ia]));
+            if !kinematic[ia] {
+                b[ia] += t;
+                if kinematic[ib] {
+                    b[ia] += self.block[s] * known_dv[ib];
+                }
+            }
+            if !kinematic[ib] {
+                b[ib] -= t;
+                if kinematic[ia] {
+                    b[ib] += self.block[s] * known_dv[ia];
+                }
+            }
+        }
     }
 
     /// Flexible CG on the assembled system from the last step's `Δv` (held nodes zero in the
