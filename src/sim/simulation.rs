@@ -220,10 +220,7 @@ impl Work {
 }
 
 fn slot(kind: IntegratorKind) -> usize {
-    IntegratorKind::ALL
-        .iter()
-        .position(|k| *k == kind)
-        .unwrap_or_default()
+    kind.index()
 }
 
 impl Simulation {
