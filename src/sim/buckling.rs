@@ -23,7 +23,7 @@ use glam::{DMat3, DVec3};
 
 use super::cloth::{Cloth, SpringFamily};
 use super::forces::for_each_node;
-use super::integrators::implicit_cg::spring_jacobian;
+use super::jacobian::spring_jacobian;
 
 /// `(cos θ − sinc θ) / θ²` and its derivative, with series near 0 where the difference cancels.
 /// `g(0) = −1/3`.

@@ -8,6 +8,7 @@ pub mod constraints;
 pub mod forces;
 pub mod guard;
 pub mod integrators;
+pub mod jacobian;
 pub mod lab;
 pub mod multigrid;
 pub mod params;

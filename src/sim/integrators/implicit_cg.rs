@@ -16,6 +16,7 @@ use glam::{DMat3, DVec3};
 
 use super::{Integrator, Next, Step, StepInput, advance_symplectic};
 use crate::sim::forces::{External, for_each_node};
+use crate::sim::jacobian::{RhsInput, right_hand_side, spring_blocks};
 use crate::sim::params::{CgSettings, IntegratorKind};
 use crate::sim::simulation::StepStats;
 
@@ -79,22 +80,6 @@ pub struct CgReport {
     pub relative_residual: f64,
 }
 
-/// The stiffness block `K_s = ∂f_a/∂x_b` of one spring (compressed: only the `P` part).
-pub fn spring_jacobian(x_ab: DVec3, k: f64, rest: f64) -> DMat3 {
-    let len = x_ab.length();
-    if len == 0.0 {
-        return DMat3::from_diagonal(DVec3::splat(k));
-    }
-    let d = x_ab / len;
-    let p = DMat3::from_cols(d * d.x, d * d.y, d * d.z);
-    let stretch = 1.0 - rest / len;
-    if stretch > 0.0 {
-        p * k + (DMat3::IDENTITY - p) * (k * stretch)
-    } else {
-        p * k
-    }
-}
-
 /// Solves for `Δv` (kinematic nodes get their known value). `damping` is the spring damping
 /// coefficient, N·s/m.
 pub fn solve(
@@ -114,9 +99,6 @@ pub fn solve(
         parallel,
     } = *input;
     let n = cloth.node_count();
-    let ns = cloth.springs.len();
-    s.block.resize(ns, DMat3::ZERO);
-    s.jac.resize(ns, DMat3::ZERO);
     for v in [
         &mut s.b,
         &mut s.r,
@@ -127,45 +109,19 @@ pub fn solve(
     ] {
         v.resize(n, DVec3::ZERO);
     }
-    let h2 = h * h;
-    {
-        let jac = &mut s.jac;
-        for_each_node(parallel, jac, |si, j| {
-            let sp = &cloth.springs[si];
-            *j = spring_jacobian(cloth.x[sp.b] - cloth.x[sp.a], cloth.k[si], sp.rest);
-        });
-    }
-    {
-        let jac = &s.jac;
-        for_each_node(parallel, &mut s.block, |si, blk| {
-            let sp = &cloth.springs[si];
-            let mut m = jac[si] * h2;
-            if damping > 0.0 {
-                let d = (cloth.x[sp.b] - cloth.x[sp.a]).normalize_or_zero();
-                m += DMat3::from_cols(d * d.x, d * d.y, d * d.z) * (h * damping);
-            }
-            *blk = m;
-        });
-    }
+    spring_blocks(cloth, h, damping, parallel, &mut s.jac, &mut s.block);
+    let rhs = RhsInput {
+        cloth,
+        kinematic,
+        known_dv,
+        h,
+        force,
+        ext,
+        parallel,
+    };
+    right_hand_side(&rhs, &s.jac, &s.block, &mut s.b);
     let block = &s.block;
-    let jac = &s.jac;
-    // Right-hand side and the preconditioner's diagonal.
-    for_each_node(parallel, &mut s.b, |i, b| {
-        if kinematic[i] {
-            *b = DVec3::ZERO;
-            return;
-        }
-        let mut rhs = h * (force[i] + ext.as_force(i, cloth.m[i]));
-        for l in cloth.links(i) {
-            let j = l.node as usize;
-            let si = l.spring as usize;
-            rhs += h2 * (jac[si] * (cloth.v[j] - cloth.v[i]));
-            if kinematic[j] {
-                rhs += block[si] * known_dv[j];
-            }
-        }
-        *b = rhs;
-    });
+    // The preconditioner's diagonal.
     for_each_node(parallel, &mut s.diag, |i, d| {
         let mut diag = DVec3::splat(cloth.m[i] + h * (ext.drag_c[i] + ext.air_c[i]));
         for l in cloth.links(i) {

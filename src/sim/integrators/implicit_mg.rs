@@ -23,10 +23,11 @@
 
 use glam::{DMat3, DVec3};
 
-use super::implicit_cg::{CgReport, spring_jacobian};
+use super::implicit_cg::CgReport;
 use super::{Integrator, Next, Step, StepInput, advance_symplectic};
 use crate::sim::cloth::Cloth;
-use crate::sim::forces::{for_each_node, for_each_node2};
+use crate::sim::forces::for_each_node;
+use crate::sim::jacobian::{RhsInput, right_hand_side, spring_blocks};
 use crate::sim::multigrid::Multigrid;
 use crate::sim::params::IntegratorKind;
 use crate::sim::simulation::StepStats;
@@ -198,25 +199,18 @@ impl ImplicitMg {
             parallel,
         } = step.input;
         let (ext, force) = (step.ext, step.force);
-        let (n, ns) = (cloth.node_count(), cloth.springs.len());
-        self.jac.resize(ns, DMat3::ZERO);
-        self.block.resize(ns, DMat3::ZERO);
+        let n = cloth.node_count();
         self.diag_inv.resize(n, DMat3::ZERO);
         self.mass.resize(n, 0.0);
-        self.b.resize(n, DVec3::ZERO);
-        let h2 = h * h;
-        let damping = step.params.damping;
-        for_each_node2(parallel, &mut self.jac, &mut self.block, |s, j, blk| {
-            let sp = &cloth.springs[s];
-            let x_ab = cloth.x[sp.b] - cloth.x[sp.a];
-            *j = spring_jacobian(x_ab, cloth.k[s], sp.rest);
-            *blk = *j * h2;
-            if damping > 0.0 {
-                let d = x_ab.normalize_or_zero();
-                *blk += DMat3::from_cols(d * d.x, d * d.y, d * d.z) * (h * damping);
-            }
-        });
-        let (jac, block) = (&self.jac, &self.block);
+        spring_blocks(
+            cloth,
+            h,
+            step.params.damping,
+            parallel,
+            &mut self.jac,
+            &mut self.block,
+        );
+        let block = &self.block;
         let air = ext.has_air;
         for_each_node(parallel, &mut self.mass, |i, m| {
             *m = cloth.m[i]
@@ -235,65 +229,16 @@ impl ImplicitMg {
             // Symmetric positive definite (a mass plus positive semi-definite blocks).
             *d = diag.inverse();
         });
-        if !parallel {
-            self.rhs_by_springs(step);
-            return;
-        }
-        for_each_node(parallel, &mut self.b, |i, b| {
-            if kinematic[i] {
-                *b = DVec3::ZERO;
-                return;
-            }
-            let mut rhs = h * (force[i] + ext.as_force(i, cloth.m[i]));
-            for l in cloth.links(i) {
-                let j = l.node as usize;
-                let s = l.spring as usize;
-                rhs += h2 * (jac[s] * (cloth.v[j] - cloth.v[i]));
-                if kinematic[j] {
-                    rhs += block[s] * known_dv[j];
-                }
-            }
-            *b = rhs;
-        });
-    }
-
-    /// The right-hand side of [`ImplicitMg::assemble`] on one thread, spring by spring: each
-    /// spring's `h² K_s (v_b − v_a)` once, added to `a` and taken from `b` (with a held end's
-    /// known `Δv` where the gather adds it, so each row receives its terms in the gather's
-    /// order: the same bits, with half the block products).
-    fn rhs_by_springs(&mut self, step: &Step) {
-        let StepInput {
+        let rhs = RhsInput {
             cloth,
             kinematic,
             known_dv,
             h,
-            ..
-        } = step.input;
-        let h2 = h * h;
-        for (i, b) in self.b.iter_mut().enumerate() {
-            *b = if kinematic[i] {
-                DVec3::ZERO
-            } else {
-                h * (step.force[i] + step.ext.as_force(i, cloth.m[i]))
-            };
-        }
-        let b = &mut self.b;
-        for (s, &[ia, ib]) in cloth.ends.iter().enumerate() {
-            let (ia, ib) = (ia as usize, ib as usize);
-            let t = h2 * (self.jac[s] * (cloth.v[ib] - cloth.v[ia]));
-            if !kinematic[ia] {
-                b[ia] += t;
-                if kinematic[ib] {
-                    b[ia] += self.block[s] * known_dv[ib];
-                }
-            }
-            if !kinematic[ib] {
-                b[ib] -= t;
-                if kinematic[ia] {
-                    b[ib] += self.block[s] * known_dv[ia];
-                }
-            }
-        }
+            force,
+            ext,
+            parallel,
+        };
+        right_hand_side(&rhs, &self.jac, &self.block, &mut self.b);
     }
 
     /// Flexible CG on the assembled system from the last step's `Δv` (held nodes zero in the
