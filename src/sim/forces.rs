@@ -117,8 +117,9 @@ fn spring_force_with(
 
 /// Spring forces `F_i` (Hooke + damping): in parallel per spring into `spring_f`, then
 /// gathered into `out` over each node's links in a fixed order; on one thread spring by spring
-/// into both ends (`scatter_spring_forces`, the same bits). With `viscosity = Some(h)` the same gather adds the
-/// viscosity term of eq. 4, `h Σ_j k_ij (v_j - v_i)`, so `out` is the implicit family's `F̃`.
+/// into both ends (`scatter_spring_forces`, the same bits). With `viscosity = Some(h)` either
+/// path adds the viscosity term of eq. 4, `h Σ_j k_ij (v_j - v_i)`, so `out` is the implicit
+/// family's `F̃`.
 /// Nodes with `skip[i]` (an empty `skip` skips none) get no force, and springs between two
 /// skipped nodes are not evaluated: the wavelet interpolation does not need them.
 pub fn spring_forces(
