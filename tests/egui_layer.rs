@@ -8,7 +8,7 @@ use flagsim::app::frame::{panels, uncovered};
 use flagsim::app::screenshot::{capture_texture, create_capture_target};
 use flagsim::render::GpuContext;
 use flagsim::sim::Scene;
-use flagsim::sim::thread::Snapshot;
+use flagsim::sim::snapshot::Snapshot;
 use flagsim::ui::{FrameInfo, UiState};
 
 const SIZE: [u32; 2] = [640, 420];

@@ -10,7 +10,8 @@ use flagsim::render::flag_texture::{MAX_DECODE_SIDE, MAX_FLAG_SIDE, load_flag_im
 use flagsim::render::headless::HeadlessRenderer;
 use flagsim::render::view::{self, ViewSettings};
 use flagsim::sim::Scene;
-use flagsim::sim::thread::{Command, Snapshot};
+use flagsim::sim::snapshot::Snapshot;
+use flagsim::sim::thread::Command;
 use flagsim::ui::notices::Level;
 use flagsim::ui::{UiAction, UiState, scene_files};
 use image::{Rgba, RgbaImage};

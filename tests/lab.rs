@@ -501,7 +501,8 @@ mod thread {
     use flagsim::sim::IntegratorKind;
     use flagsim::sim::Scene;
     use flagsim::sim::lab::CopySpec;
-    use flagsim::sim::thread::{Command, SimThread, Snapshot, wait_for};
+    use flagsim::sim::snapshot::Snapshot;
+    use flagsim::sim::thread::{Command, SimThread, wait_for};
     use glam::DVec3;
 
     const WAIT: Duration = Duration::from_secs(10);

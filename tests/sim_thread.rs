@@ -5,8 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use flagsim::sim::scene::Scene;
+use flagsim::sim::snapshot::Snapshot;
 use flagsim::sim::stepper::FixedStepper;
-use flagsim::sim::thread::{Command, SimThread, Snapshot, SnapshotSlot, wait_for};
+use flagsim::sim::thread::{Command, SimThread, SnapshotSlot, wait_for};
 use flagsim::sim::{IntegratorKind, Params};
 use glam::DVec3;
 

@@ -159,7 +159,7 @@ fn draw_flag(
 ) -> image::RgbaImage {
     use flagsim::app::frame::{FrameView, SceneDraw};
     use flagsim::render::view::{self, ViewSettings};
-    use flagsim::sim::thread::Snapshot;
+    use flagsim::sim::snapshot::Snapshot;
     const SIZE: [u32; 2] = [320, 200];
     let mut draw = SceneDraw::new(&g.device, &g.queue, FORMAT, quality, SIZE).unwrap();
     draw.set_scale(&g.device, scale);

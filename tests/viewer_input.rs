@@ -4,7 +4,8 @@ use flagsim::app::controls::{Button, Controls, Input, ViewKey};
 use flagsim::render::OrbitCamera;
 use flagsim::render::view::{ViewSettings, framing_camera};
 use flagsim::sim::Scene;
-use flagsim::sim::thread::{Command, Snapshot};
+use flagsim::sim::snapshot::Snapshot;
+use flagsim::sim::thread::Command;
 use glam::{Vec2, Vec3};
 
 const SIZE: Vec2 = Vec2::new(1280.0, 800.0);
@@ -259,7 +260,8 @@ mod feed {
 
     use flagsim::app::feed::SnapshotFeed;
     use flagsim::sim::Scene;
-    use flagsim::sim::thread::{Snapshot, SnapshotSlot};
+    use flagsim::sim::snapshot::Snapshot;
+    use flagsim::sim::thread::SnapshotSlot;
     use glam::DVec3;
 
     /// A snapshot of the flag with every key node at `x`, published at `at`.

@@ -10,7 +10,8 @@ use glam::{DVec3, Vec2, Vec3};
 use crate::render::OrbitCamera;
 use crate::render::picking::{nearest_key_node, nearest_node_to_ray, pick_render_mesh, ray_plane};
 use crate::render::view::{self, ViewSettings};
-use crate::sim::thread::{Command, Snapshot};
+use crate::sim::snapshot::Snapshot;
+use crate::sim::thread::Command;
 use crate::upsample::upsample_cpu;
 
 /// Radians of orbit per pixel of drag.

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::sim::thread::Snapshot;
+use crate::sim::snapshot::Snapshot;
 
 /// The snapshots the viewer draws from.
 #[derive(Debug, Clone)]

@@ -12,7 +12,7 @@ use crate::render::{
     FrameData, MIN_RENDER_SCALE, MsaaAttachments, PixelRect, RenderError, RenderQuality, Renderer,
     UpscalePass, lab_cells, lab_zoom,
 };
-use crate::sim::thread::Snapshot;
+use crate::sim::snapshot::Snapshot;
 use crate::ui::{self, FrameInfo, UiAction, UiState};
 use crate::upsample::UpsampleError;
 

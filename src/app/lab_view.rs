@@ -10,7 +10,8 @@ use glam::Vec2;
 
 use super::controls::{Controls, Input};
 use crate::render::{PixelRect, lab_cells, lab_zoom};
-use crate::sim::thread::{Command, Snapshot};
+use crate::sim::snapshot::Snapshot;
+use crate::sim::thread::Command;
 use crate::ui::UiAction;
 use crate::ui::plots::colour;
 

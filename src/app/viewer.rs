@@ -36,7 +36,8 @@ use super::surface::{self, WindowSurface};
 use crate::render::view;
 use crate::render::{PixelRect, RenderQuality, RenderScale, ScaleMode};
 use crate::sim::scene::Scene;
-use crate::sim::thread::{Command, SimThread, Snapshot};
+use crate::sim::snapshot::Snapshot;
+use crate::sim::thread::{Command, SimThread};
 use crate::ui::{FrameInfo, UiState};
 use capture::{Recorder, ShotRequest};
 

@@ -10,7 +10,7 @@ use crate::render::gpu::GpuContext;
 use crate::render::view::{self, ViewSettings};
 use crate::render::{GpuTimer, OffscreenTarget};
 use crate::sim::scene::Scene;
-use crate::sim::thread::Snapshot;
+use crate::sim::snapshot::Snapshot;
 
 /// Width and height of the frame, pixels (the viewer's default window).
 const SIZE: [u32; 2] = [1280, 800];

@@ -7,7 +7,7 @@ use crate::render::camera::OrbitCamera;
 use crate::render::headless::HeadlessRenderer;
 use crate::render::view::{self, ViewSettings};
 use crate::sim::Simulation;
-use crate::sim::thread::Snapshot;
+use crate::sim::snapshot::Snapshot;
 use crate::upsample::DisplayMode;
 use crate::video::{Encoder, VideoError, VideoFormat, VideoWriter, step_of_frame};
 

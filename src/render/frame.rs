@@ -15,7 +15,7 @@ use super::renderer::FrameData;
 use super::scene_pass::{SceneFrame, Sphere};
 use super::upsample_pass::UpsamplePass;
 use super::view::{self, ViewSettings};
-use crate::sim::thread::Snapshot;
+use crate::sim::snapshot::Snapshot;
 use crate::upsample::{DisplayMode, UpsampleError};
 
 /// GPU resources for drawing snapshots.

@@ -10,7 +10,7 @@ use super::gpu::GpuContext;
 use super::offscreen::OffscreenTarget;
 use super::renderer::Renderer;
 use super::view::ViewSettings;
-use crate::sim::thread::Snapshot;
+use crate::sim::snapshot::Snapshot;
 use crate::upsample::{KeyGrid, RenderMesh, RenderSettings};
 
 pub struct HeadlessRenderer {

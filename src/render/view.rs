@@ -10,7 +10,7 @@ use super::cloth_pass::ColorMode;
 use super::lines_pass::{LineVertex, grid_wireframe, push_segment};
 use super::scene_pass::{Pole, Sphere};
 use crate::sim::params::{Collider, Params};
-use crate::sim::thread::Snapshot;
+use crate::sim::snapshot::Snapshot;
 use crate::sim::{GridInfo, compare::Comparison};
 use crate::upsample::{KeyGrid, RenderSettings};
 

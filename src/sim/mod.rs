@@ -15,6 +15,7 @@ pub mod params;
 pub mod scene;
 pub mod shape;
 pub mod simulation;
+pub mod snapshot;
 pub mod stability;
 pub mod stepper;
 pub mod tethers;

@@ -17,13 +17,13 @@ use std::time::{Duration, Instant};
 
 use glam::DVec3;
 
-use super::cloth::GridInfo;
-use super::compare::{Comparison, compare_with_filter};
+use super::compare::compare_with_filter;
 use super::lab::{CopySpec, advance_to, check_count};
 use super::params::{IntegratorKind, Params};
 use super::scene::Scene;
-use super::shape::{self, Distance};
-use super::simulation::{Divergence, Grab, Simulation, StepStats};
+use super::shape;
+use super::simulation::{Grab, Simulation};
+use super::snapshot::{ReferenceStatus, Snapshot};
 use super::stepper::FixedStepper;
 
 /// What the UI (or a test) can ask of the simulation.
@@ -71,104 +71,6 @@ pub enum Command {
     /// synced to that state too; each copy's distance from it is then published every step.
     SetReference(bool),
     Shutdown,
-}
-
-/// A copy of everything the renderer and the UI show, published after each batch of steps.
-#[derive(Debug, Clone)]
-pub struct Snapshot {
-    /// Increases with every publish.
-    pub seq: u64,
-    /// Increases on reset and scene load, so the renderer does not interpolate across them.
-    pub generation: u64,
-    pub x: Vec<DVec3>,
-    pub v: Vec<DVec3>,
-    pub dv: Vec<DVec3>,
-    pub pinned: Vec<bool>,
-    /// Nodes the last step's wavelet interpolation filled in (empty when it is off).
-    pub interpolated: Vec<bool>,
-    pub grid: Option<GridInfo>,
-    /// Spring end pairs (for drawing an explicit cloth's key mesh).
-    pub springs: Vec<[usize; 2]>,
-    pub triangles: Vec<[usize; 3]>,
-    pub time: f64,
-    pub step: u64,
-    pub stats: StepStats,
-    pub params: Params,
-    pub total_mass: f64,
-    /// `½ Σ m v²` over every node, J.
-    pub kinetic_energy: f64,
-    pub paused: bool,
-    pub divergence: Option<Divergence>,
-    /// The last command that failed, with why.
-    pub error: Option<String>,
-    pub pole_offset: DVec3,
-    /// Current offset of the scripted handle, m.
-    pub handle_offset: DVec3,
-    pub grabbed: Option<usize>,
-    pub compare: Option<Comparison>,
-    /// Published steps per wall second (measured over the last second).
-    pub steps_per_second: f64,
-    /// The stepper had to drop backlog: the machine cannot keep real time.
-    pub behind: bool,
-    pub time_scale: f64,
-    /// Wall-clock instant of publication (for interpolation on the render side).
-    pub published_at: Instant,
-    /// In the lab, the other copies' snapshots, published with this one (same lab time);
-    /// empty outside the lab.
-    pub lab: Vec<Snapshot>,
-    /// This cloth's distance from the lab's reference copy at the same time (`None`: no
-    /// reference runs, or the reference's guard stopped it).
-    pub reference_distance: Option<Distance>,
-    /// The reference copy while it runs: its last step's wall time, s, and whether its guard
-    /// stopped it (copy 0's snapshot only; `None` without one).
-    pub reference: Option<ReferenceStatus>,
-}
-
-/// The lab's reference copy as the panels show it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ReferenceStatus {
-    /// Wall time of its last step, s.
-    pub step_seconds: f64,
-    /// Whether its guard has stopped it (the distances are then no longer measured).
-    pub diverged: bool,
-}
-
-impl Snapshot {
-    pub fn of(sim: &Simulation) -> Self {
-        let c = &sim.cloth;
-        Snapshot {
-            seq: 0,
-            generation: 0,
-            x: c.x.clone(),
-            v: c.v.clone(),
-            dv: c.dv.clone(),
-            pinned: c.pinned.clone(),
-            interpolated: sim.interpolated().to_vec(),
-            grid: c.grid,
-            springs: c.springs.iter().map(|s| [s.a, s.b]).collect(),
-            triangles: c.triangles.clone(),
-            time: sim.time,
-            step: sim.step_index,
-            stats: sim.stats,
-            params: sim.params().clone(),
-            total_mass: c.total_mass(),
-            kinetic_energy: sim.kinetic_energy(),
-            paused: sim.paused,
-            divergence: sim.divergence.clone(),
-            error: None,
-            pole_offset: sim.pole_offset,
-            handle_offset: sim.handle_offset(sim.time),
-            grabbed: sim.grab.map(|g| g.node),
-            compare: None,
-            steps_per_second: 0.0,
-            behind: false,
-            time_scale: 1.0,
-            published_at: Instant::now(),
-            lab: Vec::new(),
-            reference_distance: None,
-            reference: None,
-        }
-    }
 }
 
 /// The latest-wins mailbox between the simulation thread and its readers.

@@ -5,7 +5,8 @@ use egui::{Color32, RichText, Ui};
 use super::{UiAction, UiState};
 use crate::sim::IntegratorKind;
 use crate::sim::params::spec;
-use crate::sim::thread::{Command, Snapshot};
+use crate::sim::snapshot::Snapshot;
+use crate::sim::thread::Command;
 
 /// The banner shown when the guard stopped an integrator: which, when, why, and the way out.
 pub fn divergence_banner(ui: &mut Ui, state: &mut UiState, snap: &Snapshot) -> Vec<UiAction> {

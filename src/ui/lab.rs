@@ -11,8 +11,9 @@ use super::{UiAction, UiState};
 use crate::sim::IntegratorKind;
 use crate::sim::lab::{CopySpec, MAX_COPIES, MIN_COPIES};
 use crate::sim::shape;
+use crate::sim::snapshot::Snapshot;
 use crate::sim::stability::{self, Found, Search};
-use crate::sim::thread::{Command, Snapshot};
+use crate::sim::thread::Command;
 
 /// The integrators of the cloths shown: copy 0's, then the lab's others.
 pub fn shown_integrators(snap: &Snapshot) -> Vec<IntegratorKind> {

@@ -31,7 +31,8 @@ use crate::render::view::ViewSettings;
 use crate::render::{RenderQuality, ScaleMode};
 use crate::sim::params::spec;
 use crate::sim::scene::Scene;
-use crate::sim::thread::{Command, Snapshot};
+use crate::sim::snapshot::Snapshot;
+use crate::sim::thread::Command;
 use crate::sim::{IntegratorKind, Params};
 
 /// What the panels ask the application to do.

@@ -5,7 +5,8 @@ use egui::Ui;
 
 use super::{UiAction, UiState};
 use crate::render::ColorMode;
-use crate::sim::thread::{Command, Snapshot};
+use crate::sim::snapshot::Snapshot;
+use crate::sim::thread::Command;
 
 pub fn overlays_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mut Vec<UiAction>) {
     let v = &mut state.view;

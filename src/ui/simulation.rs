@@ -7,7 +7,8 @@ use super::{UiAction, UiState};
 use crate::sim::IntegratorKind;
 use crate::sim::params::spec;
 use crate::sim::params::{CgSettings, ChoiKo, MultigridSettings, Wavelet};
-use crate::sim::thread::{Command, Snapshot};
+use crate::sim::snapshot::Snapshot;
+use crate::sim::thread::Command;
 
 impl Edit for ChoiKo {
     fn ui(&mut self, ui: &mut Ui) -> bool {

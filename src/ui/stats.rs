@@ -4,7 +4,7 @@ use egui::Ui;
 
 use super::FrameInfo;
 use crate::sim::IntegratorKind;
-use crate::sim::thread::Snapshot;
+use crate::sim::snapshot::Snapshot;
 
 /// How often the figures are refreshed while the cloth runs: often enough to follow, seldom
 /// enough to read, and the panel does not have to be painted anew every frame (the viewer

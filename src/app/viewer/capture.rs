@@ -12,7 +12,8 @@ use crate::app::egui_glue::Canvas;
 use crate::app::frame::FrameView;
 use crate::app::screenshot;
 use crate::app::surface;
-use crate::sim::thread::{Command, Snapshot};
+use crate::sim::snapshot::Snapshot;
+use crate::sim::thread::Command;
 use crate::ui::{RecordFormat, RecordingStatus, UiState};
 use crate::video::{Encoder, LockStep, VideoWriter};
 

@@ -13,7 +13,7 @@ use egui_plot::{Line, Plot, PlotPoint, PlotPoints};
 
 use super::stats::REFRESH;
 use crate::lab::COPY_COLOURS;
-use crate::sim::thread::Snapshot;
+use crate::sim::snapshot::Snapshot;
 use decimated::Decimated;
 pub use decimated::decimate;
 
