@@ -54,6 +54,9 @@ struct Level {
     ny: usize,
     /// `A_ii`; 0 on rows that are not unknowns.
     diag: Vec<f64>,
+    /// `1 / A_ii` (0 on rows that are not unknowns): a sweep multiplies, as a division would
+    /// be the slowest step of its chain. Kept by [`Level::set_inverse_diagonal`].
+    inv_diag: Vec<f64>,
     start: Vec<u32>,
     col: Vec<u32>,
     val: Vec<f64>,
@@ -83,6 +86,50 @@ impl Level {
 
     fn active(&self, i: usize) -> bool {
         self.diag[i] > 0.0
+    }
+
+    /// Puts each row's entries for the nodes just before it in its grid row (which a
+    /// Gauss–Seidel sweep has only just updated) last, nearest last: the sum of the others does
+    /// not wait for the update before, so a sweep waits only for its last few additions and
+    /// the multiplication by `1 / A_ii`, not for the whole row and a division. (With
+    /// `inv_diag`, measured side by side on the peer's scenes, best of 15 runs: 32² flag
+    /// 201 → 189 µs a step, 32² hanging 199 → 180 µs, 64² flag 788 → 695 µs.) The order of
+    /// every other entry is kept.
+    fn order_for_sweeps(&mut self) {
+        let nx = self.nx;
+        let mut late: Vec<(u32, f64)> = Vec::new();
+        for i in 0..self.len() {
+            let range = self.start[i] as usize..self.start[i + 1] as usize;
+            let row_start = i - i % nx;
+            let just_before = |j: usize| j >= row_start && j < i;
+            late.clear();
+            let mut kept = range.start;
+            for e in range.clone() {
+                let (j, v) = (self.col[e], self.val[e]);
+                if just_before(j as usize) {
+                    late.push((j, v));
+                } else {
+                    self.col[kept] = j;
+                    self.val[kept] = v;
+                    kept += 1;
+                }
+            }
+            late.sort_by_key(|&(j, _)| j);
+            for (e, &(j, v)) in (kept..range.end).zip(&late) {
+                self.col[e] = j;
+                self.val[e] = v;
+            }
+        }
+    }
+
+    /// Sets `inv_diag` from `diag`.
+    fn set_inverse_diagonal(&mut self) {
+        self.inv_diag.clear();
+        self.inv_diag.extend(
+            self.diag
+                .iter()
+                .map(|&d| if d > 0.0 { 1.0 / d } else { 0.0 }),
+        );
     }
 
     fn resize_work(&mut self) {
@@ -311,13 +358,20 @@ impl Multigrid {
             return;
         }
         let base = &self.base_diag;
-        for_each_node(parallel, &mut self.levels[0].diag, |i, d| {
-            *d = if base[i] > 0.0 {
-                base[i] + extra(i)
-            } else {
-                0.0
-            };
-        });
+        let level = &mut self.levels[0];
+        for_each_node2(
+            parallel,
+            &mut level.diag,
+            &mut level.inv_diag,
+            |i, d, inv| {
+                (*d, *inv) = if base[i] > 0.0 {
+                    let d = base[i] + extra(i);
+                    (d, 1.0 / d)
+                } else {
+                    (0.0, 0.0)
+                };
+            },
+        );
     }
 
     /// Solves `A x = b` on the free nodes: V-cycles from the `x` given (a warm start) until
@@ -469,6 +523,8 @@ fn fine_level(cloth: &Cloth, held: &[bool], h: f64, nx: usize, ny: usize) -> Lev
         }
         level.start.push(level.col.len() as u32);
     }
+    level.order_for_sweeps();
+    level.set_inverse_diagonal();
     level
 }
 
@@ -542,6 +598,8 @@ fn galerkin(fine: &Level) -> Level {
         }
         coarse.start.push(coarse.col.len() as u32);
     }
+    coarse.order_for_sweeps();
+    coarse.set_inverse_diagonal();
     coarse
 }
 
@@ -550,7 +608,8 @@ fn row_active(acc: &[f64], c: usize, slots: usize, center: usize) -> bool {
 }
 
 /// `(A x)_i` of an active row `i`, from the diagonal and the row's off-diagonal entries.
-#[inline]
+#[allow(clippy::inline_always)] // reason: the innermost loop of kang-mg (issue 23's profile)
+#[inline(always)]
 fn row_times(
     diag: &[f64],
     start: &[u32],
@@ -559,9 +618,26 @@ fn row_times(
     i: usize,
     x: &[DVec3],
 ) -> DVec3 {
-    let mut ax = diag[i] * x[i];
-    for e in start[i] as usize..start[i + 1] as usize {
-        ax += val[e] * x[col[e] as usize];
+    off_diagonal_times(diag[i] * x[i], start, col, val, i, x)
+}
+
+/// `first + Σ_j A_ij x_j` over row `i`'s off-diagonal entries, summed in storage order. (Two
+/// chains of additions, even and odd places apart, were tried: no faster on the peer's 32²
+/// and 64² sheets.)
+#[allow(clippy::inline_always)] // reason: the innermost loop of kang-mg (issue 23's profile)
+#[inline(always)]
+fn off_diagonal_times(
+    first: DVec3,
+    start: &[u32],
+    col: &[u32],
+    val: &[f64],
+    i: usize,
+    x: &[DVec3],
+) -> DVec3 {
+    let range = start[i] as usize..start[i + 1] as usize;
+    let mut ax = first;
+    for (&c, &v) in col[range.clone()].iter().zip(&val[range]) {
+        ax += v * x[c as usize];
     }
     ax
 }
@@ -631,7 +707,7 @@ fn gs_update(level: &Level, i: usize, y0: usize, row: &mut [DVec3]) -> DVec3 {
     }
     let own = &mut row[i - y0];
     let r = level.b[i] - ax - level.diag[i] * *own;
-    *own = (level.b[i] - ax) / level.diag[i];
+    *own = (level.b[i] - ax) * level.inv_diag[i];
     r
 }
 
@@ -641,6 +717,7 @@ fn colour_serial(level: &mut Level, colour: usize) -> f64 {
     let (nx, ny) = (level.nx, level.ny);
     let Level {
         diag,
+        inv_diag,
         start,
         col,
         val,
@@ -654,12 +731,9 @@ fn colour_serial(level: &mut Level, colour: usize) -> f64 {
         let mut row_r2 = 0.0;
         for i in y * nx..(y + 1) * nx {
             if diag[i] > 0.0 {
-                let mut ax = DVec3::ZERO;
-                for e in start[i] as usize..start[i + 1] as usize {
-                    ax += val[e] * x[col[e] as usize];
-                }
+                let ax = off_diagonal_times(DVec3::ZERO, start, col, val, i, x);
                 let r = b[i] - ax - diag[i] * x[i];
-                x[i] = (b[i] - ax) / diag[i];
+                x[i] = (b[i] - ax) * inv_diag[i];
                 row_r2 += r.length_squared();
             }
         }
@@ -763,28 +837,53 @@ fn children_1d(n: usize) -> Vec<([(u32, f64); 3], usize)> {
     out
 }
 
+/// `f(y, row)` for each grid row `y` of a level `nx` nodes wide (`out` is the level's per-node
+/// array), in parallel when asked: the loops below then know each node's column without an
+/// integer division per node (which cost a tenth of `prolong` on a 32² sheet).
+fn for_each_row<T: Send>(
+    parallel: bool,
+    out: &mut [T],
+    nx: usize,
+    f: impl Fn(usize, &mut [T]) + Sync,
+) {
+    if parallel {
+        use rayon::prelude::*;
+        out.par_chunks_mut(nx)
+            .with_min_len(MIN_PARALLEL_CHUNK.div_ceil(nx))
+            .enumerate()
+            .for_each(|(y, row)| f(y, row));
+    } else {
+        out.chunks_mut(nx)
+            .enumerate()
+            .for_each(|(y, row)| f(y, row));
+    }
+}
+
 /// `b_coarse = Pᵀ r_fine`, gathered per coarse node from the fine nodes that interpolate from
 /// it (the tensor product of [`children_1d`] along both directions).
 fn restrict(fine: &Level, coarse: &mut Level, parallel: bool) {
     let (nx, cx) = (fine.nx, coarse.nx);
     let (kx, ky) = (&fine.children_x, &fine.children_y);
     let (r, cdiag) = (&fine.r, &coarse.diag);
-    for_each_node(parallel, &mut coarse.b, |c, bc| {
-        if cdiag[c] <= 0.0 {
-            *bc = DVec3::ZERO;
-            return;
-        }
-        let ((lx, nlx), (ly, nly)) = (kx[c % cx], ky[c / cx]);
-        let mut sum = DVec3::ZERO;
-        for &(fy, wy) in &ly[..nly] {
-            let row = fy as usize * nx;
-            let mut part = DVec3::ZERO;
-            for &(fx, wx) in &lx[..nlx] {
-                part += wx * r[row + fx as usize];
+    for_each_row(parallel, &mut coarse.b, cx, |cy, row| {
+        let (ly, nly) = ky[cy];
+        for (ix, bc) in row.iter_mut().enumerate() {
+            if cdiag[cy * cx + ix] <= 0.0 {
+                *bc = DVec3::ZERO;
+                continue;
             }
-            sum += wy * part;
+            let (lx, nlx) = kx[ix];
+            let mut sum = DVec3::ZERO;
+            for &(fy, wy) in &ly[..nly] {
+                let fine_row = fy as usize * nx;
+                let mut part = DVec3::ZERO;
+                for &(fx, wx) in &lx[..nlx] {
+                    part += wx * r[fine_row + fx as usize];
+                }
+                sum += wy * part;
+            }
+            *bc = sum;
         }
-        *bc = sum;
     });
 }
 
@@ -794,21 +893,24 @@ fn prolong(coarse: &Level, fine: &mut Level, parallel: bool) {
     let cx = coarse.nx;
     let (xc, diag) = (&coarse.x, &fine.diag);
     let (px, py) = (&fine.parents_x, &fine.parents_y);
-    for_each_node(parallel, &mut fine.x, |i, xi| {
-        if diag[i] <= 0.0 {
-            return;
-        }
-        let ((lx, nlx), (ly, nly)) = (px[i % nx], py[i / nx]);
-        let mut add = DVec3::ZERO;
-        for &(iy, wy) in &ly[..nly] {
-            let row = iy * cx;
-            let mut part = DVec3::ZERO;
-            for &(ix, wx) in &lx[..nlx] {
-                part += wx * xc[row + ix];
+    for_each_row(parallel, &mut fine.x, nx, |y, row| {
+        let (ly, nly) = py[y];
+        for (ix, xi) in row.iter_mut().enumerate() {
+            if diag[y * nx + ix] <= 0.0 {
+                continue;
             }
-            add += wy * part;
+            let (lx, nlx) = px[ix];
+            let mut add = DVec3::ZERO;
+            for &(iy, wy) in &ly[..nly] {
+                let coarse_row = iy * cx;
+                let mut part = DVec3::ZERO;
+                for &(jx, wx) in &lx[..nlx] {
+                    part += wx * xc[coarse_row + jx];
+                }
+                add += wy * part;
+            }
+            *xi += add;
         }
-        *xi += add;
     });
 }
 
