@@ -990,3 +990,134 @@ fn pcg(
     level.p = p;
     report
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::scene::Scene;
+
+    /// An `nx × ny` sheet with bend springs, pinned at its top corners: rows reach two nodes
+    /// each way.
+    fn sheet(nx: usize, ny: usize) -> (Cloth, Vec<bool>) {
+        let json = format!(
+            r#"{{ "cloth": {{ "grid": {{ "nx": {nx}, "ny": {ny}, "width": 1, "height": 0.8,
+            "mass": 0.3, "bend": true, "pins": "top-corners" }} }} }}"#
+        );
+        let sim = Scene::from_json(&json, "test")
+            .unwrap()
+            .simulation()
+            .unwrap();
+        let held = sim.cloth.pinned.clone();
+        (sim.cloth, held)
+    }
+
+    /// Each row as a sorted list of `(column, value)`.
+    fn rows(level: &Level) -> Vec<Vec<(u32, f64)>> {
+        (0..level.len())
+            .map(|i| {
+                let range = level.start[i] as usize..level.start[i + 1] as usize;
+                let mut row: Vec<_> = level.col[range.clone()]
+                    .iter()
+                    .copied()
+                    .zip(level.val[range].iter().copied())
+                    .collect();
+                row.sort_by_key(|e| e.0);
+                row
+            })
+            .collect()
+    }
+
+    /// The fine level's matrix written out from the springs: `−h² k` to each free neighbour.
+    fn expected_rows(cloth: &Cloth, held: &[bool], h: f64) -> Vec<Vec<(u32, f64)>> {
+        let mut rows = vec![Vec::new(); cloth.node_count()];
+        for (s, &[a, b]) in cloth.ends.iter().enumerate() {
+            let (a, b) = (a as usize, b as usize);
+            if !held[a] && !held[b] {
+                rows[a].push((b as u32, -h * h * cloth.k[s]));
+                rows[b].push((a as u32, -h * h * cloth.k[s]));
+            }
+        }
+        for row in &mut rows {
+            row.sort_by_key(|e| e.0);
+        }
+        rows
+    }
+
+    #[test]
+    fn rows_keep_their_entries_with_the_nodes_just_before_them_last_nearest_last() {
+        let (cloth, held) = sheet(7, 6);
+        let h = 0.01;
+        let g = cloth.grid.unwrap();
+        let level = fine_level(&cloth, &held, h, g.nx, g.ny);
+        assert_eq!(rows(&level), expected_rows(&cloth, &held, h));
+        let mut reordered = 0;
+        for i in 0..level.len() {
+            let cols: Vec<usize> = (level.start[i]..level.start[i + 1])
+                .map(|e| level.col[e as usize] as usize)
+                .collect();
+            if held[i] {
+                continue;
+            }
+            // The springs reach two nodes along a row: i − 2 and i − 1, where free and in it.
+            let expected: Vec<usize> = (i.saturating_sub(2).max(i - i % g.nx)..i)
+                .filter(|&j| !held[j])
+                .collect();
+            assert_eq!(
+                &cols[cols.len() - expected.len()..],
+                &expected[..],
+                "row {i}: {cols:?}"
+            );
+            if !expected.is_empty() && cols.len() > expected.len() {
+                reordered += 1;
+            }
+        }
+        assert!(reordered > 20, "only {reordered} rows checked");
+        // Each coarse level too: its row reaches two nodes back along its grid row at most.
+        let coarse = galerkin(&level);
+        for i in 0..coarse.len() {
+            let cols: Vec<usize> = (coarse.start[i]..coarse.start[i + 1])
+                .map(|e| coarse.col[e as usize] as usize)
+                .collect();
+            let row_start = i - i % coarse.nx;
+            let late = cols.iter().filter(|&&j| j >= row_start && j < i).count();
+            let tail = &cols[cols.len() - late..];
+            assert!(tail.iter().all(|&j| j >= row_start && j < i), "coarse row {i}: {cols:?}");
+            assert!(tail.windows(2).all(|w| w[0] < w[1]), "coarse row {i}: {cols:?}");
+        }
+    }
+
+    #[test]
+    fn the_inverse_diagonal_is_one_over_the_diagonal_and_zero_off_the_unknowns() {
+        // 120 nodes: above COARSEST_NODES, so a coarse level is built.
+        let (cloth, held) = sheet(12, 10);
+        let h = 0.01;
+        let mut mg = Multigrid::default();
+        assert!(mg.prepare(&cloth, &held, h));
+        let check = |mg: &Multigrid, extra: f64| {
+            for level in &mg.levels {
+                for i in 0..level.len() {
+                    if level.diag[i] > 0.0 {
+                        assert!((level.inv_diag[i] * level.diag[i] - 1.0).abs() < 1e-15);
+                    } else {
+                        assert_eq!(level.inv_diag[i], 0.0);
+                    }
+                }
+            }
+            let fine = &mg.levels[0];
+            for i in 0..fine.len() {
+                let expected = if held[i] {
+                    0.0
+                } else {
+                    cloth.m[i] + h * h * cloth.k_sum[i] + extra
+                };
+                assert!((fine.diag[i] - expected).abs() <= 1e-15 * expected, "node {i}");
+            }
+        };
+        assert!(mg.levels.len() > 1);
+        check(&mg, 0.0);
+        mg.set_extra_diagonal(|_| 0.25, false);
+        check(&mg, 0.25);
+        mg.set_extra_diagonal(|_| 0.0, false);
+        check(&mg, 0.0);
+    }
+}
