@@ -7,6 +7,7 @@ use std::process::{Command, Output};
 
 use flagsim::sim::IntegratorKind;
 use flagsim::sim::Scene;
+use flagsim::sim::SimError;
 use flagsim::sim::lab::{CopySpec, Lab};
 
 mod process;
@@ -140,11 +141,30 @@ fn a_diverged_copy_stops_and_the_others_go_on() {
 fn a_bad_count_or_dt_is_refused_with_its_reason() {
     let scene = Scene::load("flag").unwrap();
     let e = Lab::new(&scene, &[copy(IntegratorKind::Kang)]).unwrap_err();
-    assert!(e.contains("2 to 4 copies, got 1"), "{e}");
+    assert_eq!(e, SimError::CopyCount { count: 1 });
+    assert!(e.to_string().contains("2 to 4 copies, got 1"), "{e}");
     let five = [copy(IntegratorKind::Kang); 5];
-    assert!(Lab::new(&scene, &five).unwrap_err().contains("got 5"));
-    assert!(CopySpec::parse("kang@0").unwrap_err().contains("params.dt"));
-    assert!(CopySpec::parse("kang@fast").is_err());
+    assert_eq!(
+        Lab::new(&scene, &five).unwrap_err(),
+        SimError::CopyCount { count: 5 }
+    );
+    // The copy as written, then the field and its range.
+    let e = CopySpec::parse("kang@0").unwrap_err();
+    let SimError::CopyText { text, source } = &e else {
+        panic!("{e:?}")
+    };
+    assert_eq!(text, "kang@0");
+    assert!(
+        matches!(&**source, SimError::OutOfRange { field, value, .. } if field == "params.dt" && *value == 0.0),
+        "{source:?}"
+    );
+    assert!(e.to_string().starts_with("'kang@0': params.dt: "), "{e}");
+    assert_eq!(
+        CopySpec::parse("kang@fast").unwrap_err(),
+        SimError::CopyDtNotANumber {
+            text: "kang@fast".into()
+        }
+    );
     assert_eq!(
         CopySpec::parse(" xpbd@0.005 ").unwrap(),
         CopySpec {
@@ -579,7 +599,14 @@ mod thread {
         assert_eq!(synced.lab[0].params.integrator, IntegratorKind::Xpbd);
         sim.send(Command::Copy(7, Box::new(Command::Release)));
         let refused = wait(&sim, |s| s.error.is_some());
-        assert!(refused.error.as_deref().unwrap().contains("no copy 7"));
+        assert_eq!(
+            refused.error,
+            Some(flagsim::sim::SimError::NoCopy { copy: 7 })
+        );
+        assert_eq!(
+            refused.error.as_ref().unwrap().to_string(),
+            "there is no copy 7"
+        );
     }
 
     #[test]
@@ -617,10 +644,17 @@ mod thread {
         let alone = SimThread::spawn(Scene::load("flag").unwrap(), true).unwrap();
         alone.send(Command::SetReference(true));
         let refused = wait_for(&alone.slot(), WAIT, |s| s.error.is_some()).unwrap();
+        assert_eq!(
+            refused.error,
+            Some(flagsim::sim::SimError::ReferenceOutsideLab)
+        );
         assert!(
-            refused.error.as_deref().unwrap().contains("in the lab"),
-            "{:?}",
-            refused.error
+            refused
+                .error
+                .as_ref()
+                .unwrap()
+                .to_string()
+                .contains("in the lab")
         );
         assert!(refused.reference.is_none());
     }

@@ -82,7 +82,7 @@ pub enum ViewerError {
     #[error("creating the window: {0}")]
     Window(#[from] winit::error::OsError),
     #[error("starting the simulation: {0}")]
-    Simulation(#[from] crate::sim::simulation::SimError),
+    Simulation(#[from] crate::sim::error::SimError),
     #[error(transparent)]
     Surface(#[from] surface::SurfaceError),
     #[error("the GPU device was lost ({0})")]

@@ -333,7 +333,9 @@ fn copies_help() -> String {
 }
 
 fn parse_copies(text: &str) -> Result<Copies, String> {
-    CopySpec::parse_list(text).map(Copies)
+    CopySpec::parse_list(text)
+        .map(Copies)
+        .map_err(|e| e.to_string())
 }
 
 #[derive(Debug, Args)]

@@ -2,8 +2,9 @@
 
 use glam::DVec3;
 
+use super::error::SimError;
 use super::params::IntegratorKind;
-use super::simulation::{SimError, Simulation};
+use super::simulation::Simulation;
 
 /// Two velocity-change fields on the same state and their agreement over the free nodes.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -10,6 +10,7 @@
 
 use std::fmt;
 
+use super::error::SimError;
 use super::params::IntegratorKind;
 use super::scene::Scene;
 use super::shape::{self, Distance};
@@ -30,30 +31,28 @@ pub struct CopySpec {
 impl CopySpec {
     /// Parses `NAME` or `NAME@DT` (`kang`, `xpbd@0.005`). An unknown name's message suggests
     /// the closest known one.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, SimError> {
         let text = text.trim();
         let (name, dt) = match text.split_once('@') {
             Some((name, dt)) => (name.trim(), Some(dt.trim())),
             None => (text, None),
         };
-        let integrator = IntegratorKind::from_name(name).ok_or_else(|| {
-            let known: Vec<&str> = IntegratorKind::ALL.iter().map(|k| k.name()).collect();
-            match closest(name, &known) {
-                Some(best) => format!(
-                    "unknown integrator '{name}' (did you mean '{best}'?); known: {}",
-                    known.join(", ")
-                ),
-                None => format!("unknown integrator '{name}'; known: {}", known.join(", ")),
-            }
-        })?;
+        let integrator =
+            IntegratorKind::from_name(name).ok_or_else(|| SimError::UnknownIntegrator {
+                name: name.to_string(),
+                nearest: closest(name, &IntegratorKind::ALL.map(IntegratorKind::name)),
+            })?;
         let dt = match dt {
             None => None,
             Some(dt) => {
-                let v: f64 = dt
-                    .parse()
-                    .map_err(|_| format!("'{text}': the dt after '@' must be a number"))?;
+                let v: f64 = dt.parse().map_err(|_| SimError::CopyDtNotANumber {
+                    text: text.to_string(),
+                })?;
                 let spec = &super::params::spec::DT;
-                spec.check(v).map_err(|e| format!("'{text}': {e}"))?;
+                spec.check(v).map_err(|e| SimError::CopyText {
+                    text: text.to_string(),
+                    source: Box::new(e),
+                })?;
                 Some(v)
             }
         };
@@ -61,7 +60,7 @@ impl CopySpec {
     }
 
     /// Parses a comma-separated list of 2 to 4 copies (`kang,xpbd@0.005,choi-ko`).
-    pub fn parse_list(text: &str) -> Result<Vec<Self>, String> {
+    pub fn parse_list(text: &str) -> Result<Vec<Self>, SimError> {
         let copies = text
             .split(',')
             .map(Self::parse)
@@ -81,14 +80,12 @@ impl fmt::Display for CopySpec {
     }
 }
 
-/// `Ok` for 2 to 4 copies; otherwise the message.
-pub fn check_count(n: usize) -> Result<(), String> {
+/// `Ok` for 2 to 4 copies; otherwise the failure.
+pub fn check_count(n: usize) -> Result<(), SimError> {
     if (MIN_COPIES..=MAX_COPIES).contains(&n) {
         Ok(())
     } else {
-        Err(format!(
-            "the lab compares {MIN_COPIES} to {MAX_COPIES} copies, got {n}"
-        ))
+        Err(SimError::CopyCount { count: n })
     }
 }
 
@@ -197,7 +194,7 @@ impl Lab {
     /// The copies of `scene` that `specs` ask for, all from the scene's initial state. The
     /// error names the copy and what is wrong (a count outside 2..=4, an invalid `dt`, an
     /// integrator that does not fit the cloth).
-    pub fn new(scene: &Scene, specs: &[CopySpec]) -> Result<Self, String> {
+    pub fn new(scene: &Scene, specs: &[CopySpec]) -> Result<Self, SimError> {
         check_count(specs.len())?;
         let copies = specs
             .iter()
@@ -207,7 +204,7 @@ impl Lab {
                 if let Some(dt) = spec.dt {
                     scene.params.dt = dt;
                 }
-                let sim = scene.simulation().map_err(|e| format!("{spec}: {e}"))?;
+                let sim = scene.simulation().map_err(|e| e.in_copy(spec))?;
                 let sample = Sample::of(&sim, 0.0, 0.0);
                 Ok(LabCopy {
                     spec: *spec,
@@ -216,7 +213,7 @@ impl Lab {
                     sample,
                 })
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, SimError>>()?;
         Ok(Self {
             copies,
             reference: None,
@@ -228,15 +225,13 @@ impl Lab {
     /// The lab with a reference copy of `scene` (the scene the copies were made from): an
     /// accurate solve of the same springs from the same initial state. Only before the first
     /// lab step, so that the reference starts where the copies started.
-    pub fn with_reference(mut self, scene: &Scene) -> Result<Self, String> {
+    pub fn with_reference(mut self, scene: &Scene) -> Result<Self, SimError> {
         if self.ticks > 0 {
-            return Err("the reference copy starts with the lab, not part-way".into());
+            return Err(SimError::ReferenceLate);
         }
         let mut reference = scene.clone();
         reference.params = shape::reference_params(&scene.params);
-        let sim = reference
-            .simulation()
-            .map_err(|e| format!("reference: {e}"))?;
+        let sim = reference.simulation().map_err(SimError::in_reference)?;
         for copy in &mut self.copies {
             copy.sample.distance = Some(shape::distance(&copy.sim.cloth.x, &sim.cloth.x));
         }
@@ -323,12 +318,20 @@ mod tests {
 
     #[test]
     fn a_typo_suggests_the_name_and_nonsense_suggests_nothing() {
-        let e = CopySpec::parse("kangg").unwrap_err();
-        assert!(e.contains("did you mean 'kang'"), "{e}");
+        let unknown = |name: &str, nearest| SimError::UnknownIntegrator {
+            name: name.into(),
+            nearest,
+        };
+        assert_eq!(
+            CopySpec::parse("kangg").unwrap_err(),
+            unknown("kangg", Some("kang"))
+        );
         let e = CopySpec::parse("choiko").unwrap_err();
-        assert!(e.contains("did you mean 'choi-ko'"), "{e}");
+        assert_eq!(e, unknown("choiko", Some("choi-ko")));
+        assert!(e.to_string().contains("did you mean 'choi-ko'"), "{e}");
         let e = CopySpec::parse("banana").unwrap_err();
-        assert!(!e.contains("did you mean"), "{e}");
-        assert!(e.contains("known: kang, explicit-euler"), "{e}");
+        assert_eq!(e, unknown("banana", None));
+        assert!(!e.to_string().contains("did you mean"), "{e}");
+        assert!(e.to_string().contains("known: kang, explicit-euler"), "{e}");
     }
 }

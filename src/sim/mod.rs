@@ -5,6 +5,7 @@ pub mod buckling;
 pub mod cloth;
 pub mod compare;
 pub mod constraints;
+pub mod error;
 pub mod forces;
 pub mod guard;
 pub mod integrators;
@@ -23,6 +24,7 @@ pub mod thread;
 pub mod wavelet;
 
 pub use cloth::{Cloth, GridInfo};
+pub use error::SimError;
 pub use params::{IntegratorKind, Params};
 pub use scene::Scene;
 pub use simulation::{Divergence, Simulation, StepStats};

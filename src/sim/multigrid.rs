@@ -1081,8 +1081,14 @@ mod tests {
             let row_start = i - i % coarse.nx;
             let late = cols.iter().filter(|&&j| j >= row_start && j < i).count();
             let tail = &cols[cols.len() - late..];
-            assert!(tail.iter().all(|&j| j >= row_start && j < i), "coarse row {i}: {cols:?}");
-            assert!(tail.windows(2).all(|w| w[0] < w[1]), "coarse row {i}: {cols:?}");
+            assert!(
+                tail.iter().all(|&j| j >= row_start && j < i),
+                "coarse row {i}: {cols:?}"
+            );
+            assert!(
+                tail.windows(2).all(|w| w[0] < w[1]),
+                "coarse row {i}: {cols:?}"
+            );
         }
     }
 
@@ -1104,13 +1110,16 @@ mod tests {
                 }
             }
             let fine = &mg.levels[0];
-            for i in 0..fine.len() {
-                let expected = if held[i] {
+            for (i, &is_held) in held.iter().enumerate() {
+                let expected = if is_held {
                     0.0
                 } else {
                     cloth.m[i] + h * h * cloth.k_sum[i] + extra
                 };
-                assert!((fine.diag[i] - expected).abs() <= 1e-15 * expected, "node {i}");
+                assert!(
+                    (fine.diag[i] - expected).abs() <= 1e-15 * expected,
+                    "node {i}"
+                );
             }
         };
         assert!(mg.levels.len() > 1);

@@ -10,8 +10,9 @@ use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
 use super::cloth::{Cloth, GridInfo, Spring, SpringFamily};
+use super::error::SimError;
 use super::params::Params;
-use super::simulation::{SimError, Simulation};
+use super::simulation::Simulation;
 use crate::upsample::RenderSettings;
 
 /// Ceiling on nodes, to protect memory (1024 × 1024).
@@ -181,10 +182,10 @@ pub enum SceneError {
         source_name: String,
         message: String,
     },
-    #[error("{source_name}: {message}")]
+    #[error("{source_name}: {error}")]
     Invalid {
         source_name: String,
-        message: String,
+        error: SimError,
     },
     #[error(
         "unknown preset or file '{0}': not a built-in preset (run `flagsim presets`) and no such file"
@@ -217,9 +218,9 @@ impl Scene {
             let written = |field: &str| value["cloth"]["grid"].get(field).is_some();
             grid.size_written = [written("width"), written("height")];
         }
-        scene.validate().map_err(|message| SceneError::Invalid {
+        scene.validate().map_err(|error| SceneError::Invalid {
             source_name: source_name.to_string(),
-            message,
+            error,
         })?;
         Ok(scene)
     }
@@ -291,15 +292,18 @@ impl Scene {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
-    /// Checks counts, indices, masses and ranges; the message names the field.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks counts, indices, masses and ranges; the failure names the field.
+    pub fn validate(&self) -> Result<(), SimError> {
         self.params.validate()?;
         self.render.validate()?;
         let c = &self.cloth;
         match (&c.grid, &c.nodes, &c.springs) {
             (Some(g), None, None) => {
                 if c.triangles.is_some() {
-                    return Err("cloth.triangles: only for an explicit cloth (nodes + springs), a grid makes its own".into());
+                    return Err(SimError::Structure {
+                        field: "cloth.triangles",
+                        problem: "only for an explicit cloth (nodes + springs), a grid makes its own",
+                    });
                 }
                 validate_grid(g)
             }
@@ -308,11 +312,18 @@ impl Scene {
                 springs.as_deref().unwrap_or(&[]),
                 c.triangles.as_deref(),
             ),
-            (Some(_), _, _) => {
-                Err("cloth: give either `grid` or `nodes` + `springs`, not both".into())
-            }
-            (None, None, Some(_)) => Err("cloth.nodes: missing (springs need nodes)".into()),
-            (None, None, None) => Err("cloth: empty; give `grid` or `nodes` + `springs`".into()),
+            (Some(_), _, _) => Err(SimError::Structure {
+                field: "cloth",
+                problem: "give either `grid` or `nodes` + `springs`, not both",
+            }),
+            (None, None, Some(_)) => Err(SimError::Structure {
+                field: "cloth.nodes",
+                problem: "missing (springs need nodes)",
+            }),
+            (None, None, None) => Err(SimError::Structure {
+                field: "cloth",
+                problem: "empty; give `grid` or `nodes` + `springs`",
+            }),
         }
     }
 
@@ -330,33 +341,42 @@ impl Scene {
     }
 }
 
-fn finite3(field: &str, v: [f64; 3]) -> Result<(), String> {
+fn finite3(field: &str, v: [f64; 3]) -> Result<(), SimError> {
     if v.iter().all(|x| x.is_finite() && x.abs() <= 1e6) {
         Ok(())
     } else {
-        Err(format!(
-            "{field}: must be finite numbers within ±1e6, got {v:?}"
-        ))
+        Err(SimError::NotFinite3 {
+            field: field.to_string(),
+            value: v,
+        })
     }
 }
 
-fn validate_grid(g: &GridSpec) -> Result<(), String> {
+fn validate_grid(g: &GridSpec) -> Result<(), SimError> {
     for (f, n) in [("nx", g.nx), ("ny", g.ny)] {
         if !(2..=1024).contains(&n) {
-            return Err(format!("cloth.grid.{f}: must be in 2..=1024, got {n}"));
+            return Err(SimError::CountOutOfRange {
+                field: format!("cloth.grid.{f}"),
+                value: n as u64,
+                min: 2,
+                max: 1024,
+            });
         }
     }
     if g.nx * g.ny > MAX_NODES {
-        return Err(format!(
-            "cloth.grid: {} × {} nodes exceed the limit of {MAX_NODES}",
-            g.nx, g.ny
-        ));
+        return Err(SimError::GridTooLarge {
+            nx: g.nx,
+            ny: g.ny,
+            limit: MAX_NODES,
+        });
     }
     for (f, v) in [("width", g.width), ("height", g.height)] {
         if !(v.is_finite() && v > 0.0 && v <= 1e4) {
-            return Err(format!(
-                "cloth.grid.{f}: must be a finite length in (0, 1e4] m, got {v}"
-            ));
+            return Err(SimError::BadNumber {
+                field: format!("cloth.grid.{f}"),
+                expected: "a finite length in (0, 1e4] m",
+                value: v,
+            });
         }
     }
     super::params::spec::TOTAL_MASS.check(g.mass)?;
@@ -364,20 +384,22 @@ fn validate_grid(g: &GridSpec) -> Result<(), String> {
     if let Pins::List(list) = &g.pins {
         for (k, [i, j]) in list.iter().enumerate() {
             if *i >= g.nx || *j >= g.ny {
-                return Err(format!(
-                    "cloth.grid.pins[{k}]: [{i}, {j}] is outside the {} × {} grid",
-                    g.nx, g.ny
-                ));
+                return Err(SimError::PinOutsideGrid {
+                    index: k,
+                    i: *i,
+                    j: *j,
+                    nx: g.nx,
+                    ny: g.ny,
+                });
             }
         }
     }
     if let Some(p) = &g.positions {
         if p.len() != g.nx * g.ny {
-            return Err(format!(
-                "cloth.grid.positions: expected nx × ny = {} positions, got {}",
-                g.nx * g.ny,
-                p.len()
-            ));
+            return Err(SimError::PositionCount {
+                expected: g.nx * g.ny,
+                got: p.len(),
+            });
         }
         for (k, x) in p.iter().enumerate() {
             finite3(&format!("cloth.grid.positions[{k}]"), *x)?;
@@ -390,67 +412,82 @@ fn validate_explicit(
     nodes: &[NodeSpec],
     springs: &[SpringSpec],
     triangles: Option<&[[usize; 3]]>,
-) -> Result<(), String> {
+) -> Result<(), SimError> {
     if nodes.is_empty() {
-        return Err("cloth.nodes: empty; a cloth needs at least one node".into());
+        return Err(SimError::Structure {
+            field: "cloth.nodes",
+            problem: "empty; a cloth needs at least one node",
+        });
     }
     if nodes.len() > MAX_NODES {
-        return Err(format!(
-            "cloth.nodes: {} nodes exceed the limit of {MAX_NODES}",
-            nodes.len()
-        ));
+        return Err(SimError::TooMany {
+            field: "cloth.nodes",
+            what: "nodes",
+            count: nodes.len(),
+            limit: MAX_NODES,
+        });
     }
     if springs.len() > MAX_SPRINGS {
-        return Err(format!(
-            "cloth.springs: {} springs exceed the limit of {MAX_SPRINGS}",
-            springs.len()
-        ));
+        return Err(SimError::TooMany {
+            field: "cloth.springs",
+            what: "springs",
+            count: springs.len(),
+            limit: MAX_SPRINGS,
+        });
     }
     for (i, n) in nodes.iter().enumerate() {
         finite3(&format!("cloth.nodes[{i}].x"), n.x)?;
         finite3(&format!("cloth.nodes[{i}].v"), n.v)?;
         if !(n.m.is_finite() && n.m > 0.0 && n.m <= 1e6) {
-            return Err(format!(
-                "cloth.nodes[{i}].m: must be a finite mass in (0, 1e6] kg, got {}",
-                n.m
-            ));
+            return Err(SimError::BadNumber {
+                field: format!("cloth.nodes[{i}].m"),
+                expected: "a finite mass in (0, 1e6] kg",
+                value: n.m,
+            });
         }
     }
     let count = nodes.len();
     for (k, s) in springs.iter().enumerate() {
         for (f, idx) in [("a", s.a), ("b", s.b)] {
             if idx >= count {
-                return Err(format!(
-                    "cloth.springs[{k}].{f}: node index {idx} is out of range (there are {count} nodes)"
-                ));
+                return Err(SimError::NodeIndex {
+                    field: format!("cloth.springs[{k}].{f}"),
+                    index: idx,
+                    count,
+                });
             }
         }
         if s.a == s.b {
-            return Err(format!(
-                "cloth.springs[{k}]: connects node {} to itself",
-                s.a
-            ));
+            return Err(SimError::SelfSpring {
+                spring: k,
+                node: s.a,
+            });
         }
         if !(s.k.is_finite() && s.k >= 0.0 && s.k <= 1e9) {
-            return Err(format!(
-                "cloth.springs[{k}].k: must be a finite stiffness in [0, 1e9] N/m, got {}",
-                s.k
-            ));
+            return Err(SimError::BadNumber {
+                field: format!("cloth.springs[{k}].k"),
+                expected: "a finite stiffness in [0, 1e9] N/m",
+                value: s.k,
+            });
         }
         if let Some(r) = s.rest
             && !(r.is_finite() && (0.0..=1e6).contains(&r))
         {
-            return Err(format!(
-                "cloth.springs[{k}].rest: must be a finite length ≥ 0 m, got {r}"
-            ));
+            return Err(SimError::BadNumber {
+                field: format!("cloth.springs[{k}].rest"),
+                expected: "a finite length ≥ 0 m",
+                value: r,
+            });
         }
     }
     for (k, t) in triangles.unwrap_or(&[]).iter().enumerate() {
         for idx in t {
             if *idx >= count {
-                return Err(format!(
-                    "cloth.triangles[{k}]: node index {idx} is out of range (there are {count} nodes)"
-                ));
+                return Err(SimError::NodeIndex {
+                    field: format!("cloth.triangles[{k}]"),
+                    index: *idx,
+                    count,
+                });
             }
         }
     }
@@ -608,4 +645,94 @@ pub const PRESETS: [(&str, &str); 8] = [
 /// The JSON text of a built-in preset.
 pub fn preset(name: &str) -> Option<&'static str> {
     PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The failure of a scene that parses but does not make a cloth.
+    fn refused(json: &str) -> SimError {
+        match Scene::from_json(json, "test") {
+            Err(SceneError::Invalid { source_name, error }) => {
+                assert_eq!(source_name, "test");
+                error
+            }
+            other => panic!("{json}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn each_bad_field_is_refused_as_its_own_failure_with_its_values() {
+        assert_eq!(
+            refused(r#"{ "cloth": { "grid": { "nx": 1, "ny": 4 } } }"#),
+            SimError::CountOutOfRange {
+                field: "cloth.grid.nx".into(),
+                value: 1,
+                min: 2,
+                max: 1024
+            }
+        );
+        assert_eq!(
+            refused(r#"{ "cloth": { "grid": { "nx": 3, "ny": 3, "pins": [[1, 3]] } } }"#),
+            SimError::PinOutsideGrid {
+                index: 0,
+                i: 1,
+                j: 3,
+                nx: 3,
+                ny: 3
+            }
+        );
+        assert_eq!(
+            refused(r#"{ "cloth": { "grid": { "nx": 3, "ny": 3, "width": -1 } } }"#),
+            SimError::BadNumber {
+                field: "cloth.grid.width".into(),
+                expected: "a finite length in (0, 1e4] m",
+                value: -1.0
+            }
+        );
+        assert_eq!(
+            refused(r#"{ "cloth": { "grid": { "nx": 2, "ny": 2, "positions": [[0, 0, 0]] } } }"#),
+            SimError::PositionCount {
+                expected: 4,
+                got: 1
+            }
+        );
+        let two = r#""nodes": [ { "x": [0, 0, 0], "m": 1 }, { "x": [1, 0, 0], "m": 1 } ]"#;
+        assert_eq!(
+            refused(&format!(
+                r#"{{ "cloth": {{ {two}, "springs": [ {{ "a": 0, "b": 2, "k": 1 }} ] }} }}"#
+            )),
+            SimError::NodeIndex {
+                field: "cloth.springs[0].b".into(),
+                index: 2,
+                count: 2
+            }
+        );
+        assert_eq!(
+            refused(&format!(
+                r#"{{ "cloth": {{ {two}, "springs": [ {{ "a": 1, "b": 1, "k": 1 }} ] }} }}"#
+            )),
+            SimError::SelfSpring { spring: 0, node: 1 }
+        );
+        assert_eq!(
+            refused(r#"{ "cloth": { "springs": [ { "a": 0, "b": 1, "k": 1 } ] } }"#),
+            SimError::Structure {
+                field: "cloth.nodes",
+                problem: "missing (springs need nodes)"
+            }
+        );
+        let e = refused(r#"{ "cloth": { "grid": { "nx": 3, "ny": 3 } }, "params": { "dt": 0 } }"#);
+        assert!(
+            matches!(&e, SimError::OutOfRange { field, value, .. } if field == "params.dt" && *value == 0.0),
+            "{e:?}"
+        );
+        let e = refused(
+            r#"{ "cloth": { "grid": { "nx": 3, "ny": 3 } }, "render": { "resolution": [50, 1] } }"#,
+        );
+        assert!(
+            matches!(&e, SimError::CountOutOfRange { field, value: 1, .. } if field == "render.resolution (v)"),
+            "{e:?}"
+        );
+    }
 }

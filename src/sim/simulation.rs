@@ -23,9 +23,10 @@ use glam::DVec3;
 
 use super::cloth::Cloth;
 use super::constraints::{self, StrainScratch};
+use super::error::SimError;
 use super::forces::{self, External};
 use super::guard;
-use super::integrators::desbrun::{Desbrun, TooLarge};
+use super::integrators::desbrun::Desbrun;
 use super::integrators::implicit_cg::CgReport;
 use super::integrators::{self, ForceInput, ForceWork, Integrator, Next, Step, StepInput};
 use super::params::{HandlePath, IntegratorKind, Params};
@@ -169,15 +170,6 @@ pub struct Simulation {
     work: Work,
 }
 
-/// Errors a parameter change can raise.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum SimError {
-    #[error("{0}")]
-    InvalidParams(String),
-    #[error(transparent)]
-    TooLarge(#[from] TooLarge),
-}
-
 /// The wind the air has after `h` more seconds of following `params.wind.velocity`, m/s: it
 /// moves toward the set value by `1 − exp(−h / response)` (at once when `response` is 0).
 fn air_after(params: &Params, base_wind: DVec3, h: f64) -> DVec3 {
@@ -226,7 +218,7 @@ fn slot(kind: IntegratorKind) -> usize {
 impl Simulation {
     /// A simulation of `cloth` with validated `params`.
     pub fn new(mut cloth: Cloth, params: Params) -> Result<Self, SimError> {
-        params.validate().map_err(SimError::InvalidParams)?;
+        params.validate()?;
         cloth.apply_stiffness(&params.stiffness);
         let mut sim = Self {
             cloth,
@@ -257,7 +249,7 @@ impl Simulation {
     /// Replaces the parameters between two steps. The state is kept, so switching integrator,
     /// `dt`, stiffness or wind mid-run continues from the same positions and velocities.
     pub fn set_params(&mut self, params: Params) -> Result<(), SimError> {
-        params.validate().map_err(SimError::InvalidParams)?;
+        params.validate()?;
         let old = std::mem::replace(&mut self.params, params);
         self.cloth.apply_stiffness(&self.params.stiffness);
         if let Err(e) = self.check_integrator_fits() {
@@ -278,9 +270,7 @@ impl Simulation {
 
     /// Rescales the masses so the cloth weighs `total` kg.
     pub fn set_total_mass(&mut self, total: f64) -> Result<(), SimError> {
-        super::params::spec::TOTAL_MASS
-            .check(total)
-            .map_err(SimError::InvalidParams)?;
+        super::params::spec::TOTAL_MASS.check(total)?;
         self.cloth.set_total_mass(total);
         self.stats.h2k_over_m = self.h2k_over_m();
         Ok(())
@@ -397,7 +387,7 @@ impl Simulation {
         let mut swapped = false;
         for _ in 0..self.params.substeps {
             if let Err(e) = self.substep(h, !swapped) {
-                failure = Some(e);
+                failure = Some(e.to_string());
                 break;
             }
             swapped = true;
@@ -499,7 +489,7 @@ impl Simulation {
 
     /// One physics step of `h` (the pipeline above). With `keep_start` the state from before it
     /// is kept for the guard.
-    fn substep(&mut self, h: f64, keep_start: bool) -> Result<(), String> {
+    fn substep(&mut self, h: f64, keep_start: bool) -> Result<(), SimError> {
         let parallel = self.use_parallel();
         let n = self.cloth.node_count();
         let t = self.time;
@@ -529,7 +519,7 @@ impl Simulation {
         n: usize,
         parallel: bool,
         wavelet: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), SimError> {
         let params = &self.params;
         let w = &mut self.work;
         let air = params.wind.drag != 0.0 || params.wind.lift != 0.0 || params.wind.linear != 0.0;
@@ -678,7 +668,7 @@ impl Simulation {
         self.params.provot.enabled = saved.5;
         self.params.colliders = saved.6;
         self.base_wind = saved.7;
-        result.map_err(SimError::InvalidParams)?;
+        result?;
         Ok(dv)
     }
 }

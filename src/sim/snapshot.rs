@@ -8,6 +8,7 @@ use glam::DVec3;
 
 use super::cloth::GridInfo;
 use super::compare::Comparison;
+use super::error::SimError;
 use super::params::Params;
 use super::shape::Distance;
 use super::simulation::{Divergence, Simulation, StepStats};
@@ -38,8 +39,8 @@ pub struct Snapshot {
     pub kinetic_energy: f64,
     pub paused: bool,
     pub divergence: Option<Divergence>,
-    /// The last command that failed, with why.
-    pub error: Option<String>,
+    /// The last command that failed, with why (the viewer puts it into words).
+    pub error: Option<SimError>,
     pub pole_offset: DVec3,
     /// Current offset of the scripted handle, m.
     pub handle_offset: DVec3,

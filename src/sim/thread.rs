@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use glam::DVec3;
 
 use super::compare::compare_with_filter;
+use super::error::SimError;
 use super::lab::{CopySpec, advance_to, check_count};
 use super::params::{IntegratorKind, Params};
 use super::scene::Scene;
@@ -120,20 +121,15 @@ pub struct SimThread {
 
 impl SimThread {
     /// Starts a thread running `scene`. It begins running (not paused) unless `paused`.
-    pub fn spawn(scene: Scene, paused: bool) -> Result<Self, super::simulation::SimError> {
+    pub fn spawn(scene: Scene, paused: bool) -> Result<Self, SimError> {
         Self::spawn_lab(scene, &[], paused)
     }
 
     /// Starts a thread running the integrator lab: a copy of `scene` per entry of `copies` (2
     /// to 4; none runs the scene alone), stepped in lock-step.
-    pub fn spawn_lab(
-        scene: Scene,
-        copies: &[CopySpec],
-        paused: bool,
-    ) -> Result<Self, super::simulation::SimError> {
-        use super::simulation::SimError;
+    pub fn spawn_lab(scene: Scene, copies: &[CopySpec], paused: bool) -> Result<Self, SimError> {
         if !copies.is_empty() {
-            check_count(copies.len()).map_err(SimError::InvalidParams)?;
+            check_count(copies.len())?;
         }
         let specs = copies.to_vec();
         let copies = fresh_copies(&scene, &specs, &scene.params)?;
@@ -160,8 +156,8 @@ impl SimThread {
         let join = std::thread::Builder::new()
             .name("flagsim-sim".into())
             .spawn(move || worker.run())
-            .map_err(|e| {
-                SimError::InvalidParams(format!("cannot start the simulation thread: {e}"))
+            .map_err(|e| SimError::ThreadStart {
+                reason: e.to_string(),
             })?;
         Ok(Self {
             tx,
@@ -233,7 +229,7 @@ fn fresh_copies(
     scene: &Scene,
     specs: &[CopySpec],
     shared: &Params,
-) -> Result<Vec<Simulation>, super::simulation::SimError> {
+) -> Result<Vec<Simulation>, SimError> {
     if specs.is_empty() {
         return Ok(vec![scene.simulation()?]);
     }
@@ -271,7 +267,7 @@ struct Worker {
     running: bool,
     generation: u64,
     compare: bool,
-    error: Option<String>,
+    error: Option<SimError>,
     rate: RateMeter,
 }
 
@@ -358,7 +354,7 @@ impl Worker {
 
     /// Applies one command between steps. Returns false on shutdown.
     fn apply(&mut self, cmd: Command) -> bool {
-        let result: Result<(), String> = match cmd {
+        let result: Result<(), SimError> = match cmd {
             Command::Shutdown => return false,
             Command::SetParams(p) => self.set_params(*p),
             Command::SetIntegrator(kind) => {
@@ -375,8 +371,7 @@ impl Worker {
                 .copies
                 .iter_mut()
                 .chain(&mut self.reference)
-                .try_for_each(|c| c.set_total_mass(m))
-                .map_err(|e| e.to_string()),
+                .try_for_each(|c| c.set_total_mass(m)),
             Command::Reset => self.reset(),
             Command::LoadScene(scene) => self.load(*scene),
             Command::Pause(p) => {
@@ -400,7 +395,7 @@ impl Worker {
                 Ok(())
             }
             Command::Copy(n, cmd) if n < self.copies.len() => self.apply_to(n, *cmd),
-            Command::Copy(n, _) => Err(format!("there is no copy {n}")),
+            Command::Copy(n, _) => Err(SimError::NoCopy { copy: n }),
             Command::Sync(n) => self.sync(n),
             Command::SetReference(on) => self.set_reference(on),
             cmd => self.apply_to(0, cmd),
@@ -412,7 +407,7 @@ impl Worker {
     }
 
     /// A command for one cloth: the grab, the pole and the guard.
-    fn apply_to(&mut self, n: usize, cmd: Command) -> Result<(), String> {
+    fn apply_to(&mut self, n: usize, cmd: Command) -> Result<(), SimError> {
         let sim = &mut self.copies[n];
         match cmd {
             Command::Grab { node, target } => {
@@ -420,7 +415,7 @@ impl Worker {
                     sim.grab = Some(Grab { node, target });
                     Ok(())
                 } else {
-                    Err(format!("grab: node {node} or target {target} is invalid"))
+                    Err(SimError::InvalidGrab { node, target })
                 }
             }
             Command::MoveGrab(target) => {
@@ -440,7 +435,7 @@ impl Worker {
                     sim.pole_offset = offset;
                     Ok(())
                 } else {
-                    Err("pole offset must be finite".into())
+                    Err(SimError::PoleOffsetNotFinite)
                 }
             }
             Command::ClearDivergence => {
@@ -448,20 +443,22 @@ impl Worker {
                 self.stepper.reset();
                 Ok(())
             }
-            other => Err(format!("{other:?} is not a command for one copy")),
+            other => Err(SimError::NotACopyCommand {
+                command: format!("{other:?}"),
+            }),
         }
     }
 
     /// The shared parameters, each copy keeping its own integrator and `dt` in the lab. A
     /// value a copy refuses leaves every copy as it was.
-    fn set_params(&mut self, p: Params) -> Result<(), String> {
+    fn set_params(&mut self, p: Params) -> Result<(), SimError> {
         let old = self.shared.clone();
         for (i, sim) in self.copies.iter_mut().enumerate() {
             if let Err(e) = sim.set_params(copy_params(&p, self.specs.get(i))) {
                 for (j, sim) in self.copies[..i].iter_mut().enumerate() {
                     let _ = sim.set_params(copy_params(&old, self.specs.get(j)));
                 }
-                return Err(e.to_string());
+                return Err(e);
             }
         }
         if let Some(reference) = &mut self.reference {
@@ -471,7 +468,7 @@ impl Worker {
                 for (j, sim) in self.copies.iter_mut().enumerate() {
                     let _ = sim.set_params(copy_params(&old, self.specs.get(j)));
                 }
-                return Err(format!("reference: {e}"));
+                return Err(e.in_reference());
             }
         }
         self.shared = p;
@@ -480,15 +477,13 @@ impl Worker {
 
     /// Starts the reference copy from copy 0's state, every other copy synced to it, or stops
     /// it. Only in the lab.
-    fn set_reference(&mut self, on: bool) -> Result<(), String> {
+    fn set_reference(&mut self, on: bool) -> Result<(), SimError> {
         if !on {
             self.reference = None;
             return Ok(());
         }
         if self.specs.is_empty() {
-            return Err(
-                "the reference copy runs in the lab: open it with 2 to 4 integrators".into(),
-            );
+            return Err(SimError::ReferenceOutsideLab);
         }
         self.sync(0)?;
         self.reference = Some(self.reference_from(0)?);
@@ -496,19 +491,19 @@ impl Worker {
     }
 
     /// A reference copy with copy `n`'s state: the shared parameters made accurate.
-    fn reference_from(&self, n: usize) -> Result<Simulation, String> {
+    fn reference_from(&self, n: usize) -> Result<Simulation, SimError> {
         let mut sim = self.copies[n].clone();
         sim.grab = None;
         sim.clear_divergence();
         sim.set_params(shape::reference_params(&self.shared))
-            .map_err(|e| format!("reference: {e}"))?;
+            .map_err(SimError::in_reference)?;
         Ok(sim)
     }
 
     /// Restarts a running reference from copy `n`'s state (after a sync, a reset or a new
     /// scene), so that it starts where the copies start. New parameters do not restart it: it
     /// takes them and keeps its state, as the copies do.
-    fn restart_reference(&mut self, n: usize) -> Result<(), String> {
+    fn restart_reference(&mut self, n: usize) -> Result<(), SimError> {
         if self.reference.is_some() {
             self.reference = Some(self.reference_from(n)?);
         }
@@ -516,25 +511,23 @@ impl Worker {
     }
 
     /// Every other copy takes copy `n`'s state and keeps its integrator and `dt`.
-    fn sync(&mut self, n: usize) -> Result<(), String> {
+    fn sync(&mut self, n: usize) -> Result<(), SimError> {
         let Some(source) = self.copies.get(n).cloned() else {
-            return Err(format!("sync: there is no copy {n}"));
+            return Err(SimError::NoCopy { copy: n });
         };
         for (i, sim) in self.copies.iter_mut().enumerate() {
             if i != n {
                 let mut copy = source.clone();
                 copy.grab = None;
-                copy.set_params(copy_params(&self.shared, self.specs.get(i)))
-                    .map_err(|e| e.to_string())?;
+                copy.set_params(copy_params(&self.shared, self.specs.get(i)))?;
                 *sim = copy;
             }
         }
         self.restart_reference(n)
     }
 
-    fn reset(&mut self) -> Result<(), String> {
-        let copies = fresh_copies(&self.scene, &self.specs, &self.scene.params)
-            .map_err(|e| e.to_string())?;
+    fn reset(&mut self) -> Result<(), SimError> {
+        let copies = fresh_copies(&self.scene, &self.specs, &self.scene.params)?;
         self.shared = self.scene.params.clone();
         self.start(copies);
         self.restart_reference(0)
@@ -542,8 +535,8 @@ impl Worker {
 
     /// Replaces the scene, only if it makes a simulation: a bad one leaves the running scene,
     /// and what `Reset` goes back to, as they were.
-    fn load(&mut self, scene: Scene) -> Result<(), String> {
-        let copies = fresh_copies(&scene, &self.specs, &scene.params).map_err(|e| e.to_string())?;
+    fn load(&mut self, scene: Scene) -> Result<(), SimError> {
+        let copies = fresh_copies(&scene, &self.specs, &scene.params)?;
         self.shared = scene.params.clone();
         self.scene = scene;
         self.start(copies);
@@ -594,7 +587,7 @@ impl Worker {
             let active = self.copies[0].params().integrator;
             match compare_with_filter(&mut self.copies[0], active) {
                 Ok(c) => snap.compare = Some(c),
-                Err(e) => snap.error = Some(format!("compare: {e}")),
+                Err(e) => snap.error = Some(SimError::Compare(Box::new(e))),
             }
         }
         self.slot.publish(snap);

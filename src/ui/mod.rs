@@ -194,7 +194,7 @@ pub struct UiState {
     pub notices: notices::Notices,
     /// The simulation's last rejected command, already reported (a snapshot repeats it until
     /// the next command).
-    sim_error: Option<String>,
+    sim_error: Option<crate::sim::SimError>,
     /// The Stats panel's figures and when they were taken (see [`stats::REFRESH`]).
     stats_rows: Option<(std::time::Instant, Vec<(&'static str, String)>)>,
     /// The live plots' points and settings.
@@ -276,7 +276,7 @@ impl UiState {
         }
         if let Some(e) = &snap.error {
             if self.sim_error.as_ref() != Some(e) {
-                self.notices.error(e.clone());
+                self.notices.error(e.to_string());
                 self.sim_error = Some(e.clone());
             }
             self.params = snap.params.clone();

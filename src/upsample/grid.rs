@@ -50,8 +50,8 @@ pub enum UpsampleError {
         "rest lengths must be finite, non-negative and at most {MAX_ABS_COORDINATE} m, got l0_u = {l0_u}, l0_v = {l0_v}"
     )]
     RestLength { l0_u: f32, l0_v: f32 },
-    #[error("{0}")]
-    Settings(String),
+    #[error(transparent)]
+    Settings(crate::sim::error::SimError),
 }
 
 impl KeyGrid<'_> {

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::sim::error::SimError;
 use crate::sim::params::spec;
 
 /// What the render mesh shows (paper Fig. 9).
@@ -81,15 +82,22 @@ impl Default for RenderSettings {
 pub const MAX_RESOLUTION: u32 = spec::RESOLUTION.max;
 
 impl RenderSettings {
-    /// Checks ranges; the message names the field.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks ranges; the failure names the field.
+    pub fn validate(&self) -> Result<(), SimError> {
         for (axis, r) in ["u", "v"].iter().zip(self.resolution) {
-            spec::RESOLUTION.check(r).map_err(|e| {
-                e.replacen(
-                    "render.resolution",
-                    &format!("render.resolution ({axis})"),
-                    1,
-                )
+            spec::RESOLUTION.check(r).map_err(|e| match e {
+                SimError::CountOutOfRange {
+                    field,
+                    value,
+                    min,
+                    max,
+                } => SimError::CountOutOfRange {
+                    field: format!("{field} ({axis})"),
+                    value,
+                    min,
+                    max,
+                },
+                other => other,
             })?;
         }
         spec::WRINKLE_C.check(self.wrinkle_c)

@@ -234,7 +234,7 @@ impl Settings {
                 o,
                 "time_scale",
                 d.time_scale,
-                |v| spec::TIME_SCALE.check(*v),
+                |v| spec::TIME_SCALE.check(*v).map_err(|e| e.to_string()),
                 w,
             ),
             record_fps: field(o, "record_fps", d.record_fps, |v| check_record_fps(*v), w),
@@ -399,7 +399,7 @@ fn check_window(w: [u32; 2]) -> Result<(), String> {
 }
 
 fn check_view(v: &ViewSettings) -> Result<(), String> {
-    v.render.validate()?;
+    v.render.validate().map_err(|e| e.to_string())?;
     if (0.001..=10.0).contains(&v.dv_scale) {
         Ok(())
     } else {

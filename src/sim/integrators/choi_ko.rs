@@ -26,6 +26,7 @@ use super::implicit_cg::{CgReport, pcg};
 use super::{ForceInput, ForceWork, Integrator, Next, Step, kinematic_next};
 use crate::sim::buckling::{self, BuckleTopology, LinkState};
 use crate::sim::cloth::Cloth;
+use crate::sim::error::SimError;
 use crate::sim::forces::{External, for_each_node, for_each_node2};
 use crate::sim::params::{CgSettings, IntegratorKind};
 use crate::sim::simulation::StepStats;
@@ -64,7 +65,7 @@ impl Integrator for ChoiKo {
         );
     }
 
-    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), String> {
+    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), SimError> {
         let input = &step.input;
         let (cloth, h) = (input.cloth, input.h);
         let n = cloth.node_count();

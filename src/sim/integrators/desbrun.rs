@@ -14,6 +14,7 @@ use rayon::prelude::*;
 
 use super::{Integrator, Next, Step, StepInput, advance_symplectic};
 use crate::sim::cloth::Cloth;
+use crate::sim::error::SimError;
 use crate::sim::forces::for_each_node;
 use crate::sim::params::IntegratorKind;
 use crate::sim::simulation::StepStats;
@@ -42,7 +43,7 @@ impl Integrator for Desbrun {
         IntegratorKind::Desbrun
     }
 
-    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), String> {
+    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), SimError> {
         let StepInput {
             cloth,
             kinematic,
@@ -51,9 +52,7 @@ impl Integrator for Desbrun {
             parallel,
         } = step.input;
         let (ext, params) = (step.ext, step.params);
-        self.filter
-            .prepare(cloth, kinematic, h)
-            .map_err(|e| e.to_string())?;
+        self.filter.prepare(cloth, kinematic, h)?;
         let n = cloth.node_count();
         self.ftilde.resize(n, DVec3::ZERO);
         self.dv.resize(n, DVec3::ZERO);

@@ -2,6 +2,7 @@
 
 use super::explicit::advance_explicit;
 use super::{Integrator, Next, Step};
+use crate::sim::error::SimError;
 use crate::sim::params::IntegratorKind;
 
 #[derive(Debug, Clone, Default)]
@@ -12,7 +13,7 @@ impl Integrator for ExplicitEuler {
         IntegratorKind::ExplicitEuler
     }
 
-    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), String> {
+    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), SimError> {
         advance_explicit(step, next, |x, v, dv, h| (x + h * v, v + dv));
         Ok(())
     }

@@ -3,6 +3,7 @@
 
 use super::kang::{Jacobi, Update};
 use super::{Integrator, Next, Step};
+use crate::sim::error::SimError;
 use crate::sim::params::IntegratorKind;
 
 #[derive(Debug, Clone, Default)]
@@ -19,7 +20,7 @@ impl Integrator for Hybrid {
         true
     }
 
-    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), String> {
+    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), SimError> {
         self.jacobi.step(step, Update::OldVelocity, next);
         Ok(())
     }

@@ -15,6 +15,7 @@
 use glam::{DMat3, DVec3};
 
 use super::{Integrator, Next, Step, StepInput, advance_symplectic};
+use crate::sim::error::SimError;
 use crate::sim::forces::{External, for_each_node};
 use crate::sim::jacobian::{RhsInput, right_hand_side, spring_blocks};
 use crate::sim::params::{CgSettings, IntegratorKind};
@@ -33,7 +34,7 @@ impl Integrator for ImplicitCg {
         IntegratorKind::ImplicitCg
     }
 
-    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), String> {
+    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), SimError> {
         self.dv.resize(step.input.cloth.node_count(), DVec3::ZERO);
         self.report = solve(
             &step.input,

@@ -26,6 +26,7 @@ use glam::{DMat3, DVec3};
 use super::implicit_cg::CgReport;
 use super::{Integrator, Next, Step, StepInput, advance_symplectic};
 use crate::sim::cloth::Cloth;
+use crate::sim::error::SimError;
 use crate::sim::forces::for_each_node;
 use crate::sim::jacobian::{RhsInput, right_hand_side, spring_blocks};
 use crate::sim::multigrid::Multigrid;
@@ -331,7 +332,7 @@ impl Integrator for ImplicitMg {
         IntegratorKind::ImplicitMg
     }
 
-    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), String> {
+    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), SimError> {
         let StepInput {
             cloth,
             kinematic,

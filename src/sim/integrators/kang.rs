@@ -17,6 +17,7 @@
 use glam::DVec3;
 
 use super::{Integrator, Next, Step, StepInput, kinematic_next};
+use crate::sim::error::SimError;
 use crate::sim::forces::{for_each_node, for_each_node3};
 use crate::sim::params::IntegratorKind;
 
@@ -150,7 +151,7 @@ impl Integrator for Kang {
         true
     }
 
-    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), String> {
+    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), SimError> {
         self.jacobi.step(step, Update::Implicit, next);
         Ok(())
     }

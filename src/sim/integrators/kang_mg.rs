@@ -23,6 +23,7 @@ use glam::DVec3;
 
 use super::implicit_cg::CgReport;
 use super::{Integrator, Next, Step, StepInput, advance_symplectic};
+use crate::sim::error::SimError;
 use crate::sim::forces::for_each_node;
 use crate::sim::multigrid::Multigrid;
 use crate::sim::params::IntegratorKind;
@@ -47,7 +48,7 @@ impl Integrator for KangMg {
         IntegratorKind::KangMg
     }
 
-    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), String> {
+    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), SimError> {
         let StepInput {
             cloth,
             kinematic,

@@ -26,6 +26,7 @@ use super::cloth::Cloth;
 use super::forces::{self, External};
 use super::params::{IntegratorKind, Params};
 use super::simulation::StepStats;
+use crate::sim::error::SimError;
 
 /// What every integrator reads for one physics step. The cloth holds the state at the start of
 /// the step; nothing here is written.
@@ -120,7 +121,7 @@ pub trait Integrator: std::fmt::Debug + Send {
 
     /// One physics step: the state at its end into `next`. An error (a cloth the scheme cannot
     /// take) leaves the simulation as it was.
-    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), String>;
+    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), SimError>;
 
     /// Called after strain limiting and colliders with the final state of the step.
     fn finish(&mut self, _cloth: &Cloth, _h: f64) {}

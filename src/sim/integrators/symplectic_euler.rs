@@ -2,6 +2,7 @@
 
 use super::explicit::advance_explicit;
 use super::{Integrator, Next, Step};
+use crate::sim::error::SimError;
 use crate::sim::params::IntegratorKind;
 
 #[derive(Debug, Clone, Default)]
@@ -12,7 +13,7 @@ impl Integrator for SymplecticEuler {
         IntegratorKind::SymplecticEuler
     }
 
-    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), String> {
+    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), SimError> {
         advance_explicit(step, next, |x, v, dv, h| {
             let v1 = v + dv;
             (x + h * v1, v1)

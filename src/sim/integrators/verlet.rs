@@ -5,6 +5,7 @@
 
 use super::explicit::advance_explicit;
 use super::{Integrator, Next, Step};
+use crate::sim::error::SimError;
 use crate::sim::params::IntegratorKind;
 
 #[derive(Debug, Clone, Default)]
@@ -15,7 +16,7 @@ impl Integrator for Verlet {
         IntegratorKind::Verlet
     }
 
-    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), String> {
+    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), SimError> {
         // `dv` is `h F / m`, so `h · dv` is `h² F / m`.
         advance_explicit(step, next, |x, v, dv, h| {
             let x_prev = x - h * v;

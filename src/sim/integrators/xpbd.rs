@@ -19,6 +19,7 @@ use glam::DVec3;
 
 use super::{ForceInput, ForceWork, Integrator, Next, Step};
 use crate::sim::cloth::Cloth;
+use crate::sim::error::SimError;
 use crate::sim::forces::{External, for_each_node, for_each_node3};
 use crate::sim::params::IntegratorKind;
 
@@ -68,7 +69,7 @@ impl Integrator for Xpbd {
     /// None: the springs are constraints here.
     fn internal_forces(&mut self, _: &ForceInput<'_>, _: &mut ForceWork, _: &mut [DVec3]) {}
 
-    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), String> {
+    fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), SimError> {
         let input = XpbdInput {
             kinematic: step.input.kinematic,
             target: step.target_x,

@@ -5,6 +5,7 @@
 //! the step reads it explicitly. Nothing here is precomputed from it, so any value may change
 //! between two steps (the paper's point in §2.2); only `desbrun` caches, and it checks.
 
+use crate::sim::error::SimError;
 use serde::{Deserialize, Serialize};
 
 pub mod spec;
@@ -470,8 +471,8 @@ impl Params {
         self.dt / self.substeps.max(1) as f64
     }
 
-    /// Checks every range of [`spec`]. The message names the field (`params.…`).
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks every range of [`spec`]. The failure names the field (`params.…`).
+    pub fn validate(&self) -> Result<(), SimError> {
         spec::DT.check(self.dt)?;
         spec::SUBSTEPS.check(self.substeps)?;
         spec::JACOBI_ITERATIONS.check(self.jacobi_iterations)?;

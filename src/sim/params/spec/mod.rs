@@ -10,6 +10,8 @@
 
 use std::fmt::Write as _;
 
+use crate::sim::error::SimError;
+
 /// A real number in `min..=max`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Real {
@@ -87,7 +89,7 @@ pub struct Seed {
     pub help: &'static str,
 }
 
-fn number(x: f64) -> String {
+pub(crate) fn number(x: f64) -> String {
     if x != 0.0 && (x.abs() >= 1e4 || x.abs() < 1e-3) {
         // 1e-5, 1e6: as the documentation writes them.
         format!("{x:e}")
@@ -106,23 +108,23 @@ impl Real {
         v.is_finite() && v >= self.min && v <= self.max
     }
 
-    /// `Ok` in range; otherwise the message naming the field.
-    pub fn check(&self, v: f64) -> Result<(), String> {
+    /// `Ok` in range; otherwise the failure naming the field.
+    pub fn check(&self, v: f64) -> Result<(), SimError> {
         self.check_at("", v)
     }
 
     /// [`Self::check`] for a field inside a list entry: `prefix` goes before the path.
-    pub fn check_at(&self, prefix: &str, v: f64) -> Result<(), String> {
+    pub fn check_at(&self, prefix: &str, v: f64) -> Result<(), SimError> {
         if self.accepts(v) {
             Ok(())
         } else {
-            Err(format!(
-                "{prefix}{}: must be a finite number in {}..={}{}, got {v}",
-                self.path,
-                number(self.min),
-                number(self.max),
-                unit_suffix(self.unit),
-            ))
+            Err(SimError::OutOfRange {
+                field: format!("{prefix}{}", self.path),
+                value: v,
+                min: self.min,
+                max: self.max,
+                unit: self.unit,
+            })
         }
     }
 }
@@ -132,40 +134,43 @@ impl Whole {
         self.min..=self.max
     }
 
-    pub fn check(&self, v: u32) -> Result<(), String> {
+    pub fn check(&self, v: u32) -> Result<(), SimError> {
         if self.range().contains(&v) {
             Ok(())
         } else {
-            Err(format!(
-                "{}: must be in {}..={}, got {v}",
-                self.path, self.min, self.max
-            ))
+            Err(SimError::CountOutOfRange {
+                field: self.path.to_string(),
+                value: v.into(),
+                min: self.min.into(),
+                max: self.max.into(),
+            })
         }
     }
 }
 
 impl Vector {
-    pub fn check(&self, v: [f64; 3]) -> Result<(), String> {
+    pub fn check(&self, v: [f64; 3]) -> Result<(), SimError> {
         self.check_at("", v)
     }
 
-    pub fn check_at(&self, prefix: &str, v: [f64; 3]) -> Result<(), String> {
+    /// Each component in `-bound..=bound`; the failure names the first that is not.
+    pub fn check_at(&self, prefix: &str, v: [f64; 3]) -> Result<(), SimError> {
         for (c, x) in ["x", "y", "z"].iter().zip(v) {
             if !(x.is_finite() && x.abs() <= self.bound) {
-                return Err(format!(
-                    "{prefix}{}.{c}: must be a finite number in {}..={}{}, got {x}",
-                    self.path,
-                    number(-self.bound),
-                    number(self.bound),
-                    unit_suffix(self.unit),
-                ));
+                return Err(SimError::OutOfRange {
+                    field: format!("{prefix}{}.{c}", self.path),
+                    value: x,
+                    min: -self.bound,
+                    max: self.bound,
+                    unit: self.unit,
+                });
             }
         }
         Ok(())
     }
 }
 
-fn unit_suffix(unit: &str) -> String {
+pub(crate) fn unit_suffix(unit: &str) -> String {
     if unit.is_empty() {
         String::new()
     } else {
