@@ -167,7 +167,7 @@ fn bdf2_on_a_linear_spring_matches_the_closed_form_recurrence() {
     let w1 = (s1 - s0) / dt;
     let (mut s, mut w) = (s1, w1);
     assert!(sim.step());
-    assert!(!sim.stats.bdf2);
+    assert!(!sim.stats.solver.bdf2());
     assert!((-sim.cloth.x[1].y - s1).abs() < 1e-12, "BDF1 start");
     for step in 2..=300 {
         // 3/2 s' − 2 s + ½ s₋ = h w',  3/2 w' − 2 w + ½ w₋ = h (g − ω² (s' − L)):
@@ -178,7 +178,7 @@ fn bdf2_on_a_linear_spring_matches_the_closed_form_recurrence() {
         let w_next = (1.5 * s_next - 2.0 * s + 0.5 * s_prev) / dt;
         (s_prev, w_prev, s, w) = (s, w, s_next, w_next);
         assert!(sim.step());
-        assert!(sim.stats.bdf2, "step {step} should be BDF2");
+        assert!(sim.stats.solver.bdf2(), "step {step} should be BDF2");
         let got = -sim.cloth.x[1].y;
         assert!(
             (got - s).abs() < 1e-10,

@@ -325,7 +325,7 @@ fn kang_mg_comes_to_the_springs_own_rest_state() {
     sim.set_params(p.clone()).unwrap();
     sim.step_n(1200);
     // The step reports its solve: at rest one V-cycle reaches the tolerance.
-    let report = sim.stats.cg;
+    let report = sim.stats.solver.solve().expect("an iterative solve");
     assert_eq!(report.iterations, 1, "{report:?}");
     assert!(
         report.relative_residual <= p.multigrid.tolerance,
@@ -569,7 +569,7 @@ fn implicit_mg_meets_its_tolerance_in_a_few_iterations_on_a_stiff_fine_flag() {
     let mut late = 0;
     for step in 0..90 {
         assert!(sim.step());
-        let report = sim.stats.cg;
+        let report = sim.stats.solver.solve().expect("an iterative solve");
         assert!(
             report.relative_residual <= tolerance && report.iterations <= 12,
             "step {step}: {report:?}"
@@ -629,7 +629,7 @@ fn implicit_mg_stops_at_four_iterations_per_allowed_cycle() {
     p.multigrid.max_cycles = 1;
     sim.set_params(p).unwrap();
     assert!(sim.step());
-    let report = sim.stats.cg;
+    let report = sim.stats.solver.solve().expect("an iterative solve");
     assert_eq!(report.iterations, ITERATIONS_PER_CYCLE, "{report:?}");
     assert!(
         report.relative_residual > sim.params().multigrid.tolerance,

@@ -11,6 +11,7 @@ use super::{BenchConfig, Stat};
 use crate::render::gpu::GpuContext;
 use crate::render::view;
 use crate::sim::compare::agreement;
+use crate::sim::integrators::SolverReport;
 use crate::sim::scene::{ClothSpec, GridSpec, Scene};
 use crate::sim::{IntegratorKind, Params, Simulation};
 use crate::upsample::{RenderSettings, upsample_cpu};
@@ -184,7 +185,12 @@ pub fn step_costs(cfg: &BenchConfig) -> Vec<StepCost> {
             if kind == IntegratorKind::Desbrun {
                 // The first step builds the inverse; time it on its own.
                 sim.step();
-                precompute = Some(sim.stats.desbrun_precompute_seconds);
+                precompute = match sim.stats.solver {
+                    SolverReport::Filter {
+                        precompute_seconds, ..
+                    } => Some(precompute_seconds),
+                    _ => None,
+                };
             }
             let block = block_for(&sim, budget);
             let seconds_per_step = time_steps(&sim, block, cfg.repeats());
@@ -202,7 +208,7 @@ pub fn step_costs(cfg: &BenchConfig) -> Vec<StepCost> {
                     let total: u32 = (0..steps)
                         .map(|_| {
                             s.step();
-                            s.stats.cg.iterations
+                            s.stats.solver.iterations()
                         })
                         .sum();
                     total as f64 / steps as f64

@@ -175,7 +175,7 @@ fn run(
         bar.inc(1);
         interpolated_sum += sim.stats.interpolated_fraction;
         sweeps_sum += f64::from(sim.stats.provot_sweeps);
-        solver_sum += f64::from(sim.stats.cg.iterations);
+        solver_sum += f64::from(sim.stats.solver.iterations());
         if let Some(k) = args.every
             && sim.step_index.is_multiple_of(k)
         {

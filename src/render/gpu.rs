@@ -11,6 +11,11 @@ use thiserror::Error;
 
 use crate::upsample::UpsampleError;
 
+/// The features the GPU timer (`gpu_timer.rs`) needs: the device asks for them where the
+/// adapter has them.
+pub const TIMESTAMP_FEATURES: wgpu::Features =
+    wgpu::Features::TIMESTAMP_QUERY.union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
+
 /// Everything that can go wrong on the GPU side of the upsampler. Each error is turned into this
 /// once, where it happens; callers only decide whether to skip, report or abort.
 #[derive(Debug, Error)]
@@ -83,7 +88,7 @@ impl GpuContext {
                 label: Some("flagsim device"),
                 // Timestamps where the adapter has them: `flagsim bench` times the GPU's own
                 // share of a frame with them (`GpuTimer`); nothing else depends on them.
-                required_features: adapter.features() & super::gpu_timer::FEATURES,
+                required_features: adapter.features() & TIMESTAMP_FEATURES,
                 required_limits,
                 experimental_features: wgpu::ExperimentalFeatures::disabled(),
                 memory_hints: wgpu::MemoryHints::Performance,

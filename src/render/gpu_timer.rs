@@ -10,9 +10,8 @@
 
 use super::GpuError;
 
-/// The features a [`GpuTimer`] needs.
-pub const FEATURES: wgpu::Features =
-    wgpu::Features::TIMESTAMP_QUERY.union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
+/// The features a [`GpuTimer`] needs (the device asks for them where the adapter has them).
+pub use super::gpu::TIMESTAMP_FEATURES as FEATURES;
 
 /// Bytes of the two resolved timestamps.
 const SIZE: wgpu::BufferAddress = 2 * std::mem::size_of::<u64>() as wgpu::BufferAddress;

@@ -22,8 +22,8 @@
 use glam::{DMat3, DVec3};
 
 use super::cloth::{Cloth, SpringFamily};
-use super::forces::for_each_node;
 use super::jacobian::spring_jacobian;
+use super::par::for_each_node;
 
 /// `(cos θ − sinc θ) / θ²` and its derivative, with series near 0 where the difference cancels.
 /// `g(0) = −1/3`.

@@ -312,12 +312,12 @@ impl Cloth {
     pub fn node_normals(&self, parallel: bool, tri_normals: &mut Vec<DVec3>, out: &mut [DVec3]) {
         tri_normals.resize(self.triangles.len(), DVec3::ZERO);
         let x = &self.x;
-        super::forces::for_each_node(parallel, tri_normals, |ti, n| {
+        super::par::for_each_node(parallel, tri_normals, |ti, n| {
             let [a, b, c] = self.triangles[ti];
             *n = (x[b] - x[a]).cross(x[c] - x[a]);
         });
         let tri_normals = &*tri_normals;
-        super::forces::for_each_node(parallel, out, |i, n| {
+        super::par::for_each_node(parallel, out, |i, n| {
             let mut sum = DVec3::ZERO;
             for &ti in &self.tri_of_node[self.tri_start[i]..self.tri_start[i + 1]] {
                 sum += tri_normals[ti as usize];

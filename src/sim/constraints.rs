@@ -5,7 +5,7 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 use super::cloth::{Cloth, LimitedSpring};
-use super::forces::for_each_node2;
+use super::par::for_each_node2;
 use super::params::{Collider, Provot};
 use super::tethers::Tethers;
 

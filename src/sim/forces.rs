@@ -9,70 +9,8 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 use super::cloth::Cloth;
+use super::par::{MIN_PARALLEL_CHUNK, for_each_node, for_each_node2};
 use super::params::{DragModel, LiftModel, Params, Wind};
-
-/// Smallest piece of a per-node or per-spring loop handed to one rayon task: smaller pieces
-/// cost more in scheduling than they save. (Measured on 2 cores, `kang-mg` on the peer's 64²
-/// and 96² sheets: 256 is 9–19 % faster a step than 1024, the pieces balancing better.)
-pub const MIN_PARALLEL_CHUNK: usize = 256;
-
-/// Runs `f(i, &mut out[i])` for every node, on the rayon pool when `parallel`.
-/// Each call only writes its own element, so both paths give identical results.
-pub fn for_each_node<T: Send>(parallel: bool, out: &mut [T], f: impl Fn(usize, &mut T) + Sync) {
-    if parallel {
-        out.par_iter_mut()
-            .with_min_len(MIN_PARALLEL_CHUNK)
-            .enumerate()
-            .for_each(|(i, o)| f(i, o));
-    } else {
-        out.iter_mut().enumerate().for_each(|(i, o)| f(i, o));
-    }
-}
-
-/// Like [`for_each_node`] for two per-node arrays written together.
-pub fn for_each_node2<A: Send, B: Send>(
-    parallel: bool,
-    a: &mut [A],
-    b: &mut [B],
-    f: impl Fn(usize, &mut A, &mut B) + Sync,
-) {
-    if parallel {
-        a.par_iter_mut()
-            .zip(b.par_iter_mut())
-            .with_min_len(MIN_PARALLEL_CHUNK)
-            .enumerate()
-            .for_each(|(i, (x, y))| f(i, x, y));
-    } else {
-        a.iter_mut()
-            .zip(b.iter_mut())
-            .enumerate()
-            .for_each(|(i, (x, y))| f(i, x, y));
-    }
-}
-
-/// Like [`for_each_node`] for three per-node arrays written together.
-pub fn for_each_node3<A: Send, B: Send, C: Send>(
-    parallel: bool,
-    a: &mut [A],
-    b: &mut [B],
-    c: &mut [C],
-    f: impl Fn(usize, &mut A, &mut B, &mut C) + Sync,
-) {
-    if parallel {
-        a.par_iter_mut()
-            .zip(b.par_iter_mut())
-            .zip(c.par_iter_mut())
-            .with_min_len(MIN_PARALLEL_CHUNK)
-            .enumerate()
-            .for_each(|(i, ((x, y), z))| f(i, x, y, z));
-    } else {
-        a.iter_mut()
-            .zip(b.iter_mut())
-            .zip(c.iter_mut())
-            .enumerate()
-            .for_each(|(i, ((x, y), z))| f(i, x, y, z));
-    }
-}
 
 /// Hooke force of spring `s` on its end `a` (the force on `b` is the negative):
 /// `k (|x_ab| - L) x_ab / |x_ab|` written as `k (x_ab - L x̂_ab)` so a zero-rest-length spring is

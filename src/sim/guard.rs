@@ -6,7 +6,6 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 use super::cloth::Cloth;
-use super::forces;
 use super::params::Params;
 
 /// A spring stretched beyond this multiple of its rest length counts as blown up.
@@ -52,7 +51,7 @@ pub fn check(
     let first_bad = if parallel {
         (0..n)
             .into_par_iter()
-            .with_min_len(forces::MIN_PARALLEL_CHUNK)
+            .with_min_len(super::par::MIN_PARALLEL_CHUNK)
             .find_first(|&i| bad(i))
     } else {
         (0..n).find(|&i| bad(i))

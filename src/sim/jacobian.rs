@@ -13,7 +13,8 @@
 use glam::{DMat3, DVec3};
 
 use super::cloth::Cloth;
-use super::forces::{External, for_each_node, for_each_node2};
+use super::forces::External;
+use super::par::{for_each_node, for_each_node2};
 
 /// The stiffness block `K_s = ∂f_a/∂x_b = k [P + (1 − L/|x|)(I − P)]` of one spring, its
 /// second term dropped while the spring is compressed (so every block stays positive

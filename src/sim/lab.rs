@@ -41,6 +41,7 @@ impl CopySpec {
             IntegratorKind::from_name(name).ok_or_else(|| SimError::UnknownIntegrator {
                 name: name.to_string(),
                 nearest: closest(name, &IntegratorKind::ALL.map(IntegratorKind::name)),
+                known: IntegratorKind::ALL.map(IntegratorKind::name).to_vec(),
             })?;
         let dt = match dt {
             None => None,
@@ -85,7 +86,11 @@ pub fn check_count(n: usize) -> Result<(), SimError> {
     if (MIN_COPIES..=MAX_COPIES).contains(&n) {
         Ok(())
     } else {
-        Err(SimError::CopyCount { count: n })
+        Err(SimError::CopyCount {
+            count: n,
+            min: MIN_COPIES,
+            max: MAX_COPIES,
+        })
     }
 }
 
@@ -321,6 +326,7 @@ mod tests {
         let unknown = |name: &str, nearest| SimError::UnknownIntegrator {
             name: name.into(),
             nearest,
+            known: IntegratorKind::ALL.map(IntegratorKind::name).to_vec(),
         };
         assert_eq!(
             CopySpec::parse("kangg").unwrap_err(),

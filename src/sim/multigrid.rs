@@ -32,7 +32,7 @@
 use glam::DVec3;
 
 use super::cloth::Cloth;
-use super::forces::{MIN_PARALLEL_CHUNK, for_each_node, for_each_node2};
+use super::par::{MIN_PARALLEL_CHUNK, for_each_node, for_each_node2};
 
 /// Smallest level whose loops run on the rayon pool when the caller asks for it: below this a
 /// loop is too short to pay for handing work to another thread. (A 64² cloth's first coarse

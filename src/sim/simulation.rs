@@ -27,8 +27,9 @@ use super::error::SimError;
 use super::forces::{self, External};
 use super::guard;
 use super::integrators::desbrun::Desbrun;
-use super::integrators::implicit_cg::CgReport;
-use super::integrators::{self, ForceInput, ForceWork, Integrator, Next, Step, StepInput};
+use super::integrators::{
+    self, ForceInput, ForceWork, Integrator, Next, SolverReport, Step, StepInput,
+};
 use super::params::{HandlePath, IntegratorKind, Params};
 use super::wavelet::Segmentation;
 
@@ -76,18 +77,14 @@ pub struct StepStats {
     pub max_strain: f64,
     /// `h² k_structural / m̄`: how far `kang` is from the exact filter (small is close).
     pub h2k_over_m: f64,
-    /// Last `implicit-cg` or `choi-ko` solve.
-    pub cg: CgReport,
-    /// Whether the last `choi-ko` step was BDF2 (false: a BDF1 start).
-    pub bdf2: bool,
+    /// The integrator's own figures for the last physics step (its solver's iterations, its
+    /// precompute): [`SolverReport::None`] for schemes without any.
+    pub solver: SolverReport,
     /// Fraction of the nodes the wavelet interpolation filled in the last physics step (0 when
     /// it is off).
     pub interpolated_fraction: f64,
     /// Flat regions it found in the last physics step.
     pub interpolated_regions: usize,
-    /// Last time the dense `desbrun` inverse was computed, s.
-    pub desbrun_precompute_seconds: f64,
-    pub desbrun_builds: u64,
     /// Provot corrections in the last step.
     pub provot_corrections: usize,
     /// Provot sweeps in the last physics step (they stop when nothing is over the limit).
@@ -380,8 +377,7 @@ impl Simulation {
         self.stats.contacts = 0;
         // What only some integrators report: a switch away from one must not leave its
         // figures standing (the panel showed `implicit-cg`'s CG iterations under `kang`).
-        self.stats.cg = super::integrators::implicit_cg::CgReport::default();
-        self.stats.bdf2 = false;
+        self.stats.solver = SolverReport::None;
         let h = self.params.h();
         let mut failure = None;
         let mut swapped = false;
@@ -425,7 +421,7 @@ impl Simulation {
             let w = &mut self.work;
             let (v, v0) = (&self.cloth.v, &w.saved_v);
             w.published_dv.resize(v.len(), DVec3::ZERO);
-            forces::for_each_node(parallel, &mut w.published_dv, |i, dv| {
+            super::par::for_each_node(parallel, &mut w.published_dv, |i, dv| {
                 *dv = v[i] - v0[i];
             });
             std::mem::swap(&mut self.cloth.dv, &mut w.published_dv);
@@ -500,7 +496,7 @@ impl Simulation {
             .take()
             .unwrap_or_else(|| integrators::make(kind));
         let result = self.run_pipeline(integrator.as_mut(), h, t, n, parallel, wavelet);
-        integrator.report(&mut self.stats);
+        self.stats.solver = integrator.report();
         self.integrators[slot(kind)] = Some(integrator);
         result?;
         if keep_start {

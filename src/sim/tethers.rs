@@ -22,7 +22,7 @@ use std::collections::BinaryHeap;
 use glam::DVec3;
 
 use super::cloth::Cloth;
-use super::forces::for_each_node2;
+use super::par::for_each_node2;
 
 /// Above this many kinematic regions, one tether per node to the nearest kinematic node.
 pub const MAX_REGIONS: usize = 8;

@@ -4,6 +4,7 @@ use egui::Ui;
 
 use super::FrameInfo;
 use crate::sim::IntegratorKind;
+use crate::sim::integrators::SolverReport;
 use crate::sim::snapshot::Snapshot;
 
 /// How often the figures are refreshed while the cloth runs: often enough to follow, seldom
@@ -87,18 +88,32 @@ pub fn rows(snap: &Snapshot, frame: &FrameInfo<'_>) -> Vec<(&'static str, String
                 None => "ok".into(),
             },
         );
-        if snap.params.integrator == IntegratorKind::ImplicitCg {
-            row("CG iterations", format!("{}", st.cg.iterations));
-        }
-        if snap.params.integrator == IntegratorKind::ChoiKo {
-            row(
+        // What the integrator itself reports, as it reports it.
+        match st.solver {
+            SolverReport::None => {}
+            SolverReport::Iterative(solve) => {
+                let what = match snap.params.integrator {
+                    IntegratorKind::KangMg => "V-cycles",
+                    IntegratorKind::ImplicitMg => "MG-CG iterations",
+                    _ => "CG iterations",
+                };
+                row(what, format!("{}", solve.iterations));
+            }
+            SolverReport::Buckling { solve, bdf2 } => row(
                 "PCG iterations",
                 format!(
                     "{} ({})",
-                    st.cg.iterations,
-                    if st.bdf2 { "BDF2" } else { "BDF1 start" }
+                    solve.iterations,
+                    if bdf2 { "BDF2" } else { "BDF1 start" }
                 ),
-            );
+            ),
+            SolverReport::Filter {
+                precompute_seconds,
+                builds,
+            } => row(
+                "filter inverse",
+                format!("{:.2} ms ({builds} builds)", precompute_seconds * 1e3),
+            ),
         }
         if !snap.interpolated.is_empty() {
             row(
@@ -107,16 +122,6 @@ pub fn rows(snap: &Snapshot, frame: &FrameInfo<'_>) -> Vec<(&'static str, String
                     "{:.0} % of nodes, {} regions",
                     st.interpolated_fraction * 100.0,
                     st.interpolated_regions
-                ),
-            );
-        }
-        if snap.params.integrator == IntegratorKind::Desbrun {
-            row(
-                "filter inverse",
-                format!(
-                    "{:.2} ms ({} builds)",
-                    st.desbrun_precompute_seconds * 1e3,
-                    st.desbrun_builds
                 ),
             );
         }

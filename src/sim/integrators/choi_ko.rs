@@ -21,15 +21,16 @@
 
 use glam::{DMat3, DVec3};
 
+use super::SolverReport;
 use super::StepInput;
 use super::implicit_cg::{CgReport, pcg};
 use super::{ForceInput, ForceWork, Integrator, Next, Step, kinematic_next};
 use crate::sim::buckling::{self, BuckleTopology, LinkState};
 use crate::sim::cloth::Cloth;
 use crate::sim::error::SimError;
-use crate::sim::forces::{External, for_each_node, for_each_node2};
+use crate::sim::forces::External;
+use crate::sim::par::{for_each_node, for_each_node2};
 use crate::sim::params::{CgSettings, IntegratorKind};
-use crate::sim::simulation::StepStats;
 
 /// `choi-ko`: the buckling model's forces, the BDF2 solve, and its history.
 #[derive(Debug, Clone, Default)]
@@ -97,9 +98,11 @@ impl Integrator for ChoiKo {
         self.scratch.finish(&cloth.x, &cloth.v, h);
     }
 
-    fn report(&self, stats: &mut StepStats) {
-        stats.cg = self.report;
-        stats.bdf2 = self.scratch.last_was_bdf2;
+    fn report(&self) -> SolverReport {
+        SolverReport::Buckling {
+            solve: self.report,
+            bdf2: self.scratch.last_was_bdf2,
+        }
     }
 
     fn save_history(&self) -> Option<Box<dyn Integrator>> {

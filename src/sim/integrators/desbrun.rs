@@ -12,12 +12,12 @@ use std::time::Instant;
 use glam::DVec3;
 use rayon::prelude::*;
 
+use super::SolverReport;
 use super::{Integrator, Next, Step, StepInput, advance_symplectic};
 use crate::sim::cloth::Cloth;
 use crate::sim::error::SimError;
-use crate::sim::forces::for_each_node;
+use crate::sim::par::for_each_node;
 use crate::sim::params::IntegratorKind;
-use crate::sim::simulation::StepStats;
 
 /// `desbrun`: the filter itself, then eq. 1.
 #[derive(Debug, Clone, Default)]
@@ -29,10 +29,13 @@ pub struct Desbrun {
 
 impl Desbrun {
     /// Whether a cloth with these pinned nodes fits the dense filter.
-    pub fn check_fits(pinned: &[bool]) -> Result<(), TooLarge> {
+    pub fn check_fits(pinned: &[bool]) -> Result<(), SimError> {
         let free = pinned.iter().filter(|k| !**k).count();
         if free > MAX_DESBRUN_NODES {
-            return Err(TooLarge { free });
+            return Err(SimError::FilterTooLarge {
+                free,
+                limit: MAX_DESBRUN_NODES,
+            });
         }
         Ok(())
     }
@@ -84,9 +87,11 @@ impl Integrator for Desbrun {
         Ok(())
     }
 
-    fn report(&self, stats: &mut StepStats) {
-        stats.desbrun_precompute_seconds = self.filter.precompute_seconds;
-        stats.desbrun_builds = self.filter.builds;
+    fn report(&self) -> SolverReport {
+        SolverReport::Filter {
+            precompute_seconds: self.filter.precompute_seconds,
+            builds: self.filter.builds,
+        }
     }
 
     fn clone_box(&self) -> Box<dyn Integrator> {
@@ -127,13 +132,6 @@ fn fingerprint(cloth: &Cloth, kinematic: &[bool], h: f64) -> u64 {
     hasher.finish()
 }
 
-/// Error when the cloth is too large for a dense inverse.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("desbrun: {free} free nodes exceed the dense filter's limit of {MAX_DESBRUN_NODES}")]
-pub struct TooLarge {
-    pub free: usize,
-}
-
 impl DesbrunFilter {
     /// Number of free nodes in the current inverse.
     pub fn size(&self) -> usize {
@@ -141,14 +139,17 @@ impl DesbrunFilter {
     }
 
     /// Rebuilds the inverse if its inputs changed. Returns whether it did.
-    pub fn prepare(&mut self, cloth: &Cloth, kinematic: &[bool], h: f64) -> Result<bool, TooLarge> {
+    pub fn prepare(&mut self, cloth: &Cloth, kinematic: &[bool], h: f64) -> Result<bool, SimError> {
         let fp = fingerprint(cloth, kinematic, h);
         if fp == self.fingerprint && !self.inverse.is_empty() {
             return Ok(false);
         }
         let free: Vec<usize> = (0..cloth.node_count()).filter(|&i| !kinematic[i]).collect();
         if free.len() > MAX_DESBRUN_NODES {
-            return Err(TooLarge { free: free.len() });
+            return Err(SimError::FilterTooLarge {
+                free: free.len(),
+                limit: MAX_DESBRUN_NODES,
+            });
         }
         let start = Instant::now();
         let n = free.len();

@@ -8,7 +8,7 @@
 use glam::DVec3;
 
 use super::{Next, Step, StepInput, kinematic_next};
-use crate::sim::forces::for_each_node3;
+use crate::sim::par::for_each_node3;
 
 /// One explicit step in one pass: `Δv_i = h F_i / m_i + Δv_ext,i` for free nodes, then
 /// `update(x, v, Δv) -> (x', v')`; kinematic nodes go to their targets.

@@ -14,12 +14,13 @@
 
 use glam::{DMat3, DVec3};
 
+use super::SolverReport;
 use super::{Integrator, Next, Step, StepInput, advance_symplectic};
 use crate::sim::error::SimError;
-use crate::sim::forces::{External, for_each_node};
+use crate::sim::forces::External;
 use crate::sim::jacobian::{RhsInput, right_hand_side, spring_blocks};
+use crate::sim::par::for_each_node;
 use crate::sim::params::{CgSettings, IntegratorKind};
-use crate::sim::simulation::StepStats;
 
 /// `implicit-cg`.
 #[derive(Debug, Clone, Default)]
@@ -49,8 +50,8 @@ impl Integrator for ImplicitCg {
         Ok(())
     }
 
-    fn report(&self, stats: &mut StepStats) {
-        stats.cg = self.report;
+    fn report(&self) -> SolverReport {
+        SolverReport::Iterative(self.report)
     }
 
     fn clone_box(&self) -> Box<dyn Integrator> {

@@ -23,15 +23,15 @@
 
 use glam::{DMat3, DVec3};
 
+use super::SolverReport;
 use super::implicit_cg::CgReport;
 use super::{Integrator, Next, Step, StepInput, advance_symplectic};
 use crate::sim::cloth::Cloth;
 use crate::sim::error::SimError;
-use crate::sim::forces::for_each_node;
 use crate::sim::jacobian::{RhsInput, right_hand_side, spring_blocks};
 use crate::sim::multigrid::Multigrid;
+use crate::sim::par::for_each_node;
 use crate::sim::params::IntegratorKind;
-use crate::sim::simulation::StepStats;
 
 /// Preconditioned iterations per step at most, per `params.multigrid.max_cycles`.
 pub const ITERATIONS_PER_CYCLE: u32 = 4;
@@ -379,8 +379,8 @@ impl Integrator for ImplicitMg {
         Ok(())
     }
 
-    fn report(&self, stats: &mut StepStats) {
-        stats.cg = self.last;
+    fn report(&self) -> SolverReport {
+        SolverReport::Iterative(self.last)
     }
 
     /// The warm start is history (as kang-mg's).

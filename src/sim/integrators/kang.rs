@@ -18,7 +18,7 @@ use glam::DVec3;
 
 use super::{Integrator, Next, Step, StepInput, kinematic_next};
 use crate::sim::error::SimError;
-use crate::sim::forces::{for_each_node, for_each_node3};
+use crate::sim::par::{for_each_node, for_each_node3};
 use crate::sim::params::IntegratorKind;
 
 /// The scratch of the Jacobi iterations.

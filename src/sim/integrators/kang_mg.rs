@@ -21,13 +21,13 @@
 
 use glam::DVec3;
 
+use super::SolverReport;
 use super::implicit_cg::CgReport;
 use super::{Integrator, Next, Step, StepInput, advance_symplectic};
 use crate::sim::error::SimError;
-use crate::sim::forces::for_each_node;
 use crate::sim::multigrid::Multigrid;
+use crate::sim::par::for_each_node;
 use crate::sim::params::IntegratorKind;
-use crate::sim::simulation::StepStats;
 
 /// `kang-mg`'s solver and its warm start.
 #[derive(Debug, Clone, Default)]
@@ -136,8 +136,8 @@ impl Integrator for KangMg {
         Ok(())
     }
 
-    fn report(&self, stats: &mut StepStats) {
-        stats.cg = self.last;
+    fn report(&self) -> SolverReport {
+        SolverReport::Iterative(self.last)
     }
 
     /// The warm start is history: a probe step (the Fig. 8 comparison) must not move it, or the

@@ -22,10 +22,10 @@ pub mod xpbd;
 
 use glam::DVec3;
 
+use self::implicit_cg::CgReport;
 use super::cloth::Cloth;
 use super::forces::{self, External};
 use super::params::{IntegratorKind, Params};
-use super::simulation::StepStats;
 use crate::sim::error::SimError;
 
 /// What every integrator reads for one physics step. The cloth holds the state at the start of
@@ -89,6 +89,45 @@ pub struct ForceWork {
     pub spring_f: Vec<DVec3>,
 }
 
+/// What one integrator says about its last step, beyond what every step reports: owned by
+/// the integrators, read by the panels and the output files through the accessors.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub enum SolverReport {
+    /// Nothing beyond the common figures (the explicit schemes, `kang`, `hybrid`, `xpbd`).
+    #[default]
+    None,
+    /// An iterative solve (`implicit-cg`'s CG iterations, `kang-mg`'s V-cycles,
+    /// `implicit-mg`'s preconditioned iterations) and the residual it stopped at.
+    Iterative(CgReport),
+    /// `choi-ko`: its PCG solve, and whether the step was BDF2 (false: a BDF1 start).
+    Buckling { solve: CgReport, bdf2: bool },
+    /// `desbrun`: the dense inverse's last build time, s, and how many builds so far.
+    Filter {
+        precompute_seconds: f64,
+        builds: u64,
+    },
+}
+
+impl SolverReport {
+    /// The last solve, for the integrators that solve iteratively.
+    pub fn solve(&self) -> Option<CgReport> {
+        match *self {
+            Self::Iterative(solve) | Self::Buckling { solve, .. } => Some(solve),
+            Self::None | Self::Filter { .. } => None,
+        }
+    }
+
+    /// Iterations (or cycles) of the last solve; 0 without one.
+    pub fn iterations(&self) -> u32 {
+        self.solve().map_or(0, |s| s.iterations)
+    }
+
+    /// Whether the last step was a `choi-ko` BDF2 step.
+    pub fn bdf2(&self) -> bool {
+        matches!(self, Self::Buckling { bdf2: true, .. })
+    }
+}
+
 /// A time-integration scheme.
 pub trait Integrator: std::fmt::Debug + Send {
     fn kind(&self) -> IntegratorKind;
@@ -126,8 +165,11 @@ pub trait Integrator: std::fmt::Debug + Send {
     /// Called after strain limiting and colliders with the final state of the step.
     fn finish(&mut self, _cloth: &Cloth, _h: f64) {}
 
-    /// Adds the scheme's own statistics (solver iterations, precompute time) to `stats`.
-    fn report(&self, _stats: &mut StepStats) {}
+    /// The scheme's own figures for its last step (solver iterations, precompute time); the
+    /// simulation keeps them in `StepStats::solver`.
+    fn report(&self) -> SolverReport {
+        SolverReport::None
+    }
 
     /// A copy of whatever history the next step reads (choi-ko's BDF2 state), so that a probe
     /// step can be undone; `None` for schemes without history.
@@ -179,7 +221,7 @@ pub fn advance_symplectic(step: &Step, dv: &[DVec3], next: &mut Next) {
         ..
     } = step.input;
     let target = step.target_x;
-    forces::for_each_node2(parallel, next.x, next.v, |i, x, v| {
+    crate::sim::par::for_each_node2(parallel, next.x, next.v, |i, x, v| {
         if kinematic[i] {
             (*x, *v) = kinematic_next(cloth.x[i], target[i], h);
         } else {

@@ -20,7 +20,8 @@ use glam::DVec3;
 use super::{ForceInput, ForceWork, Integrator, Next, Step};
 use crate::sim::cloth::Cloth;
 use crate::sim::error::SimError;
-use crate::sim::forces::{External, for_each_node, for_each_node3};
+use crate::sim::forces::External;
+use crate::sim::par::{for_each_node, for_each_node3};
 use crate::sim::params::IntegratorKind;
 
 /// Work arrays, reused between steps.

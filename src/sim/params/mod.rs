@@ -80,7 +80,7 @@ impl IntegratorKind {
         Self::ALL.into_iter().find(|k| k.name() == name)
     }
 
-    /// Whether the step runs an iterative solver whose iterations it reports (`stats.cg`).
+    /// Whether the step runs an iterative solver whose iterations it reports (`stats.solver`).
     pub fn has_solver(self) -> bool {
         matches!(
             self,

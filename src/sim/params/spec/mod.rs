@@ -10,7 +10,7 @@
 
 use std::fmt::Write as _;
 
-use crate::sim::error::SimError;
+use crate::sim::error::{SimError, number};
 
 /// A real number in `min..=max`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -89,15 +89,6 @@ pub struct Seed {
     pub help: &'static str,
 }
 
-pub(crate) fn number(x: f64) -> String {
-    if x != 0.0 && (x.abs() >= 1e4 || x.abs() < 1e-3) {
-        // 1e-5, 1e6: as the documentation writes them.
-        format!("{x:e}")
-    } else {
-        format!("{x}")
-    }
-}
-
 impl Real {
     pub fn range(&self) -> std::ops::RangeInclusive<f64> {
         self.min..=self.max
@@ -167,14 +158,6 @@ impl Vector {
             }
         }
         Ok(())
-    }
-}
-
-pub(crate) fn unit_suffix(unit: &str) -> String {
-    if unit.is_empty() {
-        String::new()
-    } else {
-        format!(" {unit}")
     }
 }
 
