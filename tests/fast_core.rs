@@ -6,6 +6,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use flagsim::sim::simulation::Grab;
+use flagsim::sim::snapshot::Snapshot;
 use flagsim::sim::{IntegratorKind, Scene, Simulation};
 use glam::DVec3;
 
@@ -15,11 +16,13 @@ struct CountingAllocator;
 
 thread_local! {
     static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+    static ALLOCATED_BYTES: Cell<usize> = const { Cell::new(0) };
 }
 
-fn count_allocation() {
+fn count_allocation(bytes: usize) {
     // `try_with`: the counter may already be gone while a thread shuts down.
     let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+    let _ = ALLOCATED_BYTES.try_with(|c| c.set(c.get() + bytes));
 }
 
 // SAFETY: every call is forwarded unchanged to the system allocator; counting touches only a
@@ -27,19 +30,19 @@ fn count_allocation() {
 #[allow(unsafe_code)] // reason: a global allocator is unsafe by definition; it only counts
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count_allocation();
+        count_allocation(layout.size());
         // SAFETY: same contract as ours.
         unsafe { System.alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count_allocation();
+        count_allocation(layout.size());
         // SAFETY: same contract as ours.
         unsafe { System.alloc_zeroed(layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count_allocation();
+        count_allocation(new_size);
         // SAFETY: same contract as ours.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -55,6 +58,11 @@ static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 fn allocations() -> usize {
     ALLOCATIONS.with(Cell::get)
+}
+
+/// Bytes asked for on this thread so far (a reallocation counts its new size).
+fn allocated_bytes() -> usize {
+    ALLOCATED_BYTES.with(Cell::get)
 }
 
 fn scene_with(name: &str, kind: IntegratorKind, dt: f64) -> Simulation {
@@ -84,6 +92,46 @@ fn the_counter_sees_an_allocation() {
     let v: Vec<u64> = std::hint::black_box(vec![1, 2, 3]);
     assert_eq!(v.len(), 3);
     assert!(allocations() > before);
+}
+
+#[test]
+fn a_256_square_snapshot_copies_the_state_and_shares_the_topology() {
+    let json = r#"{ "cloth": { "grid": { "nx": 256, "ny": 256, "pins": "hoist" } } }"#;
+    let mut sim = Scene::from_json(json, "test")
+        .unwrap()
+        .simulation()
+        .unwrap();
+    sim.parallel = Some(false);
+    assert!(sim.step());
+    let n = sim.cloth.node_count();
+    let (springs, triangles) = (sim.cloth.mesh.springs.len(), sim.cloth.mesh.triangles.len());
+    assert!(
+        springs > 5 * n && triangles > n,
+        "{springs} springs, {triangles} triangles"
+    );
+    let before = allocated_bytes();
+    let first = Snapshot::of(&sim);
+    let bytes = allocated_bytes() - before;
+    // The state: x, v and Δv (24 bytes a node each), the pins and the interpolated flags (a
+    // byte a node at most), and the parameters (a few hundred bytes).
+    let state = 3 * 24 * n + 2 * n;
+    assert!(
+        bytes <= state + 4096,
+        "{bytes} bytes for a state of {state}"
+    );
+    // A copy of the springs alone (8 bytes each) would be far more than that slack.
+    assert!(8 * springs > 4096);
+    assert!(
+        bytes >= 3 * 24 * n,
+        "{bytes} bytes: the state was not copied"
+    );
+    assert!(sim.step());
+    let second = Snapshot::of(&sim);
+    assert!(std::sync::Arc::ptr_eq(&first.mesh, &second.mesh));
+    assert!(std::sync::Arc::ptr_eq(&first.mesh, &sim.cloth.mesh));
+    assert_ne!(first.x, second.x, "the state is the step's own");
+    // The shared mesh is the cloth's springs and triangles.
+    assert_eq!(sim.cloth.ends, second.mesh.springs);
 }
 
 #[test]

@@ -181,8 +181,8 @@ pub fn overlay_lines(snap: &Snapshot, view: &ViewSettings, out: &mut Vec<LineVer
         match snap.grid {
             Some(g) => out.extend(grid_wireframe(&keys, g.nx, g.ny, KEY_MESH_COLOR)),
             None => {
-                for [a, b] in &snap.springs {
-                    push_segment(out, keys[*a], keys[*b], KEY_MESH_COLOR);
+                for &[a, b] in &snap.mesh.springs {
+                    push_segment(out, keys[a as usize], keys[b as usize], KEY_MESH_COLOR);
                 }
             }
         }

@@ -5,6 +5,8 @@
 //! over that node's springs in a fixed order. That makes the serial and the parallel step compute
 //! the same floating-point sums in the same order: bit-identical results.
 
+use std::sync::Arc;
+
 use glam::DVec3;
 
 use super::params::Stiffness;
@@ -52,6 +54,15 @@ pub struct Link {
     pub spring: u32,
 }
 
+/// The key mesh's topology: what the renderer needs besides the positions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyMesh {
+    /// Each spring's ends, in spring order (an explicit cloth's drawn mesh).
+    pub springs: Vec<[u32; 2]>,
+    /// Triangles with consistent orientation (for normals and air).
+    pub triangles: Vec<[usize; 3]>,
+}
+
 #[derive(Debug, Clone)]
 pub struct Cloth {
     // ---- topology (fixed after construction) ----
@@ -59,8 +70,9 @@ pub struct Cloth {
     /// `links[link_start[i]..link_start[i + 1]]` are node `i`'s neighbours, in spring order.
     pub link_start: Vec<usize>,
     pub links: Vec<Link>,
-    /// Key-mesh triangles with consistent orientation (for normals and air).
-    pub triangles: Vec<[usize; 3]>,
+    /// The key mesh (springs and triangles) as drawn: made once, shared by every snapshot of
+    /// this cloth (a publish copies the state, never the topology).
+    pub mesh: Arc<KeyMesh>,
     pub grid: Option<GridInfo>,
 
     // ---- state ----
@@ -188,11 +200,15 @@ impl Cloth {
                 }
             })
             .collect();
+        let mesh = Arc::new(KeyMesh {
+            springs: springs.iter().map(|s| [s.a as u32, s.b as u32]).collect(),
+            triangles,
+        });
         let mut cloth = Self {
             springs,
             link_start,
             links,
-            triangles,
+            mesh,
             grid,
             dv: vec![DVec3::ZERO; n],
             x,
@@ -310,10 +326,11 @@ impl Cloth {
     /// `tri_normals`, then gathered per node in a fixed order, so the parallel path gives the
     /// serial answer bit for bit.
     pub fn node_normals(&self, parallel: bool, tri_normals: &mut Vec<DVec3>, out: &mut [DVec3]) {
-        tri_normals.resize(self.triangles.len(), DVec3::ZERO);
+        let triangles = &self.mesh.triangles;
+        tri_normals.resize(triangles.len(), DVec3::ZERO);
         let x = &self.x;
         super::par::for_each_node(parallel, tri_normals, |ti, n| {
-            let [a, b, c] = self.triangles[ti];
+            let [a, b, c] = triangles[ti];
             *n = (x[b] - x[a]).cross(x[c] - x[a]);
         });
         let tri_normals = &*tri_normals;

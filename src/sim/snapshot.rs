@@ -2,18 +2,20 @@
 //! panels show, made between steps. The renderer and the UI read snapshots and nothing else of
 //! the simulation; the thread (`sim::thread`) makes and publishes them.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use glam::DVec3;
 
-use super::cloth::GridInfo;
+use super::cloth::{GridInfo, KeyMesh};
 use super::compare::Comparison;
 use super::error::SimError;
 use super::params::Params;
 use super::shape::Distance;
 use super::simulation::{Divergence, Simulation, StepStats};
 
-/// A copy of everything the renderer and the UI show, published after each batch of steps.
+/// A copy of everything the renderer and the UI show, published after each batch of steps:
+/// the state is copied, the topology ([`KeyMesh`]) shared.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
     /// Increases with every publish.
@@ -27,9 +29,8 @@ pub struct Snapshot {
     /// Nodes the last step's wavelet interpolation filled in (empty when it is off).
     pub interpolated: Vec<bool>,
     pub grid: Option<GridInfo>,
-    /// Spring end pairs (for drawing an explicit cloth's key mesh).
-    pub springs: Vec<[usize; 2]>,
-    pub triangles: Vec<[usize; 3]>,
+    /// The key mesh's springs and triangles: the cloth's own, shared, never copied.
+    pub mesh: Arc<KeyMesh>,
     pub time: f64,
     pub step: u64,
     pub stats: StepStats,
@@ -85,8 +86,7 @@ impl Snapshot {
             pinned: c.pinned.clone(),
             interpolated: sim.interpolated().to_vec(),
             grid: c.grid,
-            springs: c.springs.iter().map(|s| [s.a, s.b]).collect(),
-            triangles: c.triangles.clone(),
+            mesh: Arc::clone(&c.mesh),
             time: sim.time,
             step: sim.step_index,
             stats: sim.stats,
