@@ -22,7 +22,7 @@ pub mod app;
 pub mod bench;
 pub mod cli;
 pub mod files;
-pub mod lab;
+pub mod lab_report;
 pub mod render;
 pub mod sim;
 pub mod ui;

@@ -1,7 +1,7 @@
 //! The simulation engine against the equations of the paper and method.md. Expected values are
 //! derived here from the formulas, never read back from the code under test.
 
-use flagsim::sim::compare::agreement;
+use flagsim::sim::agreement::agreement;
 use flagsim::sim::constraints::strain_limit;
 use flagsim::sim::forces::{External, WindField, air_force, external_forces};
 use flagsim::sim::integrators::SolverReport;
@@ -1105,7 +1105,7 @@ fn a_grid_has_the_springs_its_counts_say() {
 
 #[test]
 fn the_fig8_comparison_leaves_the_simulation_as_it_was() {
-    use flagsim::sim::compare::compare_with_filter;
+    use flagsim::sim::agreement::compare_with_filter;
     let mut a = run_preset("flag", 30);
     let mut b = a.clone();
     let c = compare_with_filter(&mut a, IntegratorKind::Kang).unwrap();

@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::{BenchConfig, Stat};
 use crate::render::gpu::GpuContext;
 use crate::render::view;
-use crate::sim::compare::agreement;
+use crate::sim::agreement::agreement;
 use crate::sim::integrators::SolverReport;
 use crate::sim::scene::{ClothSpec, GridSpec, Scene};
 use crate::sim::{IntegratorKind, Params, Simulation};

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::Path;
 
 use super::{CliError, CompareArgs, Result, load_scene, print_stdout};
-use crate::lab::{CSV_HEADER, Series, Summaries, csv_rows, plot::plot_svg};
+use crate::lab_report::{CSV_HEADER, Series, Summaries, csv_rows, plot::plot_svg};
 use crate::sim::lab::Lab;
 
 /// The longest run `--seconds` takes, s.

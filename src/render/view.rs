@@ -11,7 +11,7 @@ use super::lines_pass::{LineVertex, grid_wireframe, push_segment};
 use super::scene_pass::{Pole, Sphere};
 use crate::sim::params::{Collider, Params};
 use crate::sim::snapshot::Snapshot;
-use crate::sim::{GridInfo, compare::Comparison};
+use crate::sim::{GridInfo, agreement::Comparison};
 use crate::upsample::{KeyGrid, RenderSettings};
 
 /// Overlay colours (sRGB + alpha).

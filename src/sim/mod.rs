@@ -1,9 +1,9 @@
 //! The CPU simulation: cloth model, forces, integrators, constraints, scenes, the fixed-step
 //! loop and the simulation thread. Nothing in here knows about wgpu, winit or egui.
 
+pub mod agreement;
 pub mod buckling;
 pub mod cloth;
-pub mod compare;
 pub mod constraints;
 pub mod error;
 pub mod forces;

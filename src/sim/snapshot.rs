@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use glam::DVec3;
 
+use super::agreement::Comparison;
 use super::cloth::{GridInfo, KeyMesh};
-use super::compare::Comparison;
 use super::error::SimError;
 use super::params::Params;
 use super::shape::Distance;

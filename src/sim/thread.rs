@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use glam::DVec3;
 
-use super::compare::compare_with_filter;
+use super::agreement::compare_with_filter;
 use super::error::SimError;
 use super::lab::{CopySpec, advance_to, check_count};
 use super::params::{IntegratorKind, Params};

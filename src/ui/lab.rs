@@ -1,8 +1,6 @@
 //! The *Lab* panel: open the integrator lab on the current scene (2 to 4 integrators side by
 //! side) or go back to one cloth, and search the largest stable `dt` of each cloth shown.
 
-use std::sync::Arc;
-
 use egui::{RichText, Ui};
 
 use super::plots::colour;
@@ -12,7 +10,7 @@ use crate::sim::IntegratorKind;
 use crate::sim::lab::{CopySpec, MAX_COPIES, MIN_COPIES};
 use crate::sim::shape;
 use crate::sim::snapshot::Snapshot;
-use crate::sim::stability::{self, Found, Search};
+use crate::sim::stability::{self, Found};
 use crate::sim::thread::Command;
 
 /// The integrators of the cloths shown: copy 0's, then the lab's others.
@@ -140,7 +138,7 @@ pub fn lab_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mut V
         reference_ui(ui, snap, actions);
     }
     ui.separator();
-    search_ui(ui, state, snap);
+    search_ui(ui, state, snap, actions);
 }
 
 /// The reference copy: a switch, and while it runs what it costs and each copy's distance
@@ -184,9 +182,10 @@ fn reference_ui(ui: &mut Ui, snap: &Snapshot, actions: &mut Vec<UiAction>) {
     }
 }
 
-/// *Largest stable dt*: starts the bench's bisection for every cloth shown on the scene as it is
-/// now, in the background; progress and cancel while it runs, the results after.
-fn search_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot) {
+/// *Largest stable dt*: asks the app to start the bench's bisection for every cloth shown on
+/// the scene as it is now, in the background; progress and cancel while it runs, the results
+/// after.
+fn search_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mut Vec<UiAction>) {
     let kinds = shown_integrators(snap);
     let running = state.dt_search.as_ref().is_some_and(|s| !s.finished());
     if let Some(search) = state.dt_search.as_ref().filter(|_| running) {
@@ -220,7 +219,10 @@ fn search_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot) {
     {
         let mut scene = state.scene.clone();
         scene.params = state.params.clone();
-        state.dt_search = Some(Arc::new(Search::start(scene, kinds.clone())));
+        actions.push(UiAction::FindStableDt {
+            scene: Box::new(scene),
+            integrators: kinds.clone(),
+        });
     }
     let results = stable_dt(state, snap);
     if results.iter().any(|f| f.stable.is_some()) {

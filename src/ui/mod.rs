@@ -58,6 +58,12 @@ pub enum UiAction {
     FileDialog(scene_files::Pick),
     /// Put the remembered panel values back to their defaults (`app::settings`).
     ResetSettings,
+    /// Start the largest-stable-and-accurate-`dt` search for `integrators` on `scene`, in the
+    /// background; the lab panel shows its progress and results (`UiState::dt_search`).
+    FindStableDt {
+        scene: Box<crate::sim::Scene>,
+        integrators: Vec<IntegratorKind>,
+    },
     /// Draw the flag with this image (decoded and checked, at most
     /// [`crate::render::flag_texture::MAX_FLAG_SIDE`] a side) from now on.
     FlagImage(Box<image::RgbaImage>),

@@ -1,6 +1,7 @@
 //! What the viewer does for the panels' actions and the keys.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use winit::keyboard::Key;
 
@@ -12,6 +13,7 @@ use crate::app::keys::{self, KeyAction};
 use crate::app::screenshot;
 use crate::render::view;
 use crate::sim::lab::CopySpec;
+use crate::sim::stability::Search;
 use crate::sim::thread::{Command, SimThread};
 use crate::ui::UiAction;
 
@@ -54,6 +56,9 @@ impl App {
             },
             UiAction::FileDialog(pick) => self.open_dialog(pick),
             UiAction::ResetSettings => self.reset_settings(),
+            UiAction::FindStableDt { scene, integrators } => {
+                self.ui.dt_search = Some(Arc::new(Search::start(*scene, integrators)));
+            }
             UiAction::ResetCamera => {
                 let cam = view::framing_camera(&[self.feed.current()]);
                 self.controls.home = cam;

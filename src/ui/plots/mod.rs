@@ -12,7 +12,7 @@ use egui::{Color32, Ui};
 use egui_plot::{Line, Plot, PlotPoint, PlotPoints};
 
 use super::stats::REFRESH;
-use crate::lab::COPY_COLOURS;
+use crate::lab_report::COPY_COLOURS;
 use crate::sim::snapshot::Snapshot;
 use decimated::Decimated;
 pub use decimated::decimate;
