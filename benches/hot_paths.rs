@@ -42,7 +42,7 @@ fn upsample(c: &mut Criterion) {
         sim.step();
     }
     let keys = view::key_positions(&sim.cloth.x);
-    let grid = sim.cloth.grid.unwrap();
+    let grid = sim.cloth.grid().unwrap();
     let key_grid = view::key_grid(&grid, &keys);
     let settings = RenderSettings::default();
     c.bench_function("upsample_cpu 50x50", |b| {

@@ -24,6 +24,7 @@ fn bench_quick_json_has_every_section() {
     for key in [
         "machine",
         "step_cost",
+        "publish_cost",
         "kang_10x10_seconds",
         "ratios",
         "scaling",
@@ -35,6 +36,19 @@ fn bench_quick_json_has_every_section() {
         "wavelet",
     ] {
         assert!(v.get(key).is_some(), "missing section {key}");
+    }
+    // A publish cost per quick size (10 and 16), each a positive time.
+    let publish = v["publish_cost"].as_array().unwrap();
+    assert_eq!(
+        publish
+            .iter()
+            .map(|p| p["n"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        [10, 16]
+    );
+    for p in publish {
+        let median = p["seconds"]["median"].as_f64().unwrap();
+        assert!(median > 0.0 && median < 0.01, "{p}");
     }
     // The wavelet section reports time saved and the fraction interpolated per integrator.
     let wavelet = v["wavelet"].as_array().unwrap();

@@ -445,7 +445,7 @@ fn provot_limits_every_structural_spring_and_leaves_pinned_ends_alone() {
         }
     }
     assert!(converged, "Provot did not converge");
-    for s in &cloth.springs {
+    for s in &cloth.topology.springs {
         if matches!(s.family, flagsim::sim::cloth::SpringFamily::Structural) {
             let len = (cloth.x[s.b] - cloth.x[s.a]).length();
             assert!(
@@ -1092,14 +1092,24 @@ fn a_grid_has_the_springs_its_counts_say() {
             .unwrap()
             .simulation()
             .unwrap();
-        let count = |f: SpringFamily| sim.cloth.springs.iter().filter(|s| s.family == f).count();
+        let count = |f: SpringFamily| {
+            sim.cloth
+                .topology
+                .springs
+                .iter()
+                .filter(|s| s.family == f)
+                .count()
+        };
         let got = [
             count(SpringFamily::Structural),
             count(SpringFamily::Shear),
             count(SpringFamily::Bend),
         ];
         assert_eq!(got, expected, "shear {shear}, bend {bend}");
-        assert_eq!(sim.cloth.springs.len(), expected.iter().sum::<usize>());
+        assert_eq!(
+            sim.cloth.topology.springs.len(),
+            expected.iter().sum::<usize>()
+        );
     }
 }
 
@@ -1331,6 +1341,7 @@ fn the_guard_names_the_first_spring_stretched_past_ten_times_its_rest_length() {
     sim.cloth.x[node].z += 3.0;
     let (index, s) = sim
         .cloth
+        .topology
         .springs
         .iter()
         .enumerate()
@@ -1353,6 +1364,7 @@ fn the_guard_names_the_first_spring_stretched_past_ten_times_its_rest_length() {
     let mut sim = still_flag(false, [6.0, 0.0, 0.0]);
     let shortest = sim
         .cloth
+        .topology
         .springs
         .iter()
         .filter(|s| s.a == node || s.b == node)

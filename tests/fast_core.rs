@@ -5,6 +5,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+use flagsim::sim::cloth::Cloth;
 use flagsim::sim::simulation::Grab;
 use flagsim::sim::snapshot::Snapshot;
 use flagsim::sim::{IntegratorKind, Scene, Simulation};
@@ -104,7 +105,10 @@ fn a_256_square_snapshot_copies_the_state_and_shares_the_topology() {
     sim.parallel = Some(false);
     assert!(sim.step());
     let n = sim.cloth.node_count();
-    let (springs, triangles) = (sim.cloth.mesh.springs.len(), sim.cloth.mesh.triangles.len());
+    let (springs, triangles) = (
+        sim.cloth.topology.mesh.springs.len(),
+        sim.cloth.topology.mesh.triangles.len(),
+    );
     assert!(
         springs > 5 * n && triangles > n,
         "{springs} springs, {triangles} triangles"
@@ -128,10 +132,33 @@ fn a_256_square_snapshot_copies_the_state_and_shares_the_topology() {
     assert!(sim.step());
     let second = Snapshot::of(&sim);
     assert!(std::sync::Arc::ptr_eq(&first.mesh, &second.mesh));
-    assert!(std::sync::Arc::ptr_eq(&first.mesh, &sim.cloth.mesh));
+    assert!(std::sync::Arc::ptr_eq(
+        &first.mesh,
+        &sim.cloth.topology.mesh
+    ));
     assert_ne!(first.x, second.x, "the state is the step's own");
     // The shared mesh is the cloth's springs and triangles.
-    assert_eq!(sim.cloth.ends, second.mesh.springs);
+    assert_eq!(sim.cloth.topology.ends, second.mesh.springs);
+}
+
+#[test]
+fn a_copy_of_a_256_square_cloth_copies_the_state_and_shares_the_topology() {
+    // The lab's copies, saved histories and the reference copy clone the cloth: the state is
+    // theirs, the topology and the stiffness tables are shared.
+    let json = r#"{ "cloth": { "grid": { "nx": 256, "ny": 256, "pins": "hoist" } } }"#;
+    let sim = Scene::from_json(json, "test")
+        .unwrap()
+        .simulation()
+        .unwrap();
+    let n = sim.cloth.node_count();
+    let before = allocated_bytes();
+    let copy = sim.cloth.clone();
+    let bytes = allocated_bytes() - before;
+    // x, v, anchor and Δv (24 bytes a node each), m (8), pinned (1).
+    let state = 4 * 24 * n + 8 * n + n;
+    assert_eq!(bytes, state, "{bytes} bytes for a state of {state}");
+    assert!(std::sync::Arc::ptr_eq(&copy.topology, &sim.cloth.topology));
+    assert!(std::ptr::eq(copy.stiffness(), sim.cloth.stiffness()));
 }
 
 #[test]
@@ -349,7 +376,7 @@ fn the_parallel_path_is_bit_identical_to_the_serial_one_on_a_banded_cloth() {
         let mut parallel = serial.clone();
         serial.parallel = Some(false);
         parallel.parallel = Some(true);
-        assert!(serial.cloth.strain_order.bands.len() > 1);
+        assert!(serial.cloth.topology.strain_order.bands.len() > 1);
         for _ in 0..20 {
             serial.step();
             parallel.step();
@@ -372,7 +399,7 @@ fn the_one_thread_force_scatter_equals_the_parallel_gather_bit_for_bit() {
         cloth.x[i] += 0.004 * DVec3::new((1.3 * t).sin(), (0.7 * t).cos(), (2.1 * t).sin());
         cloth.v[i] = DVec3::new((0.3 * t).cos(), (1.9 * t).sin(), 0.5 * (t * 0.11).sin());
     }
-    assert!(!cloth.ends.len().is_multiple_of(64) && cloth.ends.len() > 64);
+    assert!(!cloth.topology.ends.len().is_multiple_of(64) && cloth.topology.ends.len() > 64);
     let skip: Vec<bool> = (0..n)
         .map(|i| i % 7 == 0 || (200..260).contains(&i))
         .collect();
@@ -403,6 +430,7 @@ fn the_one_thread_force_scatter_equals_the_parallel_gather_bit_for_bit() {
                 DVec3::ZERO
             } else {
                 cloth
+                    .topology
                     .springs
                     .iter()
                     .enumerate()
@@ -417,10 +445,10 @@ fn the_one_thread_force_scatter_equals_the_parallel_gather_bit_for_bit() {
                         let d = cloth.x[sp.b] - cloth.x[sp.a];
                         let len = d.length();
                         let dir = d / len;
-                        let f = cloth.k[s] * (len - sp.rest) * dir
+                        let f = cloth.k()[s] * (len - sp.rest) * dir
                             + 0.8 * (cloth.v[sp.b] - cloth.v[sp.a]).dot(dir) * dir;
                         let visc = viscosity.map_or(DVec3::ZERO, |h| {
-                            h * cloth.k[s]
+                            h * cloth.k()[s]
                                 * (cloth.v[if sign > 0.0 { sp.b } else { sp.a }] - cloth.v[0])
                         });
                         sum + sign * f + visc
@@ -437,20 +465,29 @@ fn the_one_thread_force_scatter_equals_the_parallel_gather_bit_for_bit() {
 #[test]
 fn the_strain_maxima_find_one_stretched_spring_wherever_it_is() {
     // A 5 × 5 sheet at rest (every ratio 1), then one spring at a time given a rest length
-    // 1.5 times shorter (its cached 1 / L² times 2.25): its ratio is then 1.5, every other
+    // 1.5 times shorter (a cloth built anew with it): its ratio is then 1.5, every other
     // one still 1. Each position in the four running maxima and in the tail is met, on both
     // paths, for limited and unlimited (bend) springs.
     let base = sheet(5, "top-corners", 2000.0).cloth;
-    let springs = base.springs.len();
+    let springs = base.topology.springs.len();
     assert!(!springs.is_multiple_of(4), "the tail must be tested too");
     assert_eq!(base.strain_maxima(false), (1.0, 1.0));
     for s in 0..springs {
-        let mut cloth = base.clone();
-        cloth.inv_rest2[s] *= 2.25;
+        let mut shortened = base.topology.springs.clone();
+        shortened[s].rest /= 1.5;
+        let cloth = Cloth::new(
+            base.x.clone(),
+            base.v.clone(),
+            base.m.clone(),
+            base.pinned.clone(),
+            shortened,
+            base.topology.mesh.triangles.clone(),
+            base.grid(),
+        );
         for parallel in [false, true] {
             let (all, limited) = cloth.strain_maxima(parallel);
             assert!((all - 1.5).abs() < 1e-12, "spring {s}: {all}");
-            let is_limited = cloth.limited[s] > 0.0;
+            let is_limited = cloth.topology.limited[s] > 0.0;
             assert_eq!(limited == all, is_limited, "spring {s}: {limited} {all}");
         }
     }
@@ -530,6 +567,7 @@ fn reference_sweeps(
     let bands = (n / StrainOrder::BAND_NODES).max(1);
     let band_nodes = n.div_ceil(bands);
     let limited: Vec<_> = cloth
+        .topology
         .springs
         .iter()
         .filter(|s| s.rest > 0.0 && limits_strain(s.family))
@@ -585,7 +623,10 @@ fn provot_sweeps_follow_the_documented_order_over_bands_serial_and_parallel() {
     // 128 × 128: two bands and the springs between them. Every free node shaken by up to
     // 30 % of an edge, so springs everywhere are over the limit.
     let sim = sheet(128, "top-corners", 2000.0);
-    assert!(sim.cloth.strain_order.bands.len() > 1 && !sim.cloth.strain_order.boundary.is_empty());
+    assert!(
+        sim.cloth.topology.strain_order.bands.len() > 1
+            && !sim.cloth.topology.strain_order.boundary.is_empty()
+    );
     let mut cloth = sim.cloth.clone();
     let mut seed = 7u64;
     let l = 1.0 / 127.0;

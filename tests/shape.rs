@@ -205,7 +205,7 @@ fn apply(sim: &Simulation, held: &[bool], h: f64, x: &[DVec3]) -> Vec<DVec3> {
             }
             let mut y = c.m[i] * x[i];
             for l in c.links(i) {
-                let k = c.k[l.spring as usize];
+                let k = c.k()[l.spring as usize];
                 let j = l.node as usize;
                 y += h * h * k * x[i];
                 if !held[j] {
@@ -339,7 +339,7 @@ fn kang_mg_comes_to_the_springs_own_rest_state() {
         for l in c.links(i) {
             let s = l.spring as usize;
             let d = c.x[l.node as usize] - c.x[i];
-            f += c.k[s] * (d.length() - c.rest[s]) * d.normalize();
+            f += c.k()[s] * (d.length() - c.topology.rest[s]) * d.normalize();
         }
         worst = worst.max(f.length() / (c.m[i] * 9.81));
     }

@@ -252,7 +252,7 @@ fn flag_after(seconds: f64) -> (flagsim::sim::GridInfo, Vec<glam::Vec3>) {
     for _ in 0..steps {
         assert!(sim.step());
     }
-    let grid = sim.cloth.grid.expect("grid cloth");
+    let grid = sim.cloth.grid().expect("grid cloth");
     (grid, flagsim::render::view::key_positions(&sim.cloth.x))
 }
 

@@ -23,8 +23,9 @@ pub use report::{frame_table, table};
 pub use stability::{Stability, stability};
 pub use stats::Stat;
 pub use suite::{
-    Accuracy, Parallel, Ratio, Scaling, StepCost, Upsampling, WaveletSaving, accuracy, parallel,
-    ratios, scaling, square_flag, step_costs, thesis_scene, upsampling, wavelet,
+    Accuracy, Parallel, PublishCost, Ratio, Scaling, StepCost, Upsampling, WaveletSaving, accuracy,
+    parallel, publish_costs, ratios, scaling, square_flag, step_costs, thesis_scene, upsampling,
+    wavelet,
 };
 
 use crate::render::gpu::GpuContext;
@@ -53,6 +54,7 @@ pub struct Report {
     pub machine: String,
     pub quick: bool,
     pub step_cost: Vec<StepCost>,
+    pub publish_cost: Vec<PublishCost>,
     pub kang_10x10_seconds: Stat,
     pub ratios: Vec<Ratio>,
     pub scaling: Scaling,
@@ -100,6 +102,8 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Report {
         .map_or(Stat::of(vec![]), |c| c.seconds_per_step);
     let ratios = ratios(&step_cost, cfg.quick);
     let scaling = scaling(&step_cost, cfg.quick);
+    progress("cost per publish");
+    let publish_cost = publish_costs(cfg);
     progress("parallel kang");
     let parallel = parallel(cfg);
     progress("stability");
@@ -120,6 +124,7 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Report {
         machine: machine(),
         quick: cfg.quick,
         step_cost,
+        publish_cost,
         kang_10x10_seconds,
         ratios,
         scaling,

@@ -66,6 +66,14 @@ fn costs(r: &Report, o: &mut String) {
         ));
     }
     line(String::new());
+    line(
+        "Cost per publish (a snapshot of the state; the key mesh is shared), default integrator"
+            .into(),
+    );
+    for c in &r.publish_cost {
+        line(format!("{:>4}×{:<4}  {}", c.n, c.n, stat(&c.seconds)));
+    }
+    line(String::new());
     line(format!(
         "kang, full step at 10 × 10: {} (target ≤ 10 µs)",
         stat(&r.kang_10x10_seconds)

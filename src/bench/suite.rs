@@ -13,6 +13,7 @@ use crate::render::view;
 use crate::sim::agreement::agreement;
 use crate::sim::integrators::SolverReport;
 use crate::sim::scene::{ClothSpec, GridSpec, Scene};
+use crate::sim::snapshot::Snapshot;
 use crate::sim::{IntegratorKind, Params, Simulation};
 use crate::upsample::{RenderSettings, upsample_cpu};
 
@@ -35,6 +36,17 @@ pub struct StepCost {
     pub cg_iterations: Option<f64>,
     /// Whether the state was still finite after the timed steps (the guard is off here).
     pub finite: bool,
+}
+
+/// What one publish costs: a [`Snapshot`] of the benchmark flag, which the simulation thread
+/// makes after every step it publishes. It copies the state (positions, velocities, `Δv`,
+/// pins) and shares the key mesh.
+#[derive(Debug, Clone, Serialize)]
+pub struct PublishCost {
+    pub n: usize,
+    pub nodes: usize,
+    /// Seconds per snapshot.
+    pub seconds: Stat,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -227,6 +239,36 @@ pub fn step_costs(cfg: &BenchConfig) -> Vec<StepCost> {
     out
 }
 
+/// The cost of a publish ([`PublishCost`]) at every benchmark size, on the default integrator.
+pub fn publish_costs(cfg: &BenchConfig) -> Vec<PublishCost> {
+    cfg.grid_sizes()
+        .into_iter()
+        .map(|n| {
+            let sim = warmed(n, IntegratorKind::default());
+            let block = {
+                let t = Instant::now();
+                std::hint::black_box(Snapshot::of(&sim));
+                let one = t.elapsed().as_secs_f64().max(1e-8);
+                ((if cfg.quick { 0.002 } else { 0.02 } / one) as usize).clamp(1, 10_000)
+            };
+            let runs = (0..cfg.repeats())
+                .map(|_| {
+                    let t = Instant::now();
+                    for _ in 0..block {
+                        std::hint::black_box(Snapshot::of(&sim));
+                    }
+                    t.elapsed().as_secs_f64() / block as f64
+                })
+                .collect();
+            PublishCost {
+                n,
+                nodes: n * n,
+                seconds: Stat::of(runs),
+            }
+        })
+        .collect()
+}
+
 fn cost(costs: &[StepCost], kind: IntegratorKind, n: usize) -> Option<f64> {
     costs
         .iter()
@@ -406,7 +448,7 @@ fn flag_keys_after(seconds: f64) -> (crate::sim::GridInfo, Vec<glam::Vec3>) {
     for _ in 0..(seconds / scene.params.dt) as usize {
         sim.step();
     }
-    let grid = sim.cloth.grid.expect("the flag preset is a grid cloth");
+    let grid = sim.cloth.grid().expect("the flag preset is a grid cloth");
     (grid, view::key_positions(&sim.cloth.x))
 }
 

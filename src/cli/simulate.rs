@@ -253,7 +253,7 @@ fn run(
 fn upsample_output(sim: &Simulation, scene: &Scene, r: u32, gpu: bool) -> Result<RenderOut> {
     let grid = sim
         .cloth
-        .grid
+        .grid()
         .ok_or_else(|| CliError::BadInput("--upsample needs a grid cloth".into()))?;
     let keys = view::key_positions(&sim.cloth.x);
     let key_grid = view::key_grid(&grid, &keys);

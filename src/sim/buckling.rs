@@ -162,7 +162,7 @@ impl BuckleTopology {
     /// on a grid, the interlaced diagonals `(i, j)–(i ± 2, j + 2)`.
     pub fn build(cloth: &Cloth) -> Self {
         let mut links = Vec::new();
-        for (si, s) in cloth.springs.iter().enumerate() {
+        for (si, s) in cloth.topology.springs.iter().enumerate() {
             let type1 = s.family != SpringFamily::Bend;
             links.push(BuckleLink {
                 a: s.a as u32,
@@ -171,7 +171,7 @@ impl BuckleTopology {
                 spring: if type1 { si as u32 } else { u32::MAX },
             });
         }
-        if let Some(g) = cloth.grid {
+        if let Some(g) = cloth.grid() {
             let diag = 2.0 * (g.l0_u * g.l0_u + g.l0_v * g.l0_v).sqrt();
             for j in 0..g.ny.saturating_sub(2) {
                 for i in 0..g.nx.saturating_sub(2) {
@@ -208,13 +208,15 @@ impl BuckleTopology {
             links,
             start,
             adj,
-            built_for: (n, cloth.springs.len()),
+            built_for: (n, cloth.topology.springs.len()),
         }
     }
 
     /// Rebuilds when the cloth is not the one this was built for.
     pub fn ensure(&mut self, cloth: &Cloth) {
-        if self.built_for != (cloth.node_count(), cloth.springs.len()) || self.start.is_empty() {
+        if self.built_for != (cloth.node_count(), cloth.topology.springs.len())
+            || self.start.is_empty()
+        {
             *self = Self::build(cloth);
         }
     }
@@ -266,7 +268,7 @@ pub fn evaluate(
         let d = x_ab.length();
         let dir = if d > 0.0 { x_ab / d } else { DVec3::ZERO };
         *st = if l.is_type1() {
-            let k = cloth.k[l.spring as usize];
+            let k = cloth.k()[l.spring as usize];
             let tension = type1_force(d, l.rest, k);
             let damping = material.k_d;
             let mut force = tension * dir;

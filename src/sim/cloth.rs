@@ -63,33 +63,20 @@ pub struct KeyMesh {
     pub triangles: Vec<[usize; 3]>,
 }
 
-#[derive(Debug, Clone)]
-pub struct Cloth {
-    // ---- topology (fixed after construction) ----
+/// What never changes once a cloth is built: its springs, adjacency, triangles, grid and the
+/// orders and layouts the step's loops read. Made once by [`Cloth::new`] and shared through an
+/// `Arc` by every copy of the cloth (the lab's copies, saved histories); it has no `Clone`, so
+/// nothing can make a changed copy of it behind the cloth's back.
+#[derive(Debug)]
+pub struct Topology {
     pub springs: Vec<Spring>,
     /// `links[link_start[i]..link_start[i + 1]]` are node `i`'s neighbours, in spring order.
     pub link_start: Vec<usize>,
     pub links: Vec<Link>,
-    /// The key mesh (springs and triangles) as drawn: made once, shared by every snapshot of
-    /// this cloth (a publish copies the state, never the topology).
+    /// The key mesh (springs and triangles) as drawn: shared by every snapshot of this cloth
+    /// (a publish copies the state, never the topology).
     pub mesh: Arc<KeyMesh>,
     pub grid: Option<GridInfo>,
-
-    // ---- state ----
-    /// Positions, m.
-    pub x: Vec<DVec3>,
-    /// Velocities, m/s.
-    pub v: Vec<DVec3>,
-    /// Masses, kg (> 0).
-    pub m: Vec<f64>,
-    /// Kinematic nodes: the integrator never moves them; their motion is prescribed.
-    pub pinned: Vec<bool>,
-    /// Where each pinned node sits when the handle is at rest, m.
-    pub anchor: Vec<DVec3>,
-    /// Velocity change of the last published step, `v_after - v_before`, m/s.
-    pub dv: Vec<DVec3>,
-    /// Stiffness of each spring resolved from its family and the parameters, N/m.
-    pub k: Vec<f64>,
     /// The order of Provot's sweeps ([`StrainOrder`]).
     pub strain_order: StrainOrder,
     /// Every spring coloured so that no two springs of a colour share a node (a greedy edge
@@ -113,14 +100,89 @@ pub struct Cloth {
     /// Per link (parallel to `links`): +1 when the node is its spring's end `a`, −1 at end `b`,
     /// so a gather adds `sign · f_spring` without looking the spring up.
     pub link_sign: Vec<f64>,
-    /// Per link: its spring's stiffness, N/m (refreshed with `k` by [`Cloth::apply_stiffness`]).
-    pub link_k: Vec<f64>,
+}
+
+impl Topology {
+    /// Node `i`'s neighbours.
+    #[inline]
+    pub fn links(&self, i: usize) -> &[Link] {
+        &self.links[self.link_start[i]..self.link_start[i + 1]]
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.link_start.len() - 1
+    }
+}
+
+/// Each spring's stiffness and the tables derived from it, in one place: the fields are private
+/// and [`SpringStiffness::new`] is the only way to make them, so `link_k` and `k_sum` always
+/// agree with `k`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpringStiffness {
+    k: Vec<f64>,
+    link_k: Vec<f64>,
+    k_sum: Vec<f64>,
+}
+
+impl SpringStiffness {
+    /// The tables for `k` (per spring, N/m) on `topology`. `k` must have one entry per spring.
+    pub fn new(topology: &Topology, k: Vec<f64>) -> Self {
+        assert_eq!(k.len(), topology.springs.len(), "one stiffness per spring");
+        let link_k: Vec<f64> = topology
+            .links
+            .iter()
+            .map(|l| k[l.spring as usize])
+            .collect();
+        let k_sum = topology
+            .link_start
+            .windows(2)
+            .map(|w| link_k[w[0]..w[1]].iter().sum::<f64>())
+            .collect();
+        Self { k, link_k, k_sum }
+    }
+
+    /// Per spring: its stiffness `k`, N/m.
+    pub fn k(&self) -> &[f64] {
+        &self.k
+    }
+
+    /// Per link (parallel to [`Topology::links`]): its spring's `k`, N/m.
+    pub fn link_k(&self) -> &[f64] {
+        &self.link_k
+    }
+
     /// Per node: `Σ_j k_ij` over its links, N/m (so `D_i = m_i + h² Σ_j k_ij` needs no loop).
-    pub k_sum: Vec<f64>,
+    pub fn k_sum(&self) -> &[f64] {
+        &self.k_sum
+    }
+}
+
+/// A cloth: its shared, fixed [`Topology`] and spring stiffness, and its own state. Cloning a
+/// cloth copies the state and shares the rest.
+#[derive(Debug, Clone)]
+pub struct Cloth {
+    pub topology: Arc<Topology>,
+    /// Changed only by [`Cloth::apply_stiffness`] (a new table, shared until the next change).
+    stiffness: Arc<SpringStiffness>,
+
+    // ---- state ----
+    /// Positions, m.
+    pub x: Vec<DVec3>,
+    /// Velocities, m/s.
+    pub v: Vec<DVec3>,
+    /// Masses, kg (> 0). State, not topology: the user tunes the total mass live.
+    pub m: Vec<f64>,
+    /// Kinematic nodes: the integrator never moves them; their motion is prescribed.
+    pub pinned: Vec<bool>,
+    /// Where each pinned node sits when the handle is at rest, m.
+    pub anchor: Vec<DVec3>,
+    /// Velocity change of the last published step, `v_after - v_before`, m/s.
+    pub dv: Vec<DVec3>,
 }
 
 impl Cloth {
-    /// Builds a cloth and its adjacency. Indices must already be validated.
+    /// Builds a cloth and its adjacency. Indices must already be validated. Each spring's
+    /// stiffness starts as its `k_custom` until [`Cloth::apply_stiffness`].
     pub fn new(
         x: Vec<DVec3>,
         v: Vec<DVec3>,
@@ -204,19 +266,12 @@ impl Cloth {
             springs: springs.iter().map(|s| [s.a as u32, s.b as u32]).collect(),
             triangles,
         });
-        let mut cloth = Self {
+        let topology = Topology {
             springs,
             link_start,
             links,
             mesh,
             grid,
-            dv: vec![DVec3::ZERO; n],
-            x,
-            v,
-            m,
-            pinned,
-            anchor,
-            k,
             strain_order,
             all_colors,
             all_color_slot,
@@ -227,11 +282,18 @@ impl Cloth {
             inv_rest2,
             limited,
             link_sign,
-            link_k: Vec::new(),
-            k_sum: Vec::new(),
         };
-        cloth.refresh_link_stiffness();
-        cloth
+        let stiffness = Arc::new(SpringStiffness::new(&topology, k));
+        Self {
+            topology: Arc::new(topology),
+            stiffness,
+            dv: vec![DVec3::ZERO; n],
+            x,
+            v,
+            m,
+            pinned,
+            anchor,
+        }
     }
 
     pub fn node_count(&self) -> usize {
@@ -241,32 +303,38 @@ impl Cloth {
     /// Node `i`'s neighbours.
     #[inline]
     pub fn links(&self, i: usize) -> &[Link] {
-        &self.links[self.link_start[i]..self.link_start[i + 1]]
+        self.topology.links(i)
+    }
+
+    /// The grid layout, if the cloth is a grid.
+    pub fn grid(&self) -> Option<GridInfo> {
+        self.topology.grid
+    }
+
+    /// The springs' stiffness and its derived tables.
+    pub fn stiffness(&self) -> &SpringStiffness {
+        &self.stiffness
+    }
+
+    /// Per spring: its stiffness `k`, N/m.
+    pub fn k(&self) -> &[f64] {
+        &self.stiffness.k
     }
 
     /// Resolves every spring's `k` from its family (grid springs) or keeps its own (custom).
     pub fn apply_stiffness(&mut self, s: &Stiffness) {
-        for (k, spring) in self.k.iter_mut().zip(&self.springs) {
-            *k = match spring.family {
+        let k = self
+            .topology
+            .springs
+            .iter()
+            .map(|spring| match spring.family {
                 SpringFamily::Structural => s.structural,
                 SpringFamily::Shear => s.shear,
                 SpringFamily::Bend => s.bend,
                 SpringFamily::Custom => spring.k_custom,
-            };
-        }
-        self.refresh_link_stiffness();
-    }
-
-    /// Copies `k` into link order and sums it per node.
-    fn refresh_link_stiffness(&mut self) {
-        self.link_k.clear();
-        self.link_k
-            .extend(self.links.iter().map(|l| self.k[l.spring as usize]));
-        self.k_sum.clear();
-        let (link_k, link_start) = (&self.link_k, &self.link_start);
-        self.k_sum.extend(
-            (0..self.x.len()).map(|i| link_k[link_start[i]..link_start[i + 1]].iter().sum::<f64>()),
-        );
+            })
+            .collect();
+        self.stiffness = Arc::new(SpringStiffness::new(&self.topology, k));
     }
 
     pub fn total_mass(&self) -> f64 {
@@ -285,22 +353,24 @@ impl Cloth {
     /// spring otherwise) with `L > 0`. 1 means at rest length. (A maximum does not depend on the
     /// order, so the parallel reduction gives the serial answer.)
     pub fn max_strain(&self) -> f64 {
-        self.strain_maxima(self.ends.len() >= 65_536).1
+        self.strain_maxima(self.topology.ends.len() >= 65_536).1
     }
 
     /// `(largest |x_ab| / L over every spring with L > 0, largest over the springs Provot
     /// limits)`: one pass for the guard's blow-up test and the strain statistic. (A maximum does
     /// not depend on the order, so the parallel reduction gives the serial answer.)
     pub fn strain_maxima(&self, parallel: bool) -> (f64, f64) {
+        let topology = &*self.topology;
         let strain2 = |s: usize| {
-            let [a, b] = self.ends[s];
-            let r2 = (self.x[b as usize] - self.x[a as usize]).length_squared() * self.inv_rest2[s];
-            (r2, r2 * self.limited[s])
+            let [a, b] = topology.ends[s];
+            let r2 =
+                (self.x[b as usize] - self.x[a as usize]).length_squared() * topology.inv_rest2[s];
+            (r2, r2 * self.topology.limited[s])
         };
         let max = |p: (f64, f64), q: (f64, f64)| (p.0.max(q.0), p.1.max(q.1));
         let (all2, limited2) = if parallel {
             use rayon::prelude::*;
-            (0..self.ends.len())
+            (0..topology.ends.len())
                 .into_par_iter()
                 .with_min_len(4096)
                 .map(strain2)
@@ -308,13 +378,15 @@ impl Cloth {
         } else {
             // Four running maxima: one would chain every spring's `max` on the last.
             let mut lanes = [(0.0, 0.0); 4];
-            let whole = self.ends.len() / 4 * 4;
+            let whole = topology.ends.len() / 4 * 4;
             for s in (0..whole).step_by(4) {
                 for (lane, acc) in lanes.iter_mut().enumerate() {
                     *acc = max(*acc, strain2(s + lane));
                 }
             }
-            let tail = (whole..self.ends.len()).map(strain2).fold((0.0, 0.0), max);
+            let tail = (whole..topology.ends.len())
+                .map(strain2)
+                .fold((0.0, 0.0), max);
             lanes.into_iter().fold(tail, max)
         };
         (all2.sqrt(), limited2.sqrt())
@@ -326,7 +398,8 @@ impl Cloth {
     /// `tri_normals`, then gathered per node in a fixed order, so the parallel path gives the
     /// serial answer bit for bit.
     pub fn node_normals(&self, parallel: bool, tri_normals: &mut Vec<DVec3>, out: &mut [DVec3]) {
-        let triangles = &self.mesh.triangles;
+        let topology = &*self.topology;
+        let triangles = &topology.mesh.triangles;
         tri_normals.resize(triangles.len(), DVec3::ZERO);
         let x = &self.x;
         super::par::for_each_node(parallel, tri_normals, |ti, n| {
@@ -336,7 +409,7 @@ impl Cloth {
         let tri_normals = &*tri_normals;
         super::par::for_each_node(parallel, out, |i, n| {
             let mut sum = DVec3::ZERO;
-            for &ti in &self.tri_of_node[self.tri_start[i]..self.tri_start[i + 1]] {
+            for &ti in &topology.tri_of_node[topology.tri_start[i]..topology.tri_start[i + 1]] {
                 sum += tri_normals[ti as usize];
             }
             *n = sum.normalize_or_zero();
@@ -460,4 +533,158 @@ fn color_springs(
         colors[c].push(si as u32);
     }
     colors
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 3 × 3 grid of unit spacing with every family: structural between neighbours, shear
+    /// on the diagonals, bend two apart (node `(i, j)` is `3 j + i`).
+    fn grid3() -> Cloth {
+        let idx = |i: usize, j: usize| 3 * j + i;
+        let mut springs = Vec::new();
+        let mut add = |a, b, family, rest| {
+            springs.push(Spring {
+                a,
+                b,
+                family,
+                rest,
+                k_custom: 0.0,
+            });
+        };
+        for j in 0..3 {
+            for i in 0..3 {
+                if i + 1 < 3 {
+                    add(idx(i, j), idx(i + 1, j), SpringFamily::Structural, 1.0);
+                }
+                if j + 1 < 3 {
+                    add(idx(i, j), idx(i, j + 1), SpringFamily::Structural, 1.0);
+                }
+                if i + 1 < 3 && j + 1 < 3 {
+                    add(
+                        idx(i, j),
+                        idx(i + 1, j + 1),
+                        SpringFamily::Shear,
+                        2f64.sqrt(),
+                    );
+                    add(
+                        idx(i + 1, j),
+                        idx(i, j + 1),
+                        SpringFamily::Shear,
+                        2f64.sqrt(),
+                    );
+                }
+                if i + 2 < 3 {
+                    add(idx(i, j), idx(i + 2, j), SpringFamily::Bend, 2.0);
+                }
+                if j + 2 < 3 {
+                    add(idx(i, j), idx(i, j + 2), SpringFamily::Bend, 2.0);
+                }
+            }
+        }
+        let x = (0..9)
+            .map(|n| DVec3::new((n % 3) as f64, (n / 3) as f64, 0.0))
+            .collect();
+        Cloth::new(
+            x,
+            vec![DVec3::ZERO; 9],
+            vec![0.1; 9],
+            vec![false; 9],
+            springs,
+            Vec::new(),
+            None,
+        )
+    }
+
+    #[test]
+    fn the_stiffness_tables_follow_each_family_and_sum_per_node() {
+        let mut cloth = grid3();
+        let (ks, kh, kb) = (100.0, 30.0, 2.0);
+        cloth.apply_stiffness(&Stiffness {
+            structural: ks,
+            shear: kh,
+            bend: kb,
+        });
+        for (s, spring) in cloth.topology.springs.iter().enumerate() {
+            let expected = match spring.family {
+                SpringFamily::Structural => ks,
+                SpringFamily::Shear => kh,
+                SpringFamily::Bend => kb,
+                SpringFamily::Custom => unreachable!(),
+            };
+            assert_eq!(cloth.k()[s], expected, "spring {s}");
+        }
+        // Counted on the grid: a corner has 2 structural, 1 shear and 2 bend neighbours; an
+        // edge middle 3, 2 and 1; the centre 4, 4 and none.
+        let expected_sum =
+            |structural: f64, shear: f64, bend: f64| structural * ks + shear * kh + bend * kb;
+        let table = cloth.stiffness();
+        for corner in [0, 2, 6, 8] {
+            assert_eq!(table.k_sum()[corner], expected_sum(2.0, 1.0, 2.0));
+        }
+        for edge in [1, 3, 5, 7] {
+            assert_eq!(table.k_sum()[edge], expected_sum(3.0, 2.0, 1.0));
+        }
+        assert_eq!(table.k_sum()[4], expected_sum(4.0, 4.0, 0.0));
+        // Each link carries its own spring's k.
+        for (link, &k) in cloth.topology.links.iter().zip(table.link_k()) {
+            assert_eq!(k, cloth.k()[link.spring as usize]);
+        }
+        assert_eq!(table.link_k().len(), 2 * cloth.topology.springs.len());
+    }
+
+    #[test]
+    fn a_change_of_stiffness_makes_new_tables_and_leaves_copies_alone() {
+        let mut cloth = grid3();
+        let soft = Stiffness {
+            structural: 10.0,
+            shear: 1.0,
+            bend: 0.1,
+        };
+        cloth.apply_stiffness(&soft);
+        let copy = cloth.clone();
+        assert!(std::ptr::eq(copy.stiffness(), cloth.stiffness()));
+        cloth.apply_stiffness(&Stiffness {
+            structural: 20.0,
+            ..soft
+        });
+        assert_eq!(cloth.k()[0], 20.0);
+        assert_eq!(copy.k()[0], 10.0, "the copy keeps its own stiffness");
+        assert_eq!(
+            cloth.stiffness().k_sum()[4] - copy.stiffness().k_sum()[4],
+            40.0
+        );
+        assert!(Arc::ptr_eq(&copy.topology, &cloth.topology));
+    }
+
+    #[test]
+    fn custom_springs_keep_their_own_stiffness() {
+        let spring = |a, b, k_custom| Spring {
+            a,
+            b,
+            family: SpringFamily::Custom,
+            rest: 1.0,
+            k_custom,
+        };
+        let mut cloth = Cloth::new(
+            vec![DVec3::ZERO, DVec3::X, DVec3::Y],
+            vec![DVec3::ZERO; 3],
+            vec![1.0; 3],
+            vec![false; 3],
+            vec![spring(0, 1, 5.0), spring(0, 2, 7.0)],
+            Vec::new(),
+            None,
+        );
+        assert_eq!(cloth.k(), [5.0, 7.0]);
+        assert_eq!(cloth.stiffness().k_sum(), [12.0, 5.0, 7.0]);
+        cloth.apply_stiffness(&Stiffness {
+            structural: 1.0,
+            shear: 1.0,
+            bend: 1.0,
+        });
+        assert_eq!(cloth.k(), [5.0, 7.0]);
+        assert_eq!(cloth.topology.node_count(), 3);
+        assert_eq!(cloth.links(0).len(), 2);
+    }
 }

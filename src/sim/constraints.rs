@@ -131,7 +131,7 @@ pub fn provot_sweeps(
     iterations: u32,
     parallel: bool,
 ) -> (usize, u32) {
-    let order = &cloth.strain_order;
+    let order = &cloth.topology.strain_order;
     let springs = Springs { kinematic, limit };
     let x = &mut cloth.x;
     let mut corrections = 0;

@@ -70,12 +70,12 @@ pub fn spring_forces(
     out: &mut [DVec3],
 ) {
     let skipped = |i: usize| !skip.is_empty() && skip[i];
-    let (x, v, k, rest) = (&cloth.x, &cloth.v, &cloth.k, &cloth.rest);
+    let (x, v, k, rest) = (&cloth.x, &cloth.v, &cloth.k(), &cloth.topology.rest);
     if !parallel {
         scatter_spring_forces(cloth, damping, viscosity, skip, out);
         return;
     }
-    spring_f.resize(cloth.ends.len(), DVec3::ZERO);
+    spring_f.resize(cloth.topology.ends.len(), DVec3::ZERO);
     {
         use rayon::prelude::*;
         spring_f
@@ -84,7 +84,7 @@ pub fn spring_forces(
             .enumerate()
             .for_each(|(c, f)| {
                 let first = c * SPRING_BATCH;
-                let ends = &cloth.ends[first..first + f.len()];
+                let ends = &cloth.topology.ends[first..first + f.len()];
                 let mut inv_len = [0.0; SPRING_BATCH];
                 batch_inverse_lengths(x, ends, f, &mut inv_len);
                 for (j, (&[a, b], f)) in ends.iter().zip(f.iter_mut()).enumerate() {
@@ -110,11 +110,11 @@ pub fn spring_forces(
             *f = DVec3::ZERO;
             return;
         }
-        let range = cloth.link_start[i]..cloth.link_start[i + 1];
+        let range = cloth.topology.link_start[i]..cloth.topology.link_start[i + 1];
         let mut sum = DVec3::ZERO;
-        for (l, &sg) in cloth.links[range.clone()]
+        for (l, &sg) in cloth.topology.links[range.clone()]
             .iter()
-            .zip(&cloth.link_sign[range])
+            .zip(&cloth.topology.link_sign[range])
         {
             sum += sg * spring_f[l.spring as usize];
         }
@@ -172,11 +172,11 @@ fn scatter_spring_forces(
     out: &mut [DVec3],
 ) {
     let skipped = |i: usize| !skip.is_empty() && skip[i];
-    let (x, v, k, rest) = (&cloth.x, &cloth.v, &cloth.k, &cloth.rest);
+    let (x, v, k, rest) = (&cloth.x, &cloth.v, &cloth.k(), &cloth.topology.rest);
     out.fill(DVec3::ZERO);
     let mut x_ab = [DVec3::ZERO; SPRING_BATCH];
     let mut inv_len = [0.0; SPRING_BATCH];
-    for (first, ends) in cloth.ends.chunks(SPRING_BATCH).enumerate() {
+    for (first, ends) in cloth.topology.ends.chunks(SPRING_BATCH).enumerate() {
         let first = first * SPRING_BATCH;
         batch_inverse_lengths(x, ends, &mut x_ab, &mut inv_len);
         for (j, &[a, b]) in ends.iter().enumerate() {

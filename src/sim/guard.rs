@@ -67,7 +67,7 @@ pub fn check(
         });
     }
     if strain_all > BLOWUP_STRETCH {
-        let (si, s) = c.springs.iter().enumerate().find(|(_, s)| {
+        let (si, s) = c.topology.springs.iter().enumerate().find(|(_, s)| {
             s.rest > 0.0 && (c.x[s.b] - c.x[s.a]).length() > BLOWUP_STRETCH * s.rest
         })?;
         return Some(format!(

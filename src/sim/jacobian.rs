@@ -44,14 +44,14 @@ pub fn spring_blocks(
     jac: &mut Vec<DMat3>,
     block: &mut Vec<DMat3>,
 ) {
-    let ns = cloth.springs.len();
+    let ns = cloth.topology.springs.len();
     jac.resize(ns, DMat3::ZERO);
     block.resize(ns, DMat3::ZERO);
     let h2 = h * h;
     for_each_node2(parallel, jac, block, |s, j, blk| {
-        let sp = &cloth.springs[s];
+        let sp = &cloth.topology.springs[s];
         let x_ab = cloth.x[sp.b] - cloth.x[sp.a];
-        *j = spring_jacobian(x_ab, cloth.k[s], sp.rest);
+        *j = spring_jacobian(x_ab, cloth.k()[s], sp.rest);
         *blk = *j * h2;
         if damping > 0.0 {
             let d = x_ab.normalize_or_zero();
@@ -99,7 +99,7 @@ pub fn right_hand_side(input: &RhsInput, jac: &[DMat3], block: &[DMat3], b: &mut
                 h * (force[i] + ext.as_force(i, cloth.m[i]))
             };
         }
-        for (s, &[ia, ib]) in cloth.ends.iter().enumerate() {
+        for (s, &[ia, ib]) in cloth.topology.ends.iter().enumerate() {
             let (ia, ib) = (ia as usize, ib as usize);
             let t = h2 * (jac[s] * (cloth.v[ib] - cloth.v[ia]));
             if !kinematic[ia] {
@@ -187,16 +187,16 @@ mod tests {
             spring_blocks(&cloth, h, c, parallel, &mut jac, &mut block);
             assert_eq!(
                 (jac.len(), block.len()),
-                (cloth.springs.len(), cloth.springs.len())
+                (cloth.topology.springs.len(), cloth.topology.springs.len())
             );
-            for (s, sp) in cloth.springs.iter().enumerate() {
+            for (s, sp) in cloth.topology.springs.iter().enumerate() {
                 let x_ab = cloth.x[sp.b] - cloth.x[sp.a];
                 if x_ab.length() > sp.rest {
                     stretched += 1;
                 } else {
                     compressed += 1;
                 }
-                let k = expected_jacobian(x_ab, cloth.k[s], sp.rest);
+                let k = expected_jacobian(x_ab, cloth.k()[s], sp.rest);
                 assert!(close(jac[s], k), "spring {s}");
                 let s_s = h * h * k + h * c * outer(x_ab.normalize());
                 assert!(close(block[s], s_s), "spring {s}");
@@ -229,9 +229,9 @@ mod tests {
         let mut expect: Vec<DVec3> = (0..n)
             .map(|i| h * (force[i] + cloth.m[i] * ext.gravity))
             .collect();
-        for (s, sp) in cloth.springs.iter().enumerate() {
+        for (s, sp) in cloth.topology.springs.iter().enumerate() {
             let x_ab = cloth.x[sp.b] - cloth.x[sp.a];
-            let k = expected_jacobian(x_ab, cloth.k[s], sp.rest);
+            let k = expected_jacobian(x_ab, cloth.k()[s], sp.rest);
             let s_s = h * h * k + h * c * outer(x_ab.normalize());
             for (i, j) in [(sp.a, sp.b), (sp.b, sp.a)] {
                 expect[i] += h * h * (k * (cloth.v[j] - cloth.v[i]));

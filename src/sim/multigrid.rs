@@ -309,7 +309,7 @@ impl Multigrid {
     pub fn prepare(&mut self, cloth: &Cloth, held: &[bool], h: f64) -> bool {
         let same = !self.levels.is_empty()
             && self.inputs.h == h
-            && self.inputs.k == cloth.k
+            && self.inputs.k == cloth.k()
             && self.inputs.m == cloth.m
             && self.inputs.held == held;
         if same {
@@ -317,13 +317,15 @@ impl Multigrid {
         }
         self.inputs = Inputs {
             h,
-            k: cloth.k.clone(),
+            k: cloth.k().to_vec(),
             m: cloth.m.clone(),
             held: held.to_vec(),
         };
-        let (nx, ny) = cloth.grid.map_or((cloth.node_count(), 1), |g| (g.nx, g.ny));
+        let (nx, ny) = cloth
+            .grid()
+            .map_or((cloth.node_count(), 1), |g| (g.nx, g.ny));
         let mut levels = vec![fine_level(cloth, held, h, nx, ny)];
-        while cloth.grid.is_some() {
+        while cloth.grid().is_some() {
             let last = levels.last().expect("level 0 is there");
             let (cx, cy) = (coarse_len(last.nx), coarse_len(last.ny));
             if last.len() <= COARSEST_NODES || cx * cy == last.len() {
@@ -509,9 +511,12 @@ fn fine_level(cloth: &Cloth, held: &[bool], h: f64, nx: usize, ny: usize) -> Lev
     level.start.push(0);
     for i in 0..n {
         if !held[i] {
-            level.diag[i] = cloth.m[i] + h2 * cloth.k_sum[i];
-            let range = cloth.link_start[i]..cloth.link_start[i + 1];
-            for (l, &k) in cloth.links[range.clone()].iter().zip(&cloth.link_k[range]) {
+            level.diag[i] = cloth.m[i] + h2 * cloth.stiffness().k_sum()[i];
+            let range = cloth.topology.link_start[i]..cloth.topology.link_start[i + 1];
+            for (l, &k) in cloth.topology.links[range.clone()]
+                .iter()
+                .zip(&cloth.stiffness().link_k()[range])
+            {
                 let j = l.node as usize;
                 if !held[j] && k != 0.0 {
                     level.col.push(l.node);
@@ -1030,11 +1035,11 @@ mod tests {
     /// The fine level's matrix written out from the springs: `−h² k` to each free neighbour.
     fn expected_rows(cloth: &Cloth, held: &[bool], h: f64) -> Vec<Vec<(u32, f64)>> {
         let mut rows = vec![Vec::new(); cloth.node_count()];
-        for (s, &[a, b]) in cloth.ends.iter().enumerate() {
+        for (s, &[a, b]) in cloth.topology.ends.iter().enumerate() {
             let (a, b) = (a as usize, b as usize);
             if !held[a] && !held[b] {
-                rows[a].push((b as u32, -h * h * cloth.k[s]));
-                rows[b].push((a as u32, -h * h * cloth.k[s]));
+                rows[a].push((b as u32, -h * h * cloth.k()[s]));
+                rows[b].push((a as u32, -h * h * cloth.k()[s]));
             }
         }
         for row in &mut rows {
@@ -1047,7 +1052,7 @@ mod tests {
     fn rows_keep_their_entries_with_the_nodes_just_before_them_last_nearest_last() {
         let (cloth, held) = sheet(7, 6);
         let h = 0.01;
-        let g = cloth.grid.unwrap();
+        let g = cloth.grid().unwrap();
         let level = fine_level(&cloth, &held, h, g.nx, g.ny);
         assert_eq!(rows(&level), expected_rows(&cloth, &held, h));
         let mut reordered = 0;
@@ -1114,7 +1119,7 @@ mod tests {
                 let expected = if is_held {
                     0.0
                 } else {
-                    cloth.m[i] + h * h * cloth.k_sum[i] + extra
+                    cloth.m[i] + h * h * cloth.stiffness().k_sum()[i] + extra
                 };
                 assert!(
                     (fine.diag[i] - expected).abs() <= 1e-15 * expected,

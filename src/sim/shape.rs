@@ -71,14 +71,14 @@ impl Default for Edges {
 /// The structural edges of `cloth` at positions `x` (the grid's 4-neighbour springs; for a
 /// cloth given as a node and spring list, every spring). Springs of rest length 0 are left out.
 pub fn structural_edges(cloth: &Cloth, x: &[DVec3]) -> Edges {
-    let grid = cloth.grid.is_some();
+    let grid = cloth.grid().is_some();
     let mut edges = Edges {
         shortest: f64::INFINITY,
         longest: 0.0,
         share_short: 0.0,
     };
     let (mut count, mut short) = (0usize, 0usize);
-    for s in &cloth.springs {
+    for s in &cloth.topology.springs {
         let structural = if grid {
             s.family == SpringFamily::Structural
         } else {

@@ -277,12 +277,12 @@ impl Simulation {
     pub fn h2k_over_m(&self) -> f64 {
         let n = self.cloth.node_count().max(1) as f64;
         let m_mean = self.cloth.total_mass() / n;
-        let k = if self.cloth.grid.is_some() {
+        let k = if self.cloth.grid().is_some() {
             self.params.stiffness.structural
-        } else if self.cloth.k.is_empty() {
+        } else if self.cloth.k().is_empty() {
             0.0
         } else {
-            self.cloth.k.iter().sum::<f64>() / self.cloth.k.len() as f64
+            self.cloth.k().iter().sum::<f64>() / self.cloth.k().len() as f64
         };
         let h = self.params.h();
         h * h * k / m_mean
@@ -296,7 +296,7 @@ impl Simulation {
                 self.params.integrator,
                 IntegratorKind::Kang | IntegratorKind::Hybrid
             )
-            && self.cloth.grid.is_some()
+            && self.cloth.grid().is_some()
     }
 
     /// Per node, whether the last physics step interpolated it (empty when the wavelet
@@ -526,7 +526,7 @@ impl Simulation {
                 .node_normals(parallel, &mut w.tri_normals, &mut w.normals);
         }
         // Wavelet segmentation: which nodes this step interpolates instead of integrating.
-        let (fraction, regions) = match self.cloth.grid {
+        let (fraction, regions) = match self.cloth.grid() {
             Some(grid) if wavelet => w.segment(&grid, params.wavelet.threshold),
             _ => (0.0, 0),
         };
@@ -591,7 +591,7 @@ impl Simulation {
         std::mem::swap(&mut self.cloth.x, &mut w.next_x);
         std::mem::swap(&mut self.cloth.v, &mut w.next_v);
         let cloth = &mut self.cloth;
-        if wavelet && let Some(grid) = cloth.grid {
+        if wavelet && let Some(grid) = cloth.grid() {
             // Interior nodes of flat regions: interpolated from the integrated edges.
             let seg = &w.segmentation;
             seg.interpolate(grid.nx, &mut cloth.x);

@@ -95,7 +95,7 @@ const NONE: u32 = u32::MAX;
 /// the rest plane (the geodesic of a flat rectangle), otherwise the shortest spring path
 /// `path` the search found.
 fn geodesic(cloth: &Cloth, i: usize, p: usize, path: f64) -> f64 {
-    match cloth.grid {
+    match cloth.grid() {
         Some(g) => {
             let di = (i % g.nx) as f64 - (p % g.nx) as f64;
             let dj = (i / g.nx) as f64 - (p / g.nx) as f64;
@@ -142,7 +142,7 @@ impl Search {
             }
             for l in cloth.links(i) {
                 let j = l.node as usize;
-                let d = dist + cloth.rest[l.spring as usize];
+                let d = dist + cloth.topology.rest[l.spring as usize];
                 if d < self.dist[j] {
                     self.dist[j] = d;
                     self.source[j] = self.source[i];

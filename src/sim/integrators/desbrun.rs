@@ -121,7 +121,7 @@ pub struct DesbrunFilter {
 fn fingerprint(cloth: &Cloth, kinematic: &[bool], h: f64) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     h.to_bits().hash(&mut hasher);
-    for k in &cloth.k {
+    for k in cloth.k() {
         k.to_bits().hash(&mut hasher);
     }
     for m in &cloth.m {
@@ -162,7 +162,7 @@ impl DesbrunFilter {
         for (r, &i) in free.iter().enumerate() {
             let mut diag = cloth.m[i];
             for l in cloth.links(i) {
-                let k = cloth.k[l.spring as usize];
+                let k = cloth.k()[l.spring as usize];
                 diag += h2 * k;
                 let c = row_of[l.node as usize];
                 if c != usize::MAX {
@@ -199,7 +199,7 @@ impl DesbrunFilter {
             for l in cloth.links(i) {
                 let j = l.node as usize;
                 if kinematic[j] {
-                    b += h2 * cloth.k[l.spring as usize] * known_dv[j];
+                    b += h2 * cloth.k()[l.spring as usize] * known_dv[j];
                 }
             }
             self.rhs.push(b);

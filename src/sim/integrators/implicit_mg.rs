@@ -110,7 +110,7 @@ impl System<'_> {
                 self.mass[i] * x[i]
             };
         }
-        for (s, &[a, b]) in self.cloth.ends.iter().enumerate() {
+        for (s, &[a, b]) in self.cloth.topology.ends.iter().enumerate() {
             let (a, b) = (a as usize, b as usize);
             let block = &self.block[s];
             match (self.held[a], self.held[b]) {
@@ -341,7 +341,7 @@ impl Integrator for ImplicitMg {
             ..
         } = step.input;
         let n = cloth.node_count();
-        let rebuilt = match cloth.grid {
+        let rebuilt = match cloth.grid() {
             Some(_) => self.mg.prepare(cloth, kinematic, h),
             None => true,
         };

@@ -95,8 +95,11 @@ impl Integrator for KangMg {
         });
         let h2 = h * h;
         for &i in &self.near_held {
-            let range = cloth.link_start[i]..cloth.link_start[i + 1];
-            for (l, &k) in cloth.links[range.clone()].iter().zip(&cloth.link_k[range]) {
+            let range = cloth.topology.link_start[i]..cloth.topology.link_start[i + 1];
+            for (l, &k) in cloth.topology.links[range.clone()]
+                .iter()
+                .zip(&cloth.stiffness().link_k()[range])
+            {
                 let j = l.node as usize;
                 if kinematic[j] {
                     self.rhs[i] += h2 * k * known_dv[j];

@@ -128,7 +128,7 @@ pub fn advance(
     let n_sub = substeps.max(1);
     let hs = h / n_sub as f64;
     s.x_prev.resize(cloth.node_count(), DVec3::ZERO);
-    s.lambda.resize(cloth.springs.len(), 0.0);
+    s.lambda.resize(cloth.topology.springs.len(), 0.0);
     for sub in 1..=n_sub {
         let frac = sub as f64 / n_sub as f64;
         let (m, x_start, v_start) = (&cloth.m, &cloth.x, &cloth.v);
@@ -149,10 +149,15 @@ pub fn advance(
             }
         });
         s.lambda.fill(0.0);
-        for (color, slot) in cloth.all_colors.iter().zip(&cloth.all_color_slot) {
+        for (color, slot) in cloth
+            .topology
+            .all_colors
+            .iter()
+            .zip(&cloth.topology.all_color_slot)
+        {
             s.moves.resize(color.len(), None);
             let moves = &mut s.moves[..color.len()];
-            let (xr, springs, k, lambda) = (&*x, &cloth.springs, &cloth.k, &s.lambda);
+            let (xr, springs, k, lambda) = (&*x, &cloth.topology.springs, &cloth.k(), &s.lambda);
             for_each_node(parallel, moves, |j, mv| {
                 let si = color[j] as usize;
                 let sp = &springs[si];
@@ -178,7 +183,7 @@ pub fn advance(
                     s.lambda[color[j] as usize] += dl;
                 }
             }
-            let springs = &cloth.springs;
+            let springs = &cloth.topology.springs;
             for_each_node(parallel, x, |i, xi| {
                 let j = slot[i];
                 if j == u32::MAX {
