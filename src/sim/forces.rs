@@ -105,16 +105,17 @@ pub fn spring_forces(
             });
     }
     let spring_f = &*spring_f;
+    let topology = &*cloth.topology;
     for_each_node(parallel, out, |i, f| {
         if skipped(i) {
             *f = DVec3::ZERO;
             return;
         }
-        let range = cloth.topology.link_start[i]..cloth.topology.link_start[i + 1];
+        let range = topology.link_start[i]..topology.link_start[i + 1];
         let mut sum = DVec3::ZERO;
-        for (l, &sg) in cloth.topology.links[range.clone()]
+        for (l, &sg) in topology.links[range.clone()]
             .iter()
-            .zip(&cloth.topology.link_sign[range])
+            .zip(&topology.link_sign[range])
         {
             sum += sg * spring_f[l.spring as usize];
         }

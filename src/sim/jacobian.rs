@@ -117,13 +117,14 @@ pub fn right_hand_side(input: &RhsInput, jac: &[DMat3], block: &[DMat3], b: &mut
         }
         return;
     }
+    let topology = &*cloth.topology;
     for_each_node(parallel, b, |i, bi| {
         if kinematic[i] {
             *bi = DVec3::ZERO;
             return;
         }
         let mut rhs = h * (force[i] + ext.as_force(i, cloth.m[i]));
-        for l in cloth.links(i) {
+        for l in topology.links(i) {
             let j = l.node as usize;
             let s = l.spring as usize;
             rhs += h2 * (jac[s] * (cloth.v[j] - cloth.v[i]));

@@ -122,11 +122,12 @@ pub fn solve(
         parallel,
     };
     right_hand_side(&rhs, &s.jac, &s.block, &mut s.b);
+    let topology = &*cloth.topology;
     let block = &s.block;
     // The preconditioner's diagonal.
     for_each_node(parallel, &mut s.diag, |i, d| {
         let mut diag = DVec3::splat(cloth.m[i] + h * (ext.drag_c[i] + ext.air_c[i]));
-        for l in cloth.links(i) {
+        for l in topology.links(i) {
             let m = &block[l.spring as usize];
             diag += DVec3::new(m.x_axis.x, m.y_axis.y, m.z_axis.z);
         }
@@ -140,7 +141,7 @@ pub fn solve(
                 return;
             }
             let mut y = (cloth.m[i] + h * (ext.drag_c[i] + ext.air_c[i])) * x[i];
-            for l in cloth.links(i) {
+            for l in topology.links(i) {
                 let j = l.node as usize;
                 let xj = if kinematic[j] { DVec3::ZERO } else { x[j] };
                 y += block[l.spring as usize] * (x[i] - xj);

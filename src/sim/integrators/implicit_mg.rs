@@ -26,7 +26,7 @@ use glam::{DMat3, DVec3};
 use super::SolverReport;
 use super::implicit_cg::CgReport;
 use super::{Integrator, Next, Step, StepInput, advance_symplectic};
-use crate::sim::cloth::Cloth;
+use crate::sim::cloth::Topology;
 use crate::sim::error::SimError;
 use crate::sim::jacobian::{RhsInput, right_hand_side, spring_blocks};
 use crate::sim::multigrid::Multigrid;
@@ -63,7 +63,7 @@ pub struct ImplicitMg {
 
 /// The system of one step: the blocks and the masses, read by the products and the sweeps.
 struct System<'a> {
-    cloth: &'a Cloth,
+    topology: &'a Topology,
     held: &'a [bool],
     block: &'a [DMat3],
     diag_inv: &'a [DMat3],
@@ -75,7 +75,7 @@ impl System<'_> {
     #[inline]
     fn row(&self, i: usize, x: &[DVec3]) -> DVec3 {
         let mut y = self.mass[i] * x[i];
-        for l in self.cloth.links(i) {
+        for l in self.topology.links(i) {
             let j = l.node as usize;
             let xj = if self.held[j] { DVec3::ZERO } else { x[j] };
             y += self.block[l.spring as usize] * (x[i] - xj);
@@ -110,7 +110,7 @@ impl System<'_> {
                 self.mass[i] * x[i]
             };
         }
-        for (s, &[a, b]) in self.cloth.topology.ends.iter().enumerate() {
+        for (s, &[a, b]) in self.topology.ends.iter().enumerate() {
             let (a, b) = (a as usize, b as usize);
             let block = &self.block[s];
             match (self.held[a], self.held[b]) {
@@ -130,7 +130,7 @@ impl System<'_> {
     #[inline]
     fn update(&self, i: usize, r: &[DVec3], z: &mut [DVec3]) {
         let mut sum = r[i];
-        for l in self.cloth.links(i) {
+        for l in self.topology.links(i) {
             let j = l.node as usize;
             if !self.held[j] {
                 sum += self.block[l.spring as usize] * z[j];
@@ -146,7 +146,7 @@ impl System<'_> {
         for (i, ti) in t.iter_mut().enumerate() {
             let mut sum = DVec3::ZERO;
             if !self.held[i] {
-                for l in self.cloth.links(i) {
+                for l in self.topology.links(i) {
                     let j = l.node as usize;
                     if j > i && !self.held[j] {
                         sum += self.block[l.spring as usize] * z[j];
@@ -221,10 +221,11 @@ impl ImplicitMg {
                     0.0
                 };
         });
+        let topology = &*cloth.topology;
         let mass = &self.mass;
         for_each_node(parallel, &mut self.diag_inv, |i, d| {
             let mut diag = DMat3::from_diagonal(DVec3::splat(mass[i]));
-            for l in cloth.links(i) {
+            for l in topology.links(i) {
                 diag += block[l.spring as usize];
             }
             // Symmetric positive definite (a mass plus positive semi-definite blocks).
@@ -271,7 +272,7 @@ impl ImplicitMg {
             v.resize(n, DVec3::ZERO);
         }
         let sys = System {
-            cloth,
+            topology: &cloth.topology,
             held: kinematic,
             block,
             diag_inv,

@@ -74,12 +74,13 @@ impl Jacobi {
         let h2 = h * h;
         let filter_external = params.filter_external;
         // One row of eq. 10 in general-stiffness form; `prev = None` is `Δv⁰`.
+        let (topology, stiffness) = (&*cloth.topology, cloth.stiffness());
         let row = |i: usize, prev: Option<&[DVec3]>| {
-            let range = cloth.topology.link_start[i]..cloth.topology.link_start[i + 1];
+            let range = topology.link_start[i]..topology.link_start[i + 1];
             let mut sum_k_dv = DVec3::ZERO;
-            let links = cloth.topology.links[range.clone()]
+            let links = topology.links[range.clone()]
                 .iter()
-                .zip(&cloth.stiffness().link_k()[range]);
+                .zip(&stiffness.link_k()[range]);
             match prev {
                 Some(prev) => {
                     for (l, &k) in links {
@@ -101,7 +102,7 @@ impl Jacobi {
             } else {
                 force[i]
             };
-            (h * f + h2 * sum_k_dv) * (1.0 / (cloth.m[i] + h2 * cloth.stiffness().k_sum()[i]))
+            (h * f + h2 * sum_k_dv) * (1.0 / (cloth.m[i] + h2 * stiffness.k_sum()[i]))
         };
         let iterations = params.jacobi_iterations.max(1);
         for it in 1..iterations {

@@ -86,6 +86,7 @@ impl Integrator for KangMg {
             parallel,
         );
         self.rhs.resize(n, DVec3::ZERO);
+        let (topology, stiffness) = (&*cloth.topology, cloth.stiffness());
         for_each_node(parallel, &mut self.rhs, |i, b| {
             *b = if kinematic[i] {
                 DVec3::ZERO
@@ -95,10 +96,10 @@ impl Integrator for KangMg {
         });
         let h2 = h * h;
         for &i in &self.near_held {
-            let range = cloth.topology.link_start[i]..cloth.topology.link_start[i + 1];
-            for (l, &k) in cloth.topology.links[range.clone()]
+            let range = topology.link_start[i]..topology.link_start[i + 1];
+            for (l, &k) in topology.links[range.clone()]
                 .iter()
-                .zip(&cloth.stiffness().link_k()[range])
+                .zip(&stiffness.link_k()[range])
             {
                 let j = l.node as usize;
                 if kinematic[j] {
