@@ -69,6 +69,9 @@ pub struct KeyMesh {
 /// nothing can make a changed copy of it behind the cloth's back.
 #[derive(Debug)]
 pub struct Topology {
+    /// Each node's position as built, m: where a pinned node sits when its handle is at rest,
+    /// and what tethers measure their rest lengths on.
+    pub anchor: Vec<DVec3>,
     pub springs: Vec<Spring>,
     /// `links[link_start[i]..link_start[i + 1]]` are node `i`'s neighbours, in spring order.
     pub link_start: Vec<usize>,
@@ -174,8 +177,6 @@ pub struct Cloth {
     pub m: Vec<f64>,
     /// Kinematic nodes: the integrator never moves them; their motion is prescribed.
     pub pinned: Vec<bool>,
-    /// Where each pinned node sits when the handle is at rest, m.
-    pub anchor: Vec<DVec3>,
     /// Velocity change of the last published step, `v_after - v_before`, m/s.
     pub dv: Vec<DVec3>,
 }
@@ -267,6 +268,7 @@ impl Cloth {
             triangles,
         });
         let topology = Topology {
+            anchor,
             springs,
             link_start,
             links,
@@ -292,7 +294,6 @@ impl Cloth {
             v,
             m,
             pinned,
-            anchor,
         }
     }
 

@@ -470,7 +470,7 @@ impl Simulation {
             }
             let wanted = match self.grab {
                 Some(g) if g.node == i => g.target,
-                _ => c.anchor[i] + offset,
+                _ => c.topology.anchor[i] + offset,
             };
             let target = c.x[i] + (wanted - c.x[i]).clamp_length_max(max_move);
             w.target_x[i] = target;

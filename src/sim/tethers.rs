@@ -213,8 +213,10 @@ impl Tethers {
                 (0..n)
                     .filter(|&i| in_region(i))
                     .max_by(|&a, &b| {
-                        let da = cloth.anchor[a].distance_squared(cloth.anchor[from]);
-                        let db = cloth.anchor[b].distance_squared(cloth.anchor[from]);
+                        let da =
+                            cloth.topology.anchor[a].distance_squared(cloth.topology.anchor[from]);
+                        let db =
+                            cloth.topology.anchor[b].distance_squared(cloth.topology.anchor[from]);
                         da.total_cmp(&db).then(b.cmp(&a))
                     })
                     .unwrap_or(from)
