@@ -70,7 +70,7 @@ pub fn spring_forces(
     out: &mut [DVec3],
 ) {
     let skipped = |i: usize| !skip.is_empty() && skip[i];
-    let (x, v, k, rest) = (&cloth.x, &cloth.v, &cloth.k(), &cloth.topology.rest);
+    let (x, v, k, rest) = (&cloth.x, &cloth.v, cloth.k(), &cloth.topology.rest);
     if !parallel {
         scatter_spring_forces(cloth, damping, viscosity, skip, out);
         return;
@@ -173,7 +173,7 @@ fn scatter_spring_forces(
     out: &mut [DVec3],
 ) {
     let skipped = |i: usize| !skip.is_empty() && skip[i];
-    let (x, v, k, rest) = (&cloth.x, &cloth.v, &cloth.k(), &cloth.topology.rest);
+    let (x, v, k, rest) = (&cloth.x, &cloth.v, cloth.k(), &cloth.topology.rest);
     out.fill(DVec3::ZERO);
     let mut x_ab = [DVec3::ZERO; SPRING_BATCH];
     let mut inv_len = [0.0; SPRING_BATCH];

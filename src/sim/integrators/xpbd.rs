@@ -157,7 +157,7 @@ pub fn advance(
         {
             s.moves.resize(color.len(), None);
             let moves = &mut s.moves[..color.len()];
-            let (xr, springs, k, lambda) = (&*x, &cloth.topology.springs, &cloth.k(), &s.lambda);
+            let (xr, springs, k, lambda) = (&*x, &cloth.topology.springs, cloth.k(), &s.lambda);
             for_each_node(parallel, moves, |j, mv| {
                 let si = color[j] as usize;
                 let sp = &springs[si];
