@@ -193,7 +193,11 @@ fn bad_scene_files_are_rejected_with_exit_code_2_and_a_named_problem() {
         r#"{ "cloth": { "grid": {} }, "params": { "dt": 1e999 } }"#,
         "params.dt",
     );
-    rejects("empty.json", r#"{ "cloth": {} }"#, "cloth: empty");
+    rejects(
+        "triangles.json",
+        r#"{ "cloth": { "triangles": [[0, 1, 2]] } }"#,
+        "cloth.triangles: only for an explicit cloth",
+    );
     rejects("nothing.json", "", "EOF");
     rejects(
         "huge.json",
@@ -542,6 +546,61 @@ fn completions_are_written_for_each_shell_and_name_the_subcommands() {
     }
     let out = flagsim(&["completions", "tcsh"]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn bash_completes_preset_names_where_a_scene_goes() {
+    let out = flagsim(&["completions", "bash"]);
+    let script =
+        std::env::temp_dir().join(format!("flagsim-completion-{}.bash", std::process::id()));
+    std::fs::write(&script, &out.stdout).unwrap();
+    // Completes `line` as bash would at its end; the candidates, one per line.
+    let complete = |line: &str| -> Vec<String> {
+        let program = format!(
+            r#"source "$1"; COMP_WORDS=({line}); [[ "{line}" == *" " ]] && COMP_WORDS+=("");
+            COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); COMP_LINE="{line}"; COMP_POINT=${{#COMP_LINE}};
+            _flagsim_scenes flagsim "${{COMP_WORDS[COMP_CWORD]}}" "${{COMP_WORDS[COMP_CWORD-1]}}";
+            printf '%s\n' "${{COMPREPLY[@]}}""#
+        );
+        let out = Command::new("bash")
+            .args(["-c", &program, "bash"])
+            .arg(&script)
+            .current_dir(std::env::temp_dir())
+            .output()
+            .expect("bash runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    let has = |words: &[String], w: &str| words.iter().any(|x| x == w);
+    let view = complete("flagsim view fl");
+    assert!(has(&view, "flag"), "{view:?}");
+    assert!(!has(&view, "hanging"), "{view:?}");
+    let compare = complete("flagsim compare wav");
+    assert!(
+        has(&compare, "waving") && has(&compare, "wavelet"),
+        "{compare:?}"
+    );
+    let all = complete("flagsim simulate ");
+    for preset in [
+        "flag",
+        "paper-fig7",
+        "hanging",
+        "drop-on-ball",
+        "two-masses",
+    ] {
+        assert!(has(&all, preset), "{preset}: {all:?}");
+    }
+    // An option's value is not a scene; options still complete as options.
+    assert!(!has(&complete("flagsim render --out fl"), "flag"));
+    assert!(has(&complete("flagsim view --"), "--no-persist"));
+    let _ = std::fs::remove_file(&script);
 }
 
 #[test]

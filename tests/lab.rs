@@ -457,10 +457,14 @@ fn compare_refuses_bad_lists_and_values_with_exit_2_and_a_failed_write_with_exit
         all.extend_from_slice(args);
         flagsim(&all)
     };
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 7] = [
         (
             &["--integrators", "kangg,xpbd", "--seconds", "1"],
             "did you mean 'kang'",
+        ),
+        (
+            &["--integrators", "kang,xpdb", "--seconds", "1"],
+            "did you mean 'xpbd'",
         ),
         (
             &["--integrators", "kang", "--seconds", "1"],

@@ -128,6 +128,33 @@ fn the_three_display_modes_give_different_pictures() {
 }
 
 #[test]
+fn a_quiet_render_without_a_runtime_folder_prints_nothing() {
+    // Mesa's Vulkan device-select layer asked libwayland for a display, which printed
+    // "XDG_RUNTIME_DIR is invalid or not set" twice on every headless render.
+    let path = out_path("quiet.png");
+    let out = process::output_within(
+        Command::new(env!("CARGO_BIN_EXE_flagsim"))
+            .args(["render", "flag", "-q", "--size", "160x100", "--out"])
+            .arg(&path)
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("NODEVICE_SELECT"),
+        std::time::Duration::from_mins(2),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && err.contains("adapter") {
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "CI=true but no GPU adapter: {err}"
+        );
+        let _ = writeln!(std::io::stderr(), "SKIPPED: no GPU adapter. {err}");
+        return;
+    }
+    assert!(out.status.success(), "{err}");
+    assert!(err.is_empty(), "stderr of a quiet render: {err}");
+    assert!(path.exists());
+}
+
+#[test]
 fn render_rejects_bad_values_with_exit_code_2() {
     for (args, needle) in [
         (
@@ -153,6 +180,8 @@ fn render_rejects_bad_values_with_exit_code_2() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(needle), "{args:?}: {err}");
+        // One prefix for every error, clap's refusals included.
+        assert!(err.starts_with("flagsim: error: "), "{args:?}: {err}");
     }
 }
 

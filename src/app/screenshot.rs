@@ -246,6 +246,14 @@ pub fn save_png(image: &image::RgbaImage, path: &Path) -> Result<(), ScreenshotE
     })
 }
 
+/// Where F12's screenshots and the viewer's recordings go: `screenshots/` in the folder
+/// flagsim was started from, as an absolute path, so that the notice after a save names a
+/// place the user can find (a bare `screenshots/…` is relative to a folder they never chose).
+pub fn captures_folder() -> PathBuf {
+    let relative = Path::new("screenshots");
+    std::path::absolute(relative).unwrap_or_else(|_| relative.to_path_buf())
+}
+
 /// A fresh file name in `dir` for a screenshot taken now, e.g.
 /// `screenshots/flagsim-2026-11-21_23-59-01.png` (UTC). If that file exists already (two
 /// shots in one second), `-2`, `-3`, … is appended.
@@ -340,6 +348,13 @@ mod tests {
         assert_eq!(utc_timestamp(951_825_600), "2000-02-29_12-00-00");
         assert_eq!(utc_timestamp(1_795_305_541), "2026-11-21_23-59-01");
         assert_eq!(utc_timestamp(4_107_542_400), "2100-03-01_00-00-00");
+    }
+
+    #[test]
+    fn captures_go_to_an_absolute_screenshots_folder_in_the_working_directory() {
+        let folder = captures_folder();
+        assert!(folder.is_absolute(), "{}", folder.display());
+        assert_eq!(folder, std::env::current_dir().unwrap().join("screenshots"));
     }
 
     #[test]

@@ -113,7 +113,8 @@ impl clap::ValueEnum for ColorMode {
     about = "Real-time cloth: Kang et al.'s approximate implicit integration with wrinkled cubic spline upsampling",
     long_about = "flagsim simulates a 10 × 10 key-node flag with Kang, Choi, Cho and Lee's O(n) \
 approximate implicit integrator and upsamples it with wrinkled cubic splines. Without a \
-subcommand it opens the viewer on the default scene.\n\nSCENE is a path to a .json scene file or \
+subcommand it opens the viewer on the scene shown last (the `flag` preset the first time; \
+`flagsim view flag` opens the flag).\n\nSCENE is a path to a .json scene file or \
 the name of a built-in preset (see `flagsim presets`)."
 )]
 pub struct Cli {
@@ -493,7 +494,36 @@ fn completions(shell: Shell) -> Result<()> {
         Shell::Fish => clap_complete::Shell::Fish,
     };
     clap_complete::generate(generator, &mut command, "flagsim", &mut script);
-    print_stdout(&String::from_utf8_lossy(&script))
+    let mut script = String::from_utf8_lossy(&script).into_owned();
+    if shell == Shell::Bash {
+        script.push_str(&bash_scene_completion());
+    }
+    print_stdout(&script)
+}
+
+/// Bash completion of a SCENE: clap's script offers only options right after `view`,
+/// `simulate`, `render` and `compare`. This wraps it: where a scene can go (a word not after
+/// an option) it adds the preset names and the files.
+fn bash_scene_completion() -> String {
+    let presets: Vec<&str> = PRESETS.iter().map(|(name, _)| *name).collect();
+    format!(
+        r#"
+# flagsim: presets and files where a SCENE goes
+_flagsim_scenes() {{
+    _flagsim "$@"
+    local cur="${{COMP_WORDS[COMP_CWORD]}}" prev="${{COMP_WORDS[COMP_CWORD-1]}}"
+    case "${{COMP_WORDS[1]}}" in
+        view|simulate|render|compare)
+            if [[ ${{COMP_CWORD}} -ge 2 && ${{cur}} != -* && ${{prev}} != -* ]]; then
+                COMPREPLY=( $(compgen -W "{presets}" -- "${{cur}}") $(compgen -f -- "${{cur}}") )
+            fi
+            ;;
+    esac
+}}
+complete -F _flagsim_scenes -o bashdefault -o default flagsim
+"#,
+        presets = presets.join(" ")
+    )
 }
 
 fn bench(args: BenchArgs) -> Result<()> {

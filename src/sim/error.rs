@@ -182,8 +182,84 @@ pub(crate) fn unit_suffix(unit: &str) -> String {
     }
 }
 
+/// The known name nearest to `name`, if it is near enough to be a typo: at most a third of
+/// its letters (and at least one) inserted, deleted, replaced or swapped with the next.
+pub fn nearest_name<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+    let limit = (name.chars().count() / 3).max(1);
+    known
+        .iter()
+        .map(|k| (edit_distance(name, k), *k))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// The fewest insertions, deletions, substitutions and swaps of two neighbouring letters from
+/// `a` to `b` (the optimal string alignment distance: `xpdb` is one swap from `xpbd`).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    // d[i][j]: the distance between the first i letters of a and the first j of b.
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn edit_distance_counts_single_edits_and_swaps() {
+        use super::edit_distance;
+        assert_eq!(edit_distance("kang", "kang"), 0);
+        assert_eq!(edit_distance("kangg", "kang"), 1);
+        assert_eq!(edit_distance("kng", "kang"), 1);
+        assert_eq!(edit_distance("kbng", "kang"), 1);
+        assert_eq!(edit_distance("xpdb", "xpbd"), 1, "one swap");
+        assert_eq!(edit_distance("akng", "kang"), 1, "one swap at the start");
+        assert_eq!(edit_distance("kagn", "kang"), 1, "one swap at the end");
+        assert_eq!(edit_distance("", "xpbd"), 4);
+        assert_eq!(edit_distance("xpbd", ""), 4);
+        assert_eq!(edit_distance("verlet", "xpbd"), 6);
+        // Two swaps, or a swap and a substitution.
+        assert_eq!(edit_distance("akgn", "kang"), 2);
+        assert_eq!(edit_distance("xpdc", "xpbd"), 2);
+    }
+
+    #[test]
+    fn the_nearest_name_is_a_typo_away_or_none() {
+        use super::nearest_name;
+        let known = ["flag", "paper-fig7", "waving", "hanging"];
+        assert_eq!(nearest_name("flagg", &known), Some("flag"));
+        assert_eq!(nearest_name("falg", &known), Some("flag"));
+        assert_eq!(nearest_name("hangign", &known), Some("hanging"));
+        // A third of the letters: "wavnig" (6 letters) is one swap away, "wxxing" two edits.
+        assert_eq!(nearest_name("wavnig", &known), Some("waving"));
+        assert_eq!(nearest_name("wxxing", &known), Some("waving"));
+        assert_eq!(nearest_name("wxxxng", &known), None);
+        assert_eq!(nearest_name("banana", &known), None);
+        // The nearest of two candidates.
+        assert_eq!(
+            nearest_name("hangng", &["hanging", "hangs"]),
+            Some("hanging")
+        );
+    }
+
     use super::*;
 
     /// The words are the ones the command line and the viewer have always shown (the tests of

@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use super::error::SimError;
+use super::error::{SimError, nearest_name};
 use super::params::IntegratorKind;
 use super::scene::Scene;
 use super::shape::{self, Distance};
@@ -40,7 +40,7 @@ impl CopySpec {
         let integrator =
             IntegratorKind::from_name(name).ok_or_else(|| SimError::UnknownIntegrator {
                 name: name.to_string(),
-                nearest: closest(name, &IntegratorKind::ALL.map(IntegratorKind::name)),
+                nearest: nearest_name(name, &IntegratorKind::ALL.map(IntegratorKind::name)),
                 known: IntegratorKind::ALL.map(IntegratorKind::name).to_vec(),
             })?;
         let dt = match dt {
@@ -92,34 +92,6 @@ pub fn check_count(n: usize) -> Result<(), SimError> {
             max: MAX_COPIES,
         })
     }
-}
-
-/// The known name nearest to `name` by edit distance, if it is near enough to be a typo
-/// (at most a third of its letters, and at least one, differ).
-fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
-    let limit = (name.chars().count() / 3).max(1);
-    known
-        .iter()
-        .map(|k| (edit_distance(name, k), *k))
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k)
-}
-
-/// Levenshtein distance: the fewest insertions, deletions and substitutions from `a` to `b`.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitute = diagonal + usize::from(ca != *cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitute.min(row[j] + 1).min(diagonal + 1);
-        }
-    }
-    row[b.len()]
 }
 
 /// What a copy measured at the end of a lab step.
@@ -310,16 +282,6 @@ pub fn advance_to(sim: &mut Simulation, time: f64) -> (u32, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn edit_distance_counts_single_edits() {
-        assert_eq!(edit_distance("kang", "kang"), 0);
-        assert_eq!(edit_distance("kangg", "kang"), 1);
-        assert_eq!(edit_distance("kng", "kang"), 1);
-        assert_eq!(edit_distance("kbng", "kang"), 1);
-        assert_eq!(edit_distance("", "xpbd"), 4);
-        assert_eq!(edit_distance("verlet", "xpbd"), 6);
-    }
 
     #[test]
     fn a_typo_suggests_the_name_and_nonsense_suggests_nothing() {

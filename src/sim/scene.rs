@@ -10,7 +10,7 @@ use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
 use super::cloth::{Cloth, GridInfo, Spring, SpringFamily};
-use super::error::SimError;
+use super::error::{SimError, nearest_name};
 use super::params::Params;
 use super::simulation::Simulation;
 use crate::upsample::RenderSettings;
@@ -26,6 +26,8 @@ pub struct Scene {
     /// One line shown by `flagsim presets` and in the viewer.
     #[serde(default)]
     pub description: String,
+    /// Left out (or written as `{}`): the default flag's grid, [`GridSpec::default`].
+    #[serde(default)]
     pub cloth: ClothSpec,
     #[serde(default)]
     pub params: Params,
@@ -187,10 +189,17 @@ pub enum SceneError {
         source_name: String,
         error: SimError,
     },
+    /// A name that is neither a file nor a preset; `nearest` is the preset it is probably a
+    /// typo of.
     #[error(
-        "unknown preset or file '{0}': not a built-in preset (run `flagsim presets`) and no such file"
+        "unknown preset or file '{name}': not a built-in preset{} and no such file (presets: {})",
+        nearest.map(|n| format!(" (did you mean '{n}'?)")).unwrap_or_default(),
+        preset_names().join(", ")
     )]
-    UnknownPreset(String),
+    UnknownPreset {
+        name: String,
+        nearest: Option<&'static str>,
+    },
 }
 
 impl Scene {
@@ -211,6 +220,9 @@ impl Scene {
             }
         })?;
         let mut scene = scene;
+        if scene.cloth == ClothSpec::default() {
+            scene.cloth.grid = Some(GridSpec::default());
+        }
         if let (Some(grid), Ok(value)) = (
             scene.cloth.grid.as_mut(),
             serde_json::from_str::<serde_json::Value>(text),
@@ -236,7 +248,10 @@ impl Scene {
         }
         match preset(name_or_path) {
             Some(text) => Self::from_json(text, &format!("preset {name_or_path}")),
-            None => Err(SceneError::UnknownPreset(name_or_path.to_string())),
+            None => Err(SceneError::UnknownPreset {
+                name: name_or_path.to_string(),
+                nearest: nearest_name(name_or_path, &preset_names()),
+            }),
         }
     }
 
@@ -320,6 +335,11 @@ impl Scene {
                 field: "cloth.nodes",
                 problem: "missing (springs need nodes)",
             }),
+            (None, None, None) if c.triangles.is_some() => Err(SimError::Structure {
+                field: "cloth.triangles",
+                problem: "only for an explicit cloth: give `nodes` + `springs` with them",
+            }),
+            // Only a scene made in code gets here: a parsed one without a cloth has the grid.
             (None, None, None) => Err(SimError::Structure {
                 field: "cloth",
                 problem: "empty; give `grid` or `nodes` + `springs`",
@@ -643,6 +663,11 @@ pub const PRESETS: [(&str, &str); 8] = [
 ];
 
 /// The JSON text of a built-in preset.
+/// The built-in presets' names, in `flagsim presets`' order.
+pub fn preset_names() -> Vec<&'static str> {
+    PRESETS.iter().map(|(n, _)| *n).collect()
+}
+
 pub fn preset(name: &str) -> Option<&'static str> {
     PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
@@ -660,6 +685,52 @@ mod tests {
             }
             other => panic!("{json}: {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_scene_without_a_cloth_gets_the_default_flags_grid() {
+        for json in [
+            r#"{ "params": { "dt": 0.01, "integrator": "kang" } }"#,
+            r#"{ "cloth": {}, "params": { "dt": 0.01, "integrator": "kang" } }"#,
+        ] {
+            let scene = Scene::from_json(json, "test").unwrap();
+            let grid = scene.cloth.grid.as_ref().expect("a grid");
+            // The documented defaults: 10 × 10 nodes, 1.2 m × 0.8 m, 0.12 kg.
+            assert_eq!((grid.nx, grid.ny), (10, 10), "{json}");
+            assert_eq!((grid.width, grid.height, grid.mass), (1.2, 0.8, 0.12));
+            assert_eq!(scene.params.dt, 0.01, "what was written is kept");
+            assert_eq!(scene.params.integrator.name(), "kang");
+            assert_eq!(scene.build_cloth().node_count(), 100);
+        }
+        assert!(Scene::from_json("{}", "test").is_ok());
+        // Triangles alone are not a cloth.
+        assert_eq!(
+            refused(r#"{ "cloth": { "triangles": [[0, 1, 2]] } }"#),
+            SimError::Structure {
+                field: "cloth.triangles",
+                problem: "only for an explicit cloth: give `nodes` + `springs` with them"
+            }
+        );
+    }
+
+    #[test]
+    fn a_mistyped_preset_suggests_the_nearest_and_lists_them_all() {
+        let e = Scene::load("flagg").unwrap_err();
+        assert!(
+            matches!(&e, SceneError::UnknownPreset { name, nearest: Some("flag") } if name == "flagg"),
+            "{e:?}"
+        );
+        let text = e.to_string();
+        assert!(text.contains("did you mean 'flag'?"), "{text}");
+        for name in preset_names() {
+            assert!(text.contains(name), "{text}");
+        }
+        let e = Scene::load("zzzzzz").unwrap_err();
+        assert!(
+            matches!(&e, SceneError::UnknownPreset { nearest: None, .. }),
+            "{e:?}"
+        );
+        assert!(!e.to_string().contains("did you mean"), "{e}");
     }
 
     #[test]

@@ -1,6 +1,5 @@
 //! What the viewer does for the panels' actions and the keys.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use winit::keyboard::Key;
@@ -25,7 +24,7 @@ impl App {
             }
             UiAction::Screenshot => {
                 self.shot = Some(ShotRequest {
-                    path: screenshot::timestamped_path(Path::new("screenshots")),
+                    path: screenshot::timestamped_path(&screenshot::captures_folder()),
                     with_panels: self.ui.screenshot_panels,
                     automated: false,
                 });

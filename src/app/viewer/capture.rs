@@ -2,7 +2,7 @@
 //! PNG sequence, a GIF or an MP4, in lock-step with the simulation), all read from the frame just
 //! drawn.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use image::imageops::FilterType;
 
@@ -56,7 +56,7 @@ impl App {
         let fps = self.ui.record_fps;
         let started = match format {
             RecordFormat::PngSequence => {
-                let dir = screenshot::timestamped_file(Path::new("screenshots"), "");
+                let dir = screenshot::timestamped_file(&screenshot::captures_folder(), "");
                 std::fs::create_dir_all(&dir)
                     .map(|()| (dir.clone(), RecordSink::Png))
                     .map_err(|e| format!("cannot record to {}: {e}", dir.display()))
@@ -96,15 +96,15 @@ impl App {
         format: RecordFormat,
         fps: f64,
     ) -> Result<(PathBuf, RecordSink), String> {
-        let dir = Path::new("screenshots");
-        std::fs::create_dir_all(dir)
+        let dir = screenshot::captures_folder();
+        std::fs::create_dir_all(&dir)
             .map_err(|e| format!("cannot record to {}: {e}", dir.display()))?;
         let ext = if format == RecordFormat::Gif {
             "gif"
         } else {
             "mp4"
         };
-        let path = screenshot::timestamped_file(dir, ext);
+        let path = screenshot::timestamped_file(&dir, ext);
         let [w, h] = self
             .gpu
             .as_ref()
