@@ -209,8 +209,9 @@ impl Scene {
         let scene: Scene = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
+            let inner = with_suggestion(&inner.to_string());
             let message = if path.is_empty() || path == "." {
-                inner.to_string()
+                inner
             } else {
                 format!("{path}: {inner}")
             };
@@ -663,6 +664,24 @@ pub const PRESETS: [(&str, &str); 8] = [
 ];
 
 /// The JSON text of a built-in preset.
+/// serde's "unknown variant `xpdb`, expected one of `kang`, …" (or "unknown field …") with
+/// the listed name nearest to the unknown one suggested after it, when one is near enough.
+fn with_suggestion(message: &str) -> String {
+    let unknown = ["unknown variant `", "unknown field `"]
+        .iter()
+        .find_map(|p| message.split_once(p).map(|(_, rest)| rest));
+    let suggestion = unknown.and_then(|rest| {
+        let (name, rest) = rest.split_once('`')?;
+        let (_, listed) = rest.split_once("expected one of ")?;
+        let known: Vec<&str> = listed.split('`').skip(1).step_by(2).collect();
+        nearest_name(name, &known)
+    });
+    match suggestion {
+        Some(near) => format!("{message} (did you mean `{near}`?)"),
+        None => message.to_string(),
+    }
+}
+
 /// The built-in presets' names, in `flagsim presets`' order.
 pub fn preset_names() -> Vec<&'static str> {
     PRESETS.iter().map(|(n, _)| *n).collect()
@@ -711,6 +730,22 @@ mod tests {
                 problem: "only for an explicit cloth: give `nodes` + `springs` with them"
             }
         );
+    }
+
+    #[test]
+    fn a_mistyped_name_in_a_scene_file_gets_the_nearest_suggested() {
+        let parse_error = |json: &str| match Scene::from_json(json, "test") {
+            Err(SceneError::Parse { message, .. }) => message,
+            other => panic!("{json}: {other:?}"),
+        };
+        let m = parse_error(r#"{ "params": { "integrator": "xpdb" } }"#);
+        assert!(m.contains("params.integrator"), "{m}");
+        assert!(m.ends_with("(did you mean `xpbd`?)"), "{m}");
+        let m = parse_error(r#"{ "cloth": { "grid": { "widht": 1 } } }"#);
+        assert!(m.ends_with("(did you mean `width`?)"), "{m}");
+        let m = parse_error(r#"{ "params": { "integrator": "banana" } }"#);
+        assert!(!m.contains("did you mean"), "{m}");
+        assert!(m.contains("expected one of"), "the list stays: {m}");
     }
 
     #[test]
