@@ -507,11 +507,69 @@ mod keys {
             (Key::Named(NamedKey::Home), Some(View(ViewKey::Home))),
             (ch("x"), None),
             (ch("0"), Some(SetIntegrator(IntegratorKind::KangMg))),
-            (Key::Named(NamedKey::Escape), None),
+            (Key::Named(NamedKey::Escape), Some(Quit)),
         ];
         for (key, expected) in cases {
             assert_eq!(action_for(&key), expected, "{key:?}");
         }
+    }
+
+    #[test]
+    fn tab_and_ctrl_q_are_always_the_viewers_and_a_text_field_keeps_the_rest() {
+        use flagsim::app::keys::{Focus, action_with, viewer_takes};
+        let (tab, esc) = (Key::Named(NamedKey::Tab), Key::Named(NamedKey::Escape));
+        let all = [Focus::None, Focus::Widget, Focus::Text];
+        for focus in all {
+            assert!(viewer_takes(&tab, false, focus), "{focus:?}");
+            assert!(viewer_takes(&ch("q"), true, focus), "{focus:?}");
+            assert!(viewer_takes(&ch("Q"), true, focus), "{focus:?}");
+        }
+        // Esc quits only when nothing has focus; with focus the panels get it and let go.
+        assert!(viewer_takes(&esc, false, Focus::None));
+        assert!(!viewer_takes(&esc, false, Focus::Widget));
+        assert!(!viewer_takes(&esc, false, Focus::Text));
+        // After a click on a slider or a button the table's keys still work; in a text field
+        // they type.
+        let table_keys = [
+            ch("h"),
+            ch("w"),
+            ch("v"),
+            ch("r"),
+            ch("1"),
+            Key::Named(NamedKey::Space),
+            Key::Named(NamedKey::F12),
+            Key::Named(NamedKey::ArrowLeft),
+        ];
+        for key in &table_keys {
+            assert!(viewer_takes(key, false, Focus::None), "{key:?}");
+            assert!(viewer_takes(key, false, Focus::Widget), "{key:?}");
+            assert!(!viewer_takes(key, false, Focus::Text), "{key:?}");
+        }
+        // Keys outside the table, plain q, and other Ctrl chords (copy, paste) are the panels'.
+        for focus in all {
+            for (key, ctrl) in [
+                (ch("x"), false),
+                (ch("q"), false),
+                (ch("c"), true),
+                (ch("v"), true),
+            ] {
+                assert!(
+                    !viewer_takes(&key, ctrl, focus),
+                    "{key:?} ctrl {ctrl} {focus:?}"
+                );
+            }
+        }
+        assert_eq!(action_with(&ch("q"), true), Some(KeyAction::Quit));
+        assert_eq!(action_with(&ch("q"), false), None);
+        assert_eq!(
+            action_with(&ch("w"), true),
+            None,
+            "Ctrl+W is not the wireframe"
+        );
+        assert_eq!(
+            action_with(&ch("w"), false),
+            Some(KeyAction::ToggleWireframe)
+        );
     }
 
     #[test]

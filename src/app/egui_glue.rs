@@ -404,6 +404,18 @@ impl EguiLayer {
         self.ctx.egui_wants_keyboard_input()
     }
 
+    /// What has the keyboard in the panels ([`super::keys::viewer_takes`] routes keys by it).
+    pub fn focus(&self) -> super::keys::Focus {
+        use super::keys::Focus;
+        if self.ctx.text_edit_focused() {
+            Focus::Text
+        } else if self.ctx.egui_wants_keyboard_input() {
+            Focus::Widget
+        } else {
+            Focus::None
+        }
+    }
+
     /// Runs one egui frame: `add_ui` receives the root [`egui::Ui`] (add `egui::Panel::left`
     /// and friends to it). Handles the platform output and keeps the shapes for [`Self::paint`].
     pub fn run(&mut self, window: &Window, add_ui: impl FnMut(&mut egui::Ui)) -> EguiOutput {

@@ -21,6 +21,19 @@ pub enum KeyAction {
     TogglePanels,
     ToggleHelp,
     View(ViewKey),
+    /// Close the viewer (Ctrl+Q; Esc when nothing in the panels has focus).
+    Quit,
+}
+
+/// What has the keyboard in the panels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    /// Nothing: every key is the viewer's.
+    None,
+    /// A widget that is not a text field (a slider, a button, after a click).
+    Widget,
+    /// A text field: keys type into it.
+    Text,
 }
 
 /// Which keys a binding answers to.
@@ -90,6 +103,7 @@ pub const BINDINGS: &[Binding] = &[
     named("F12", "screenshot", &[NamedKey::F12], KeyAction::Screenshot),
     named("Tab", "hide / show the panels", &[NamedKey::Tab], KeyAction::TogglePanels),
     chars("h, ?", "this help", &["h", "?"], KeyAction::ToggleHelp),
+    named("Esc, Ctrl+Q", "quit (Esc leaves a panel's field first)", &[NamedKey::Escape], KeyAction::Quit),
     named("Left Right", "orbit left / right", &[NamedKey::ArrowLeft], KeyAction::View(ViewKey::Left)),
     named("", "", &[NamedKey::ArrowRight], KeyAction::View(ViewKey::Right)),
     named("Up Down", "orbit up / down", &[NamedKey::ArrowUp], KeyAction::View(ViewKey::Up)),
@@ -115,6 +129,33 @@ pub const MOUSE: &[(&str, &str)] = &[
 /// orbiting), the switches do not (a held Space would toggle pause on and off).
 pub fn repeats(key: &Key) -> bool {
     matches!(action_for(key), Some(KeyAction::View(_)))
+}
+
+/// What `key` asks for with Ctrl held (`ctrl`) or not: the table's keys without it, and
+/// Ctrl+Q (quit) with it. Other Ctrl chords (copy, paste) are the panels'.
+pub fn action_with(key: &Key, ctrl: bool) -> Option<KeyAction> {
+    if ctrl {
+        return matches!(key, Key::Character(c) if c.eq_ignore_ascii_case("q"))
+            .then_some(KeyAction::Quit);
+    }
+    action_for(key)
+}
+
+/// Whether the viewer takes a key instead of the panels; the panels (egui) then never see it.
+/// Tab (hide the panels) and Ctrl+Q always; while a text field has focus nothing else, so keys
+/// type; Esc while any widget has focus goes to the panels, which let go of it; every other
+/// key of the table is the viewer's even after a click on a slider or a button (egui would
+/// otherwise keep it, and Tab would move its focus: then no key worked until Esc).
+pub fn viewer_takes(key: &Key, ctrl: bool, focus: Focus) -> bool {
+    let Some(action) = action_with(key, ctrl) else {
+        return false;
+    };
+    match (action, focus) {
+        (KeyAction::TogglePanels, _) => true,
+        (KeyAction::Quit, _) if ctrl => true,
+        (_, Focus::Text) | (KeyAction::Quit, Focus::Widget) => false,
+        _ => true,
+    }
 }
 
 /// What `key` asks for, if anything.

@@ -23,7 +23,7 @@ use super::egui_glue::{Canvas, EguiLayer};
 use super::feed::SnapshotFeed;
 use super::frame::{self, FrameView, SceneDraw};
 use super::frame_stats::FrameStats;
-use super::keys;
+use super::keys::{self, KeyAction};
 use super::lab_view::{self, LabPointer};
 pub use super::redraw::Redraw;
 
@@ -142,6 +142,7 @@ pub fn run(options: ViewerOptions) -> Result<(), ViewerError> {
         frames: 0,
         failure: None,
         shot: None,
+        ctrl: false,
         recorder: None,
         cpu_ms: 0.0,
         scale: RenderScale::new(ScaleMode::Fixed(1.0)),
@@ -187,6 +188,8 @@ struct App {
     frames: u64,
     failure: Option<ViewerError>,
     shot: Option<ShotRequest>,
+    /// Whether Ctrl is held (for Ctrl+Q).
+    ctrl: bool,
     recorder: Option<Recorder>,
     cpu_ms: f64,
     /// The render scale, and in *auto* mode the frame costs it follows.
@@ -297,7 +300,10 @@ impl App {
         }
         let snap = self.feed.display(Instant::now());
         if self.options.press_f12_at_frame == Some(self.frames + 1) {
-            self.key(&winit::keyboard::Key::Named(winit::keyboard::NamedKey::F12));
+            let f12 = winit::keyboard::Key::Named(winit::keyboard::NamedKey::F12);
+            if let Some(action) = keys::action_for(&f12) {
+                self.key(action);
+            }
         }
         if self
             .options
@@ -499,9 +505,25 @@ impl ApplicationHandler for App {
         if id != gpu.window.id() {
             return;
         }
-        // egui sees every event first; the 3-D view only gets what egui did not consume.
+        // The viewer's own keys never reach egui ([`keys::viewer_takes`]: Tab would move its
+        // focus, Space would press a focused button); egui sees every other event first, and
+        // the 3-D view only gets what egui did not consume.
+        if let WindowEvent::KeyboardInput { event: key, .. } = &event
+            && keys::viewer_takes(&key.logical_key, self.ctrl, gpu.egui.focus())
+        {
+            self.redraw.wanted = true;
+            if key.state == ElementState::Pressed
+                && (!key.repeat || keys::repeats(&key.logical_key))
+            {
+                match keys::action_with(&key.logical_key, self.ctrl) {
+                    Some(KeyAction::Quit) => event_loop.exit(),
+                    Some(action) => self.key(action),
+                    None => {}
+                }
+            }
+            return;
+        }
         let response = gpu.egui.on_window_event(&gpu.window, &event);
-        let keyboard_to_egui = gpu.egui.wants_keyboard_input();
         // Any event but the redraw itself may change what is shown: an input, a resize, focus.
         if !matches!(event, WindowEvent::RedrawRequested) {
             self.redraw.wanted = true;
@@ -544,15 +566,8 @@ impl ApplicationHandler for App {
                 self.pointer(Input::Wheel(lines), response.consumed);
             }
             WindowEvent::ModifiersChanged(m) => {
+                self.ctrl = m.state().control_key();
                 self.pointer(Input::Shift(m.state().shift_key()), false);
-            }
-            WindowEvent::KeyboardInput { event, .. }
-                if event.state == ElementState::Pressed
-                    && (!event.repeat || keys::repeats(&event.logical_key))
-                    && !response.consumed
-                    && !keyboard_to_egui =>
-            {
-                self.key(&event.logical_key);
             }
             _ => {}
         }

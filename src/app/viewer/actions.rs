@@ -2,13 +2,11 @@
 
 use std::sync::Arc;
 
-use winit::keyboard::Key;
-
 use super::App;
 use super::capture::ShotRequest;
 use crate::app::controls::Input;
 use crate::app::feed::SnapshotFeed;
-use crate::app::keys::{self, KeyAction};
+use crate::app::keys::KeyAction;
 use crate::app::screenshot;
 use crate::render::view;
 use crate::sim::lab::CopySpec;
@@ -66,11 +64,10 @@ impl App {
         }
     }
 
-    pub(super) fn key(&mut self, key: &Key) {
-        let Some(key_action) = keys::action_for(key) else {
-            return;
-        };
+    /// Carries out a key's action ([`KeyAction::Quit`] is the event loop's, in the caller).
+    pub(super) fn key(&mut self, key_action: KeyAction) {
         let action = match key_action {
+            KeyAction::Quit => None,
             KeyAction::TogglePause => Some(UiAction::Sim(Command::TogglePause)),
             KeyAction::Step => Some(UiAction::Sim(Command::Step)),
             KeyAction::Reset => Some(UiAction::Sim(Command::Reset)),
