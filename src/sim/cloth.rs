@@ -319,7 +319,7 @@ impl Cloth {
 
     /// Per spring: its stiffness `k`, N/m.
     pub fn k(&self) -> &[f64] {
-        &self.stiffness.k
+        self.stiffness.k()
     }
 
     /// Resolves every spring's `k` from its family (grid springs) or keeps its own (custom).
