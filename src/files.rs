@@ -1,6 +1,8 @@
 //! Writing files the way desktop apps do: into a temporary file in the same folder, synced, then
 //! renamed over the target. A crash, a full disk or an encoder failure part-way never leaves a
 //! half-written file where a good one was: the target is either the old file or the new one.
+//! A symbolic link is followed (its target is replaced, the link kept), and a target that is
+//! not a regular file (`/dev/null`, `/dev/full`, a FIFO) is written into, with its errors.
 //! Every file flagsim writes (scenes, screenshots, videos, JSON, CSV, SVG, settings) goes
 //! through here.
 
@@ -22,12 +24,67 @@ fn temporary_for(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.{}-{n}.tmp", std::process::id()))
 }
 
+/// Where a write to `path` really goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Destination {
+    /// A regular file (or none yet): written beside it and renamed over it.
+    Replace(PathBuf),
+    /// Something that is not a regular file (a device such as `/dev/null`, a FIFO, a socket):
+    /// written into, as `cat > path` would. Renaming over it would put a plain file where the
+    /// device was (as root, even over `/dev/null`).
+    Into(PathBuf),
+}
+
+/// What a write to `path` writes: through symbolic links, a regular file (or nothing yet) is
+/// replaced, anything else written into (the kernel follows the links when it is opened, so a
+/// link to `/proc/self/fd/1` writes to standard output).
+fn destination(path: &Path) -> Destination {
+    match std::fs::metadata(path) {
+        // The file the links lead to (the link stays a link: its target is replaced).
+        Ok(meta) if meta.is_file() => {
+            Destination::Replace(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+        }
+        // A folder: the rename fails with the system's own words.
+        Ok(meta) if meta.is_dir() => Destination::Replace(path.to_path_buf()),
+        Ok(_) => Destination::Into(path.to_path_buf()),
+        Err(_) => Destination::Replace(dangling_target(path)),
+    }
+}
+
+/// Where a link that names no existing file points (up to 40 links deep, as the kernel
+/// allows): the file to make. `path` itself when it is not a link.
+fn dangling_target(path: &Path) -> PathBuf {
+    let mut path = path.to_path_buf();
+    for _ in 0..40 {
+        let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        let Some(target) = is_link.then(|| std::fs::read_link(&path).ok()).flatten() else {
+            break;
+        };
+        // A relative link is relative to the folder the link is in.
+        path = match path.parent() {
+            Some(folder) if target.is_relative() => folder.join(target),
+            _ => target,
+        };
+    }
+    path
+}
+
 /// Writes what `write` produces to `path` atomically (see the module). On any error the
-/// temporary file is removed and `path` is untouched.
+/// temporary file is removed and `path` is untouched. A symbolic link is written through, and
+/// a device or a FIFO written into (see [`Destination`]).
 pub fn write_with(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
 ) -> io::Result<()> {
+    let path = match destination(path) {
+        Destination::Replace(path) => path,
+        Destination::Into(path) => {
+            let mut out = BufWriter::new(std::fs::OpenOptions::new().write(true).open(&path)?);
+            write(&mut out)?;
+            return out.flush();
+        }
+    };
+    let path = path.as_path();
     let temporary = temporary_for(path);
     let result = (|| {
         let mut out = BufWriter::new(File::create(&temporary)?);
@@ -57,9 +114,12 @@ impl Pending {
     /// A pending write of `target`; nothing is created until [`Pending::create`] or another
     /// program writes [`Pending::path`].
     pub fn new(target: &Path) -> Self {
+        let target = match destination(target) {
+            Destination::Replace(path) | Destination::Into(path) => path,
+        };
         Self {
-            temporary: temporary_for(target),
-            target: target.to_path_buf(),
+            temporary: temporary_for(&target),
+            target,
             committed: false,
         }
     }
@@ -79,9 +139,17 @@ impl Pending {
         File::create(&self.temporary)
     }
 
-    /// Syncs the temporary file and renames it over the target.
+    /// Syncs the temporary file and renames it over the target; a target that is not a
+    /// regular file (a device, a FIFO) gets the bytes copied into it instead.
     pub fn commit(mut self) -> io::Result<()> {
         File::open(&self.temporary)?.sync_all()?;
+        if let Destination::Into(target) = destination(&self.target) {
+            let mut into = std::fs::OpenOptions::new().write(true).open(target)?;
+            io::copy(&mut File::open(&self.temporary)?, &mut into)?;
+            into.flush()?;
+            // Dropped uncommitted: the temporary is removed.
+            return Ok(());
+        }
         std::fs::rename(&self.temporary, &self.target)?;
         self.committed = true;
         Ok(())
@@ -94,6 +162,20 @@ impl Drop for Pending {
             // Nothing may have been created; either way there is nothing to report.
             let _ = std::fs::remove_file(&self.temporary);
         }
+    }
+}
+
+/// Whether a write to `path` can begin: for a file to replace, a temporary one is made in its
+/// folder and removed again (so a missing or read-only folder is found before any work, not
+/// after it). A device or a FIFO is not opened here (a FIFO's open waits for a reader).
+pub fn check_writable(path: &Path) -> io::Result<()> {
+    match destination(path) {
+        Destination::Replace(path) => {
+            let temporary = temporary_for(&path);
+            File::create(&temporary)?;
+            std::fs::remove_file(&temporary)
+        }
+        Destination::Into(_) => Ok(()),
     }
 }
 
@@ -190,6 +272,105 @@ mod tests {
         drop(pending);
         assert_eq!(entries(&dir), ["clip.gif"]);
         assert_eq!(std::fs::read(&path).unwrap(), b"new clip");
+    }
+
+    #[test]
+    fn a_write_is_checked_before_it_begins_and_the_check_leaves_nothing() {
+        let dir = folder("check");
+        check_writable(&dir.join("new.png")).unwrap();
+        assert!(entries(&dir).is_empty(), "{:?}", entries(&dir));
+        let e = check_writable(&dir.join("no-such-folder").join("x.png")).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::NotFound);
+        // An existing file is only checked, not touched.
+        write_atomically(&dir.join("kept.png"), b"old").unwrap();
+        check_writable(&dir.join("kept.png")).unwrap();
+        assert_eq!(std::fs::read(dir.join("kept.png")).unwrap(), b"old");
+        assert_eq!(entries(&dir), ["kept.png"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_write_through_a_link_replaces_its_target_and_keeps_the_link() {
+        use std::os::unix::fs::symlink;
+        let dir = folder("link");
+        let real = dir.join("real.json");
+        write_atomically(&real, b"old").unwrap();
+        // An absolute link, a relative one, and a link to that link.
+        symlink(&real, dir.join("absolute")).unwrap();
+        symlink("real.json", dir.join("relative")).unwrap();
+        symlink("relative", dir.join("chain")).unwrap();
+        for (link, bytes) in [
+            ("absolute", &b"one"[..]),
+            ("relative", b"two"),
+            ("chain", b"three"),
+        ] {
+            write_atomically(&dir.join(link), bytes).unwrap();
+            assert_eq!(std::fs::read(&real).unwrap(), bytes, "{link}");
+            let meta = std::fs::symlink_metadata(dir.join(link)).unwrap();
+            assert!(meta.file_type().is_symlink(), "{link} is no longer a link");
+        }
+        assert_eq!(
+            entries(&dir),
+            ["absolute", "chain", "real.json", "relative"]
+        );
+        // A link to a file not made yet: the file is made where the link points.
+        symlink("later.json", dir.join("dangling")).unwrap();
+        write_atomically(&dir.join("dangling"), b"made").unwrap();
+        assert_eq!(std::fs::read(dir.join("later.json")).unwrap(), b"made");
+        assert!(
+            std::fs::symlink_metadata(dir.join("dangling"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        // A video's pending write goes through the link too.
+        let pending = Pending::new(&dir.join("relative"));
+        assert_eq!(pending.target(), dir.join("real.json"));
+        pending.create().unwrap().write_all(b"clip").unwrap();
+        pending.commit().unwrap();
+        assert_eq!(std::fs::read(&real).unwrap(), b"clip");
+        assert!(
+            std::fs::symlink_metadata(dir.join("relative"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+    }
+
+    /// A FIFO at `path` (made with `mkfifo`), and a thread that reads it to the end.
+    #[cfg(unix)]
+    fn fifo_with_reader(path: &Path) -> std::thread::JoinHandle<Vec<u8>> {
+        let made = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let path = path.to_path_buf();
+        std::thread::spawn(move || std::fs::read(path).unwrap())
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_write_to_a_fifo_goes_into_it_and_leaves_it_a_fifo() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = folder("fifo");
+        let fifo = dir.join("pipe");
+        let reader = fifo_with_reader(&fifo);
+        write_atomically(&fifo, b"through the pipe").unwrap();
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
+        let is_fifo = |p: &Path| std::fs::symlink_metadata(p).unwrap().file_type().is_fifo();
+        assert!(is_fifo(&fifo));
+        // A pending write (a video) is copied into it at the commit, its temporary removed.
+        let reader = std::thread::spawn({
+            let fifo = fifo.clone();
+            move || std::fs::read(fifo).unwrap()
+        });
+        let pending = Pending::new(&fifo);
+        pending.create().unwrap().write_all(b"a clip").unwrap();
+        pending.commit().unwrap();
+        assert_eq!(reader.join().unwrap(), b"a clip");
+        assert!(is_fifo(&fifo));
+        assert_eq!(entries(&dir), ["pipe"]);
     }
 
     #[test]

@@ -155,6 +155,24 @@ fn a_quiet_render_without_a_runtime_folder_prints_nothing() {
 }
 
 #[test]
+fn an_unwritable_out_is_refused_before_anything_is_rendered() {
+    // Ten million steps would take hours: refused first, the run ends at once with exit 1
+    // (a write failure) and the path in the message, and makes no adapter or window.
+    let out = flagsim(&[
+        "render",
+        "flag",
+        "--steps",
+        "10000000",
+        "--out",
+        "/nonexistent-flagsim-folder/x.png",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("/nonexistent-flagsim-folder/x.png"), "{err}");
+    assert!(err.starts_with("flagsim: error: "), "{err}");
+}
+
+#[test]
 fn render_rejects_bad_values_with_exit_code_2() {
     for (args, needle) in [
         (

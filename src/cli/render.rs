@@ -49,6 +49,8 @@ pub(super) fn render(args: RenderArgs) -> Result<()> {
                     out.display()
                 )));
             }
+            // Checked first, as a video's file is: an unwritable place is said before any work.
+            crate::files::check_writable(out).map_err(|e| CliError::write(out.display(), e))?;
             Target::Png(out)
         }
         (None, None) => {
