@@ -114,11 +114,21 @@ impl Pending {
     /// A pending write of `target`; nothing is created until [`Pending::create`] or another
     /// program writes [`Pending::path`].
     pub fn new(target: &Path) -> Self {
-        let target = match destination(target) {
-            Destination::Replace(path) | Destination::Into(path) => path,
+        let (temporary, target) = match destination(target) {
+            Destination::Replace(path) => (temporary_for(&path), path),
+            // Not beside a device (`/dev/null`'s folder is the system's) but in the temporary
+            // folder: the bytes are copied in at the commit, no rename needed.
+            Destination::Into(path) => {
+                let beside = temporary_for(&path);
+                let name = beside
+                    .file_name()
+                    .map(ToOwned::to_owned)
+                    .unwrap_or_default();
+                (std::env::temp_dir().join(name), path)
+            }
         };
         Self {
-            temporary: temporary_for(&target),
+            temporary,
             target,
             committed: false,
         }
@@ -366,11 +376,17 @@ mod tests {
             move || std::fs::read(fifo).unwrap()
         });
         let pending = Pending::new(&fifo);
+        assert_eq!(
+            pending.path().parent(),
+            Some(std::env::temp_dir().as_path())
+        );
+        let pending_path = pending.path().to_path_buf();
         pending.create().unwrap().write_all(b"a clip").unwrap();
         pending.commit().unwrap();
         assert_eq!(reader.join().unwrap(), b"a clip");
         assert!(is_fifo(&fifo));
         assert_eq!(entries(&dir), ["pipe"]);
+        assert!(!pending_path.exists(), "the temporary is removed");
     }
 
     #[test]
