@@ -26,16 +26,26 @@ fn out_path(name: &str) -> PathBuf {
     dir.join(name)
 }
 
+/// Whether a run failed for want of a GPU adapter (after a loud SKIPPED); under `CI=true` that
+/// is a failure of the test instead.
+fn no_adapter(out: &Output) -> bool {
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.success() || !err.contains("adapter") {
+        return false;
+    }
+    assert!(
+        std::env::var("CI").map_or(true, |v| v != "true"),
+        "CI=true but no GPU adapter: {err}"
+    );
+    let _ = writeln!(std::io::stderr(), "SKIPPED: no GPU adapter. {err}");
+    true
+}
+
 /// Runs `flagsim render`; `None` (after a loud SKIPPED) when no adapter exists outside CI.
 fn render(args: &[&str]) -> Option<image::RgbaImage> {
     let out = flagsim(args);
     let err = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() && err.contains("adapter") {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "CI=true but no GPU adapter: {err}"
-        );
-        let _ = writeln!(std::io::stderr(), "SKIPPED: no GPU adapter. {err}");
+    if no_adapter(&out) {
         return None;
     }
     assert!(out.status.success(), "{args:?}: {err}");
@@ -141,12 +151,7 @@ fn a_quiet_render_without_a_runtime_folder_prints_nothing() {
         std::time::Duration::from_mins(2),
     );
     let err = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() && err.contains("adapter") {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "CI=true but no GPU adapter: {err}"
-        );
-        let _ = writeln!(std::io::stderr(), "SKIPPED: no GPU adapter. {err}");
+    if no_adapter(&out) {
         return;
     }
     assert!(out.status.success(), "{err}");
