@@ -495,3 +495,266 @@ fn a_running_thread_publishes_only_when_it_stepped() {
     }
     assert!(checked, "never 200 ms without a step at dt = 0.5 s");
 }
+
+/// The integrator lab's paths through the thread: copies stepped in lock-step on the lab's
+/// clock, commands routed to one copy, sync, and resuming one copy after its divergence.
+mod lab {
+    use super::*;
+    use flagsim::sim::lab::CopySpec;
+
+    fn spec(integrator: IntegratorKind, dt: Option<f64>) -> CopySpec {
+        CopySpec { integrator, dt }
+    }
+
+    fn lab(scene: Scene, specs: &[CopySpec], paused: bool) -> SimThread {
+        SimThread::spawn_lab(scene, specs, paused).unwrap()
+    }
+
+    fn wait(sim: &SimThread, pred: impl Fn(&Snapshot) -> bool) -> Arc<Snapshot> {
+        wait_for(&sim.slot(), WAIT, pred).expect("the thread answered in time")
+    }
+
+    /// Copy `n` of a lab snapshot (0 is the snapshot itself).
+    fn copy(s: &Snapshot, n: usize) -> &Snapshot {
+        if n == 0 { s } else { &s.lab[n - 1] }
+    }
+
+    fn three_kang() -> SimThread {
+        let specs = [
+            IntegratorKind::Kang,
+            IntegratorKind::Xpbd,
+            IntegratorKind::ChoiKo,
+        ]
+        .map(|k| spec(k, None));
+        lab(Scene::load("flag").unwrap(), &specs, true)
+    }
+
+    #[test]
+    fn the_labs_clock_advances_every_copy_by_its_own_dt() {
+        let scene = Scene::load("flag").unwrap();
+        let dt = scene.params.dt;
+        let specs = [
+            spec(IntegratorKind::Kang, None),
+            spec(IntegratorKind::Kang, Some(dt / 2.0)),
+            spec(IntegratorKind::Xpbd, Some(dt / 4.0)),
+        ];
+        let sim = lab(scene, &specs, true);
+        for n in 1..=3u64 {
+            sim.send(Command::Step);
+            let s = wait(&sim, |s| s.step == n);
+            // n lab steps of dt are n, 2n and 4n steps of each copy's own dt, all at n·dt.
+            for (c, per_lab_step) in [(0, 1), (1, 2), (2, 4)] {
+                assert_eq!(copy(&s, c).step, n * per_lab_step, "copy {c}");
+                assert!((copy(&s, c).time - n as f64 * dt).abs() < 1e-12, "copy {c}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_command_to_copy_n_reaches_copy_n_only_and_a_missing_copy_is_an_error() {
+        let sim = three_kang();
+        let target = DVec3::new(0.4, 1.8, 0.2);
+        for n in 0..3 {
+            sim.send(Command::Copy(
+                n,
+                Box::new(Command::Grab { node: 44, target }),
+            ));
+            let s = wait(&sim, |s| copy(s, n).grabbed.is_some());
+            for c in 0..3 {
+                let expected = (c == n).then_some(44);
+                assert_eq!(copy(&s, c).grabbed, expected, "grab for copy {n}, copy {c}");
+            }
+            assert_eq!(s.error, None);
+            sim.send(Command::Copy(n, Box::new(Command::Release)));
+            wait(&sim, |s| copy(s, n).grabbed.is_none());
+        }
+        // One past the last copy, and far past it: refused, nothing grabbed, the thread alive.
+        for missing in [3, 9] {
+            sim.send(Command::Copy(
+                missing,
+                Box::new(Command::Grab { node: 44, target }),
+            ));
+            let s = wait(&sim, |s| s.error.is_some());
+            assert_eq!(s.error, Some(SimError::NoCopy { copy: missing }));
+            assert!((0..3).all(|c| copy(&s, c).grabbed.is_none()));
+            sim.send(Command::Step);
+            let stepped = wait(&sim, |x| x.step == s.step + 1);
+            assert_eq!(stepped.error, None, "the next batch clears the message");
+        }
+        // Only the cloth commands go to a copy.
+        sim.send(Command::Copy(1, Box::new(Command::Reset)));
+        let s = wait(&sim, |s| s.error.is_some());
+        assert!(matches!(s.error, Some(SimError::NotACopyCommand { .. })));
+    }
+
+    #[test]
+    fn sync_gives_every_other_copy_copy_ns_state_and_keeps_their_integrators() {
+        let sim = three_kang();
+        for _ in 0..15 {
+            sim.send(Command::Step);
+        }
+        let before = wait(&sim, |s| s.step == 15);
+        assert_ne!(before.x, before.lab[0].x, "kang and xpbd part");
+        assert_ne!(before.lab[0].x, before.lab[1].x, "xpbd and choi-ko part");
+        sim.send(Command::Sync(1));
+        let s = wait(&sim, |s| s.x == s.lab[0].x);
+        let source = copy(&before, 1);
+        for c in 0..3 {
+            let got = copy(&s, c);
+            assert_eq!(got.x, source.x, "copy {c}'s positions");
+            assert_eq!(got.v, source.v, "copy {c}'s velocities");
+            assert_eq!(got.step, source.step);
+        }
+        let kinds: Vec<_> = (0..3).map(|c| copy(&s, c).params.integrator).collect();
+        assert_eq!(
+            kinds,
+            [
+                IntegratorKind::Kang,
+                IntegratorKind::Xpbd,
+                IntegratorKind::ChoiKo
+            ]
+        );
+        // They step on from there, each with its own integrator.
+        sim.send(Command::Step);
+        let on = wait(&sim, |s| s.step == 16);
+        assert_ne!(on.x, on.lab[0].x);
+        sim.send(Command::Sync(3));
+        let s = wait(&sim, |s| s.error.is_some());
+        assert_eq!(s.error, Some(SimError::NoCopy { copy: 3 }));
+    }
+
+    /// The flag without strain limiting at `dt` = 0.008 s: `kang` runs, `symplectic-euler`
+    /// (stable below about 0.0047 s here) diverges within a few dozen steps.
+    fn kang_and_a_diverging_copy(paused: bool) -> SimThread {
+        let mut scene = Scene::load("flag").unwrap();
+        scene.params.provot.enabled = false;
+        scene.params.dt = 0.008;
+        let specs = [
+            spec(IntegratorKind::Kang, None),
+            spec(IntegratorKind::SymplecticEuler, None),
+        ];
+        lab(scene, &specs, paused)
+    }
+
+    /// Steps the lab until copy 1 diverges; returns the lab's step and that snapshot.
+    fn until_copy_1_diverges(sim: &SimThread) -> (u64, Arc<Snapshot>) {
+        let mut step = 0;
+        loop {
+            step += 1;
+            assert!(
+                step < 2000,
+                "symplectic-euler never diverged at dt = 0.008 s"
+            );
+            sim.send(Command::Step);
+            let s = wait(sim, |s| s.step == step);
+            if s.lab[0].divergence.is_some() {
+                return (step, s);
+            }
+        }
+    }
+
+    fn to_copy_1(cmd: Command) -> Command {
+        Command::Copy(1, Box::new(cmd))
+    }
+
+    #[test]
+    fn a_resumed_copy_goes_on_from_its_last_good_state_on_the_labs_clock() {
+        let sim = kang_and_a_diverging_copy(true);
+        let (step, diverged) = until_copy_1_diverges(&sim);
+        let first = diverged.lab[0].divergence.clone().unwrap();
+        let stood = diverged.lab[0].step;
+        assert_eq!(first.step, stood + 1, "the failed step is not counted");
+        // The lab runs on; the diverged copy stands still.
+        for _ in 0..20 {
+            sim.send(Command::Step);
+        }
+        let later = wait(&sim, |s| s.step == step + 20);
+        assert_eq!(later.lab[0].step, stood);
+        assert_eq!(later.lab[0].x, diverged.lab[0].x);
+        // Resumed at the same dt, from a state already on the edge: it fails again at its
+        // next step, but now, 20 lab steps later, not by retaking the old steps to the same
+        // failure (what the label showed before: the same step, the same time).
+        sim.send(to_copy_1(Command::ClearDivergence));
+        sim.send(Command::Step);
+        let again = wait(&sim, |s| s.step == step + 21);
+        let d = again.lab[0]
+            .divergence
+            .clone()
+            .expect("dt = 0.008 s fails again");
+        assert_eq!(d.step, first.step, "no step was taken between the two");
+        assert!(
+            (d.time - later.time).abs() < 1e-9,
+            "{} against {}",
+            d.time,
+            later.time
+        );
+        assert!(
+            d.time - first.time > 19.5 * later.params.dt,
+            "20 lab steps later"
+        );
+        // A quarter of its dt lets it run on from there (half, 0.004 s, is below its limit from
+        // rest but not from a state with springs stretched almost tenfold).
+        sim.send(to_copy_1(Command::SetCopyDt(0.002)));
+        sim.send(to_copy_1(Command::ClearDivergence));
+        for _ in 0..5 {
+            sim.send(Command::Step);
+        }
+        let on = wait(&sim, |s| s.step == step + 26);
+        let copy1 = &on.lab[0];
+        assert_eq!(copy1.params.dt, 0.002);
+        assert_eq!(on.params.dt, 0.008, "copy 0 keeps its dt");
+        assert!(copy1.divergence.is_none(), "{:?}", copy1.divergence);
+        assert_eq!(copy1.step, stood + 20, "four steps of 0.002 s per lab step");
+        assert!((copy1.time - on.time).abs() < 1e-9, "in time with the lab");
+        assert_ne!(copy1.x, diverged.lab[0].x, "it moved");
+    }
+
+    #[test]
+    fn a_diverged_copy_can_start_again_from_another_copys_state() {
+        let sim = kang_and_a_diverging_copy(true);
+        let (step, _) = until_copy_1_diverges(&sim);
+        sim.send(to_copy_1(Command::TakeState(0)));
+        let s = wait(&sim, |s| s.lab[0].divergence.is_none());
+        assert_eq!(s.lab[0].x, s.x);
+        assert_eq!(s.lab[0].v, s.v);
+        assert_eq!(s.lab[0].step, step);
+        assert_eq!(s.lab[0].params.integrator, IntegratorKind::SymplecticEuler);
+        sim.send(Command::Step);
+        let on = wait(&sim, |s| s.step == step + 1);
+        assert_eq!(on.lab[0].step, step + 1, "it steps on with the lab");
+        assert_ne!(on.lab[0].x, on.x, "each with its own integrator");
+        // Refused: a copy that does not exist, a dt out of range, a copy dt outside the lab.
+        sim.send(to_copy_1(Command::TakeState(2)));
+        let s = wait(&sim, |s| s.error.is_some());
+        assert_eq!(s.error, Some(SimError::NoCopy { copy: 2 }));
+        sim.send(to_copy_1(Command::SetCopyDt(-1.0)));
+        sim.send(Command::Step);
+        let s = wait(&sim, |s| s.step == step + 2);
+        assert!(s.error.is_some(), "a negative dt was taken");
+        assert_eq!(s.lab[0].params.dt, 0.008);
+        let alone = paused_flag();
+        alone.send(Command::SetCopyDt(0.004));
+        let s = wait(&alone, |s| s.error.is_some());
+        assert!(matches!(s.error, Some(SimError::NotInLab { .. })));
+        assert_ne!(s.params.dt, 0.004);
+    }
+
+    #[test]
+    fn a_lab_with_every_copy_diverged_stops_publishing() {
+        let mut scene = Scene::load("flag").unwrap();
+        scene.params.provot.enabled = false;
+        scene.params.dt = 0.008;
+        let specs = [
+            spec(IntegratorKind::SymplecticEuler, None),
+            spec(IntegratorKind::SymplecticEuler, Some(0.009)),
+        ];
+        let sim = lab(scene, &specs, false);
+        let s = wait(&sim, |s| {
+            s.divergence.is_some() && s.lab[0].divergence.is_some()
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        let after = sim.latest();
+        assert_eq!(after.seq, s.seq, "published with nothing to step");
+        assert_eq!(after.step, s.step);
+    }
+}

@@ -108,6 +108,39 @@ pub fn for_copy(snap: &Snapshot, n: usize, cmd: Command) -> Command {
     }
 }
 
+/// How a diverged copy goes on (the buttons of its label).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resume {
+    /// From its last good state, at the lab's time, with its `dt`.
+    AsIs,
+    /// The same with half its `dt` (not below the smallest `dt`).
+    HalveDt,
+    /// From copy `k`'s state, keeping its integrator and `dt`.
+    From(usize),
+}
+
+/// The commands that resume diverged copy `i` as `how` says.
+pub fn resume_commands(snap: &Snapshot, i: usize, how: Resume) -> Vec<Command> {
+    let to_copy = |cmd| Command::Copy(i, Box::new(cmd));
+    match how {
+        Resume::AsIs => vec![to_copy(Command::ClearDivergence)],
+        Resume::HalveDt => {
+            let dt = (copy_of(snap, i).params.dt * 0.5).max(crate::sim::params::spec::DT.min);
+            vec![
+                to_copy(Command::SetCopyDt(dt)),
+                to_copy(Command::ClearDivergence),
+            ]
+        }
+        Resume::From(k) => vec![to_copy(Command::TakeState(k))],
+    }
+}
+
+/// The first copy other than `i` that has not diverged: the state a diverged copy can start
+/// again from.
+pub fn healthy_copy(snap: &Snapshot, i: usize) -> Option<usize> {
+    (0..=snap.lab.len()).find(|&k| k != i && copy_of(snap, k).divergence.is_none())
+}
+
 /// The label over each copy's cell of `area` (egui points): its integrator in its colour,
 /// step time and max strain; a diverged copy's says where and offers to resume it; every
 /// label offers to give the other copies its state (*sync*).
@@ -172,10 +205,39 @@ pub fn labels(
                             ))
                             .color(Color32::from_rgb(235, 80, 60)),
                         );
-                        if ui.small_button("resume from the last good state").clicked() {
-                            let cmd = Command::Copy(i, Box::new(Command::ClearDivergence));
-                            actions.push(UiAction::Sim(cmd));
-                        }
+                        ui.horizontal(|ui| {
+                            let mut how = None;
+                            if ui
+                                .small_button("resume")
+                                .on_hover_text(
+                                    "Go on from the last good state at the lab's time; at the \
+                                     same dt it may fail again at once",
+                                )
+                                .clicked()
+                            {
+                                how = Some(Resume::AsIs);
+                            }
+                            if ui.small_button("halve dt and resume").clicked() {
+                                how = Some(Resume::HalveDt);
+                            }
+                            if let Some(k) = healthy_copy(snap, i) {
+                                let name = copy_of(snap, k).params.integrator.name();
+                                if ui
+                                    .small_button(format!("restart from {name}'s state"))
+                                    .on_hover_text(
+                                        "Take that copy's positions and velocities, keeping \
+                                         this one's integrator and dt",
+                                    )
+                                    .clicked()
+                                {
+                                    how = Some(Resume::From(k));
+                                }
+                            }
+                            if let Some(how) = how {
+                                let cmds = resume_commands(snap, i, how);
+                                actions.extend(cmds.into_iter().map(UiAction::Sim));
+                            }
+                        });
                     }
                 });
             });
@@ -187,6 +249,74 @@ pub fn labels(
 mod tests {
     use super::*;
     use crate::render::OrbitCamera;
+    use crate::sim::Divergence;
+    use crate::sim::scene::Scene;
+
+    /// A lab of three copies of the flag at these `dt`s, those marked diverged.
+    fn lab_snapshot(dts: [f64; 3], diverged: [bool; 3]) -> Snapshot {
+        let sim = Scene::load("flag").unwrap().simulation().unwrap();
+        let copies: Vec<Snapshot> = (0..3)
+            .map(|i| {
+                let mut s = Snapshot::of(&sim);
+                s.params.dt = dts[i];
+                s.divergence = diverged[i].then(|| Divergence {
+                    integrator: s.params.integrator,
+                    step: 7,
+                    time: 0.05,
+                    reason: "a test".into(),
+                });
+                s
+            })
+            .collect();
+        let mut snap = copies[0].clone();
+        snap.lab = copies[1..].to_vec();
+        snap
+    }
+
+    #[test]
+    fn a_diverged_copy_resumes_as_is_with_half_its_dt_or_from_a_healthy_copy() {
+        let snap = lab_snapshot([0.01, 0.008, 0.006], [false, true, false]);
+        let cmds = resume_commands(&snap, 1, Resume::AsIs);
+        assert!(
+            matches!(&cmds[..], [Command::Copy(1, c)] if matches!(**c, Command::ClearDivergence))
+        );
+        // Half of copy 1's own dt, not of copy 0's.
+        let cmds = resume_commands(&snap, 1, Resume::HalveDt);
+        assert!(matches!(
+            &cmds[..],
+            [Command::Copy(1, a), Command::Copy(1, b)]
+                if matches!(**a, Command::SetCopyDt(dt) if dt == 0.004)
+                && matches!(**b, Command::ClearDivergence)
+        ));
+        let cmds = resume_commands(&snap, 1, Resume::From(2));
+        assert!(matches!(&cmds[..], [Command::Copy(1, c)] if matches!(**c, Command::TakeState(2))));
+        // Never below the smallest dt.
+        let min = crate::sim::params::spec::DT.min;
+        let snap = lab_snapshot([0.01, min * 1.5, 0.006], [false, true, false]);
+        let cmds = resume_commands(&snap, 1, Resume::HalveDt);
+        assert!(
+            matches!(&cmds[0], Command::Copy(1, a) if matches!(**a, Command::SetCopyDt(dt) if dt == min))
+        );
+    }
+
+    #[test]
+    fn the_healthy_copy_offered_is_the_first_other_one_that_runs() {
+        let snap = lab_snapshot([0.01; 3], [false, true, false]);
+        assert_eq!(healthy_copy(&snap, 1), Some(0));
+        assert_eq!(
+            healthy_copy(&snap, 0),
+            Some(2),
+            "not itself, not the diverged one"
+        );
+        let snap = lab_snapshot([0.01; 3], [true, true, false]);
+        assert_eq!(healthy_copy(&snap, 0), Some(2));
+        assert_eq!(healthy_copy(&snap, 1), Some(2));
+        let snap = lab_snapshot([0.01; 3], [true, true, true]);
+        assert_eq!((0..3).find_map(|i| healthy_copy(&snap, i)), None);
+        let snap = lab_snapshot([0.01; 3], [false, true, true]);
+        assert_eq!(healthy_copy(&snap, 0), None, "copy 0 has no healthy other");
+        assert_eq!(healthy_copy(&snap, 2), Some(0));
+    }
 
     fn pointer(n: usize) -> LabPointer {
         let mut p = LabPointer::default();

@@ -136,6 +136,9 @@ pub enum SimError {
     /// A pole offset that is not finite.
     #[error("pole offset must be finite")]
     PoleOffsetNotFinite,
+    /// A command that means something only in the lab, sent outside it.
+    #[error("{command} is set in the integrator lab only")]
+    NotInLab { command: String },
     /// A command for the whole simulation sent to one copy (`command` is its name).
     #[error("{command} is not a command for one copy")]
     NotACopyCommand { command: String },

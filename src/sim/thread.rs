@@ -61,8 +61,15 @@ pub enum Command {
     SetCompare(bool),
     /// Clear a divergence and resume from the last good state.
     ClearDivergence,
-    /// In the lab: apply `Grab`, `MoveGrab`, `Release`, `SetPoleOffset` or `ClearDivergence`
-    /// to copy `n` (0 is the first; unwrapped, they go to copy 0).
+    /// In the lab, inside [`Command::Copy`]: the copy's own `dt`, s (checked against the
+    /// shared `dt`'s range); the other copies keep theirs.
+    SetCopyDt(f64),
+    /// In the lab, inside [`Command::Copy`]: the copy takes copy `m`'s state (positions,
+    /// velocities, time; its divergence cleared) and keeps its integrator and `dt`: how a
+    /// diverged copy starts again from a healthy one.
+    TakeState(usize),
+    /// In the lab: apply `Grab`, `MoveGrab`, `Release`, `SetPoleOffset`, `ClearDivergence`,
+    /// `SetCopyDt` or `TakeState` to copy `n` (0 is the first; unwrapped, they go to copy 0).
     Copy(usize, Box<Command>),
     /// In the lab: give every other copy copy `n`'s state (positions, velocities, time), each
     /// keeping its integrator and `dt`.
@@ -408,6 +415,11 @@ impl Worker {
 
     /// A command for one cloth: the grab, the pole and the guard.
     fn apply_to(&mut self, n: usize, cmd: Command) -> Result<(), SimError> {
+        match cmd {
+            Command::SetCopyDt(dt) => return self.set_copy_dt(n, dt),
+            Command::TakeState(m) => return self.take_state(n, m),
+            _ => {}
+        }
         let sim = &mut self.copies[n];
         match cmd {
             Command::Grab { node, target } => {
@@ -440,6 +452,13 @@ impl Worker {
             }
             Command::ClearDivergence => {
                 sim.clear_divergence();
+                if !self.specs.is_empty() {
+                    // In the lab the copy stood still at its last good state while the lab's
+                    // clock ran on. It resumes from that state at the lab's time: caught up
+                    // from its own, it would retake the very steps that failed (the same
+                    // divergence, at the same step) in one go.
+                    sim.time = sim.time.max(self.lab_time);
+                }
                 self.stepper.reset();
                 Ok(())
             }
@@ -512,18 +531,44 @@ impl Worker {
 
     /// Every other copy takes copy `n`'s state and keeps its integrator and `dt`.
     fn sync(&mut self, n: usize) -> Result<(), SimError> {
-        let Some(source) = self.copies.get(n).cloned() else {
+        if n >= self.copies.len() {
             return Err(SimError::NoCopy { copy: n });
-        };
-        for (i, sim) in self.copies.iter_mut().enumerate() {
+        }
+        for i in 0..self.copies.len() {
             if i != n {
-                let mut copy = source.clone();
-                copy.grab = None;
-                copy.set_params(copy_params(&self.shared, self.specs.get(i)))?;
-                *sim = copy;
+                self.take_state(i, n)?;
             }
         }
         self.restart_reference(n)
+    }
+
+    /// Copy `n` takes copy `m`'s state (its divergence and grab dropped) and keeps its own
+    /// integrator and `dt`.
+    fn take_state(&mut self, n: usize, m: usize) -> Result<(), SimError> {
+        let Some(source) = self.copies.get(m) else {
+            return Err(SimError::NoCopy { copy: m });
+        };
+        let mut copy = source.clone();
+        copy.grab = None;
+        copy.clear_divergence();
+        copy.set_params(copy_params(&self.shared, self.specs.get(n)))?;
+        self.copies[n] = copy;
+        Ok(())
+    }
+
+    /// Copy `n`'s own `dt` in the lab.
+    fn set_copy_dt(&mut self, n: usize, dt: f64) -> Result<(), SimError> {
+        if self.specs.is_empty() {
+            return Err(SimError::NotInLab {
+                command: "a copy's own dt".into(),
+            });
+        }
+        super::params::spec::DT.check(dt)?;
+        let mut spec = self.specs[n];
+        spec.dt = Some(dt);
+        self.copies[n].set_params(copy_params(&self.shared, Some(&spec)))?;
+        self.specs[n] = spec;
+        Ok(())
     }
 
     fn reset(&mut self) -> Result<(), SimError> {

@@ -88,6 +88,10 @@ struct Drawn {
     shown: Vec<usize>,
     /// `series[k][t]`: quantity `shown[k]` of trace `t`, decimated.
     series: Vec<Vec<Vec<PlotPoint>>>,
+    /// The time axis: from the oldest point kept to the newest, s.
+    x: [f64; 2],
+    /// `y[k]`: plot `k`'s value axis ([`value_axis`]).
+    y: Vec<[f64; 2]>,
 }
 
 impl Drawn {
@@ -97,13 +101,76 @@ impl Drawn {
             .iter()
             .map(|&q| plots.decimated.iter().map(|d| d[q].series()).collect())
             .collect();
+        let newest = plots.newest().unwrap_or(0.0);
+        // The traces' span (the window once it has filled); a window's worth before the first
+        // point when there is only one.
+        let oldest = plots
+            .traces
+            .iter()
+            .filter_map(|t| t.samples.front().map(|s| s.time))
+            .fold(newest, f64::min);
+        let oldest = if oldest < newest {
+            oldest
+        } else {
+            newest - plots.window
+        };
+        let y = shown
+            .iter()
+            .zip(&series)
+            .map(|(&q, s): (&usize, &Vec<Vec<PlotPoint>>)| {
+                value_axis(s.iter().flatten().map(|p| p.y), QUANTITIES[q].from_zero)
+            })
+            .collect();
         Self {
             at,
             labels: plots.traces.iter().map(|t| t.label.clone()).collect(),
             shown,
             series,
+            x: [oldest, newest],
+            y,
         }
     }
+}
+
+/// A value axis for `values`: from their lowest (or from 0 when `from_zero` and none is
+/// negative) to their highest, 5 % of the span added either side; a span of at least 0.1 % of
+/// the largest magnitude (or 1 with no magnitude at all), so that equal values (a still cloth's
+/// energy, every step time rounded alike) still get an axis with marks.
+pub fn value_axis(values: impl IntoIterator<Item = f64>, from_zero: bool) -> [f64; 2] {
+    let (mut lo, mut hi) = values
+        .into_iter()
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    if lo > hi {
+        return [0.0, 1.0];
+    }
+    if from_zero {
+        lo = lo.min(0.0);
+    }
+    let magnitude = lo.abs().max(hi.abs());
+    let least = if magnitude > 0.0 {
+        1e-3 * magnitude
+    } else {
+        1.0
+    };
+    if hi - lo < least {
+        let mid = 0.5 * (lo + hi);
+        (lo, hi) = (mid - 0.5 * least, mid + 0.5 * least);
+        if from_zero && lo < 0.0 && mid >= 0.0 {
+            (lo, hi) = (0.0, least.max(2.0 * mid));
+        }
+    }
+    let pad = 0.05 * (hi - lo);
+    [
+        if from_zero && lo == 0.0 {
+            0.0
+        } else {
+            lo - pad
+        },
+        hi + pad,
+    ]
 }
 
 impl Default for LivePlots {
@@ -161,13 +228,23 @@ impl LivePlots {
         self.trim();
     }
 
-    /// Drops the points older than the window before the newest.
+    /// The newest point's time over every trace, s: the lab's clock (a diverged copy's trace
+    /// stops while the others run on).
+    fn newest(&self) -> Option<f64> {
+        self.traces
+            .iter()
+            .filter_map(|t| t.samples.back().map(|s| s.time))
+            .reduce(f64::max)
+    }
+
+    /// Drops the points older than the window before the newest of any trace: every trace
+    /// shares the time axis, so a copy that stopped long ago has nothing left to show.
     fn trim(&mut self) {
         let window = self.window;
+        let Some(newest) = self.newest() else {
+            return;
+        };
         for (trace, decimated) in self.traces.iter_mut().zip(&mut self.decimated) {
-            let Some(newest) = trace.samples.back().map(|s| s.time) else {
-                continue;
-            };
             while trace
                 .samples
                 .front()
@@ -268,28 +345,35 @@ pub fn colour(copy: usize) -> Color32 {
 struct Quantity {
     title: &'static str,
     value: fn(&PlotSample) -> Option<f64>,
+    /// Whether its axis starts at 0 (a cost or an energy, never negative).
+    from_zero: bool,
 }
 
 const QUANTITIES: [Quantity; 5] = [
     Quantity {
         title: "kinetic energy, J",
         value: |s| Some(s.kinetic_energy),
+        from_zero: true,
     },
     Quantity {
         title: "max strain |x|/L",
         value: |s| Some(s.max_strain),
+        from_zero: false,
     },
     Quantity {
         title: "step time, µs",
         value: |s| Some(s.step_us),
+        from_zero: true,
     },
     Quantity {
         title: "Δv cosine to the filter",
         value: |s| s.dv_cosine,
+        from_zero: false,
     },
     Quantity {
         title: "distance from reference (RMS), cm",
         value: |s| s.rms_distance.map(|d| 100.0 * d),
+        from_zero: true,
     },
 ];
 
@@ -340,7 +424,8 @@ pub fn plots_ui(ui: &mut Ui, state: &mut super::UiState, paused: bool, now: Inst
         return;
     }
     ui.columns(drawn.shown.len(), |columns| {
-        for ((ui, &q), series) in columns.iter_mut().zip(&drawn.shown).zip(&drawn.series) {
+        let plots = columns.iter_mut().zip(&drawn.shown).zip(&drawn.series);
+        for (k, ((ui, &q), series)) in plots.enumerate() {
             let title = QUANTITIES[q].title;
             ui.label(title);
             Plot::new(title)
@@ -350,6 +435,9 @@ pub fn plots_ui(ui: &mut Ui, state: &mut super::UiState, paused: bool, now: Inst
                 .allow_scroll(false)
                 .allow_boxed_zoom(false)
                 .show(ui, |p| {
+                    // The lab's clock and the window, whatever each trace spans.
+                    p.set_plot_bounds_x(drawn.x[0]..=drawn.x[1]);
+                    p.set_plot_bounds_y(drawn.y[k][0]..=drawn.y[k][1]);
                     for (i, (label, points)) in drawn.labels.iter().zip(series).enumerate() {
                         let line = Line::new(label.as_str(), PlotPoints::Borrowed(points));
                         p.line(line.color(colour(i)));
@@ -373,6 +461,69 @@ mod tests {
         s.step = step;
         s.time = time;
         s
+    }
+
+    #[test]
+    fn a_value_axis_spans_the_values_with_a_margin_and_never_collapses() {
+        let close =
+            |a: [f64; 2], b: [f64; 2]| (a[0] - b[0]).abs() < 1e-12 && (a[1] - b[1]).abs() < 1e-12;
+        // 5 % of the span (2) either side.
+        assert!(close(value_axis([4.0, 2.0, 3.0], false), [1.9, 4.1]));
+        // From 0: the span is 4, the margin 0.2 above only.
+        assert!(close(value_axis([4.0, 2.0], true), [0.0, 4.2]));
+        // Negative values keep their own low end even from zero.
+        assert!(close(value_axis([-1.0, 1.0], true), [-1.1, 1.1]));
+        // Equal step times: 0 … 30 µs and the margin.
+        assert!(close(value_axis([30.0; 4], true), [0.0, 31.5]));
+        // Equal strains: 0.1 % of 1 around 1, and the margin.
+        assert!(close(
+            value_axis([1.0; 3], false),
+            [1.0 - 0.00055, 1.0 + 0.00055]
+        ));
+        // Only zeros (a cloth at rest), no values, only NaN: 0 … 1 and the margin, or 0 … 1.
+        assert!(close(value_axis([0.0; 3], true), [0.0, 1.05]));
+        assert!(close(value_axis([0.0; 3], false), [-0.55, 0.55]));
+        assert_eq!(value_axis([], true), [0.0, 1.0]);
+        assert_eq!(value_axis([f64::NAN], false), [0.0, 1.0]);
+        assert!(close(
+            value_axis([f64::NAN, 2.0, f64::INFINITY, 4.0], false),
+            [1.9, 4.1]
+        ));
+    }
+
+    #[test]
+    fn a_copy_that_stopped_early_leaves_the_window_and_the_time_axis_is_the_labs() {
+        let base = snapshot();
+        let mut plots = LivePlots {
+            window: 20.0,
+            ..LivePlots::default()
+        };
+        // Copy 1 diverged at 1.2 s; copy 0 runs on to 100 s.
+        for k in 1..=1000u64 {
+            let t = k as f64 * 0.1;
+            plots.record(0, &at(&base, k, t));
+            if k <= 12 {
+                plots.record(1, &at(&base, k, t));
+            }
+        }
+        assert!(
+            plots.traces[1].samples.is_empty(),
+            "copy 1's points are 80 s old"
+        );
+        assert_eq!(plots.traces[0].samples.len(), 201, "80 … 100 s");
+        let drawn = Drawn::new(Instant::now(), &plots);
+        assert!((drawn.x[0] - 80.0).abs() < 1e-9 && (drawn.x[1] - 100.0).abs() < 1e-9);
+        // Within the window a stopped copy still shows, and the axis spans both.
+        let mut plots = LivePlots::default();
+        plots.record(1, &at(&base, 1, 0.5));
+        plots.record(0, &at(&base, 100, 10.0));
+        let drawn = Drawn::new(Instant::now(), &plots);
+        assert_eq!(drawn.x, [0.5, 10.0]);
+        // One point: a window's span up to it.
+        let mut plots = LivePlots::default();
+        plots.record(0, &at(&base, 3, 0.3));
+        let drawn = Drawn::new(Instant::now(), &plots);
+        assert_eq!(drawn.x, [0.3 - WINDOW_DEFAULT, 0.3]);
     }
 
     #[test]
