@@ -1582,3 +1582,69 @@ fn with_the_wavelet_interpolation_off_no_node_is_interpolated() {
     assert_eq!(off.stats.interpolated_regions, 0);
     assert!(off.interpolated().iter().all(|&i| !i));
 }
+
+/// The guard's rollback (issue 25, item 8): a step it discards leaves nothing behind, not even
+/// in an integrator's own state (the multigrid solvers' warm start, choi-ko's BDF2 history, the
+/// wavelet interpolation's previous `Δv`). A run that failed once and went on is the run that
+/// never failed, to the bit.
+#[test]
+fn a_step_the_guard_discards_leaves_every_integrators_own_state_as_it_was() {
+    let mut differs = Vec::new();
+    for (kind, wavelet) in [
+        (IntegratorKind::ImplicitMg, false),
+        (IntegratorKind::KangMg, false),
+        (IntegratorKind::ChoiKo, false),
+        (IntegratorKind::Kang, true),
+    ] {
+        let mut scene = Scene::load("flag").unwrap();
+        scene.params.integrator = kind;
+        scene.params.wavelet.enabled = wavelet;
+        let mut failed = scene.simulation().unwrap();
+        // Two steps in: the flag is still flat enough for the wavelet to interpolate a third
+        // of it.
+        for _ in 0..2 {
+            assert!(failed.step(), "{kind:?}");
+        }
+        let mut never = failed.clone();
+        // A gravity of 100 g for one step of 0.5 s, without strain limiting and with springs
+        // a thousandth as stiff: the springs stretch past the guard's tenfold.
+        let params = failed.params().clone();
+        let mut crushing = params.clone();
+        crushing.gravity = [0.0, -1000.0, 0.0];
+        crushing.dt = 0.5;
+        crushing.provot.enabled = false;
+        let soft = &mut crushing.stiffness;
+        (soft.structural, soft.shear, soft.bend) =
+            (soft.structural / 1e3, soft.shear / 1e3, soft.bend / 1e3);
+        failed.set_params(crushing).unwrap();
+        let x = failed.cloth.x.clone();
+        assert!(!failed.step(), "{kind:?}: the guard let 1000 m/s² through");
+        assert_eq!(failed.cloth.x, x, "{kind:?}: positions rolled back");
+        failed.set_params(params).unwrap();
+        failed.clear_divergence();
+        for k in 0..10 {
+            assert!(never.step(), "{kind:?}");
+            let stepped = failed.step();
+            if wavelet && k == 0 {
+                // Interpolated nodes enter the step with the previous `Δv`.
+                assert!(failed.stats.interpolated_fraction > 0.2);
+            }
+            if !stepped || failed.cloth.x != never.cloth.x || failed.cloth.v != never.cloth.v {
+                let apart = (failed.cloth.x.iter().zip(&never.cloth.x))
+                    .map(|(a, b)| a.distance(*b))
+                    .fold(0.0, f64::max);
+                differs.push(format!(
+                    "{kind:?} (wavelet {wavelet}): {k} steps on, {apart:e} m from the run that \
+                     never failed{}",
+                    if stepped {
+                        ""
+                    } else {
+                        ", and the guard stopped it"
+                    }
+                ));
+                break;
+            }
+        }
+    }
+    assert!(differs.is_empty(), "{differs:#?}");
+}

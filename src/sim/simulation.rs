@@ -136,6 +136,8 @@ struct Work {
     /// `Δv` of the last physics step (wavelet on only): interpolated nodes enter the next step's
     /// Jacobi sweeps with it.
     prev_dv: Vec<DVec3>,
+    /// `prev_dv` before the published step, put back when the guard discards it.
+    prev_dv_kept: Vec<DVec3>,
 }
 
 /// A running simulation. Everything the step needs is in here or passed in; no globals.
@@ -379,6 +381,12 @@ impl Simulation {
         // figures standing (the panel showed `implicit-cg`'s CG iterations under `kang`).
         self.stats.solver = SolverReport::None;
         let h = self.params.h();
+        // What the next step reads of this one outside the cloth, kept in case the guard
+        // discards it: the integrator's warm start or history, the wavelet's previous `Δv`.
+        let kind = self.params.integrator;
+        self.integrator_mut(kind).checkpoint();
+        let w = &mut self.work;
+        w.prev_dv_kept.clone_from(&w.prev_dv);
         let mut failure = None;
         let mut swapped = false;
         for _ in 0..self.params.substeps {
@@ -404,6 +412,9 @@ impl Simulation {
                 std::mem::swap(&mut self.cloth.x, &mut w.saved_x);
                 std::mem::swap(&mut self.cloth.v, &mut w.saved_v);
             }
+            self.integrator_mut(kind).rollback();
+            let w = &mut self.work;
+            std::mem::swap(&mut w.prev_dv, &mut w.prev_dv_kept);
             self.time = time0;
             self.step_index = step0;
             self.base_wind = wind0;

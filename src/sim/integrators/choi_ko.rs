@@ -105,6 +105,14 @@ impl Integrator for ChoiKo {
         }
     }
 
+    fn checkpoint(&mut self) {
+        self.scratch.checkpoint();
+    }
+
+    fn rollback(&mut self) {
+        self.scratch.rollback();
+    }
+
     fn save_history(&self) -> Option<Box<dyn Integrator>> {
         Some(self.clone_box())
     }
@@ -139,8 +147,21 @@ pub struct ChoiKoScratch {
     start_x: Vec<DVec3>,
     start_v: Vec<DVec3>,
     history: Option<History>,
+    /// `history` before the step the guard may discard ([`Integrator::checkpoint`]).
+    history_kept: Option<History>,
     /// Whether the last step used BDF2 (false: BDF1).
     pub last_was_bdf2: bool,
+}
+
+impl History {
+    /// Copies `from` into `self`, reusing its arrays.
+    fn copy_from(&mut self, from: &History) {
+        self.h = from.h;
+        self.x_prev.clone_from(&from.x_prev);
+        self.v_prev.clone_from(&from.v_prev);
+        self.x_end.clone_from(&from.x_end);
+        self.v_end.clone_from(&from.v_end);
+    }
 }
 
 impl ChoiKoScratch {
@@ -155,6 +176,20 @@ impl ChoiKoScratch {
         hist.x_end.extend_from_slice(x);
         hist.v_end.clear();
         hist.v_end.extend_from_slice(v);
+    }
+
+    /// Keeps the history before a step the guard may discard (a copy into the arrays kept
+    /// last time).
+    pub fn checkpoint(&mut self) {
+        match (&self.history, &mut self.history_kept) {
+            (Some(h), Some(kept)) => kept.copy_from(h),
+            (history, kept) => kept.clone_from(history),
+        }
+    }
+
+    /// Puts back the history [`Self::checkpoint`] kept.
+    pub fn rollback(&mut self) {
+        std::mem::swap(&mut self.history, &mut self.history_kept);
     }
 
     /// A copy of the history (to probe a step without disturbing the next real one).

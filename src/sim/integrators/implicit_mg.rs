@@ -57,6 +57,8 @@ pub struct ImplicitMg {
     e: Vec<DVec3>,
     /// The last step's `Δv`: the next solve starts from it.
     dv: Vec<DVec3>,
+    /// `dv` before the step the guard may discard ([`Integrator::checkpoint`]).
+    dv_kept: Vec<DVec3>,
     free_mass_norm: f64,
     last: CgReport,
 }
@@ -387,6 +389,14 @@ impl Integrator for ImplicitMg {
     /// The warm start is history (as kang-mg's).
     fn save_history(&self) -> Option<Box<dyn Integrator>> {
         Some(self.clone_box())
+    }
+
+    fn checkpoint(&mut self) {
+        self.dv_kept.clone_from(&self.dv);
+    }
+
+    fn rollback(&mut self) {
+        std::mem::swap(&mut self.dv, &mut self.dv_kept);
     }
 
     fn clone_box(&self) -> Box<dyn Integrator> {

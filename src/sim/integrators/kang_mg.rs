@@ -36,6 +36,8 @@ pub struct KangMg {
     rhs: Vec<DVec3>,
     /// The last step's `Δv`: the next solve starts from it.
     dv: Vec<DVec3>,
+    /// `dv` before the step the guard may discard ([`Integrator::checkpoint`]).
+    dv_kept: Vec<DVec3>,
     /// Free nodes with a held neighbour (their right-hand side takes the neighbours' known
     /// `Δv`), and `sqrt(Σ m_i²)` over the free nodes; both follow the hierarchy's rebuilds.
     near_held: Vec<usize>,
@@ -148,6 +150,14 @@ impl Integrator for KangMg {
     /// run after the probe would differ from the run without it.
     fn save_history(&self) -> Option<Box<dyn Integrator>> {
         Some(self.clone_box())
+    }
+
+    fn checkpoint(&mut self) {
+        self.dv_kept.clone_from(&self.dv);
+    }
+
+    fn rollback(&mut self) {
+        std::mem::swap(&mut self.dv, &mut self.dv_kept);
     }
 
     fn clone_box(&self) -> Box<dyn Integrator> {

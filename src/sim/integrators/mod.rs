@@ -171,6 +171,15 @@ pub trait Integrator: std::fmt::Debug + Send {
         SolverReport::None
     }
 
+    /// Keeps what the next step reads of the last one (a warm start, a BDF2 history), before
+    /// a published step that the guard may discard. Called before every step; it must cost a
+    /// copy, not an allocation, after the first.
+    fn checkpoint(&mut self) {}
+
+    /// Puts back what [`Self::checkpoint`] kept: the guard discarded the step, and the next one
+    /// must run as if it had never been taken.
+    fn rollback(&mut self) {}
+
     /// A copy of whatever history the next step reads (choi-ko's BDF2 state), so that a probe
     /// step can be undone; `None` for schemes without history.
     fn save_history(&self) -> Option<Box<dyn Integrator>> {
