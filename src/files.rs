@@ -5,14 +5,102 @@
 //! not a regular file (`/dev/null`, `/dev/full`, a FIFO) is written into, with its errors.
 //! Every file flagsim writes (scenes, screenshots, videos, JSON, CSV, SVG, settings) goes
 //! through here.
+//!
+//! Nothing is left behind: the temporaries being written are listed, and SIGINT, SIGTERM or
+//! SIGHUP remove them before the process ends ([`crate::signals`]); a temporary that a killed
+//! process (SIGKILL, a power cut) did leave is removed by the next write of the same file.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Distinguishes temporary files of the same process (two threads saving at once).
 static NEXT: AtomicU64 = AtomicU64::new(0);
+
+/// The temporaries this process is writing now.
+static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// A temporary listed in [`LIVE`] from its making until it is dropped (renamed or removed by
+/// then).
+#[derive(Debug)]
+struct Live(PathBuf);
+
+impl Live {
+    fn new(path: &Path) -> Self {
+        live().push(path.to_path_buf());
+        Self(path.to_path_buf())
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        let mut live = live();
+        if let Some(i) = live.iter().position(|p| *p == self.0) {
+            live.swap_remove(i);
+        }
+    }
+}
+
+fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    LIVE.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Removes every temporary this process is writing (the process is about to end on a
+/// signal). Returns how many it removed.
+pub fn remove_live_temporaries() -> usize {
+    live()
+        .iter()
+        .filter(|p| std::fs::remove_file(p).is_ok())
+        .count()
+}
+
+/// Removes the temporaries of `target` (`.NAME.PID-N.tmp` in `folder`) whose process is no
+/// longer running: a process killed while writing `target` could not remove its own. Linux
+/// only (a process runs while `/proc/PID` exists); elsewhere nothing is removed. Returns how
+/// many it removed.
+pub fn remove_stale_temporaries(folder: &Path, target_name: &str) -> usize {
+    if !Path::new("/proc/self").exists() {
+        return 0;
+    }
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return 0;
+    };
+    let prefix = format!(".{target_name}.");
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .and_then(|rest| rest.strip_suffix(".tmp"))
+            .and_then(|rest| rest.split_once('-'))
+            .filter(|(pid, n)| is_number(pid) && is_number(n))
+            .map(|(pid, _)| pid)
+        else {
+            continue;
+        };
+        let running = Path::new("/proc").join(pid).exists();
+        if !running && std::fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+fn is_number(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// [`remove_stale_temporaries`] for the temporary `temporary` of `target`.
+fn clear_stale(temporary: &Path, target: &Path) {
+    let folder = temporary.parent().filter(|f| !f.as_os_str().is_empty());
+    if let Some(name) = target.file_name().and_then(|n| n.to_str()) {
+        remove_stale_temporaries(folder.unwrap_or(Path::new(".")), name);
+    }
+}
 
 /// The temporary sibling of `path`: hidden, in the same folder (so the rename stays on one file
 /// system), named after the target, the process and a counter.
@@ -86,6 +174,8 @@ pub fn write_with(
     };
     let path = path.as_path();
     let temporary = temporary_for(path);
+    clear_stale(&temporary, path);
+    let _live = Live::new(&temporary);
     let result = (|| {
         let mut out = BufWriter::new(File::create(&temporary)?);
         write(&mut out)?;
@@ -108,6 +198,7 @@ pub struct Pending {
     temporary: PathBuf,
     target: PathBuf,
     committed: bool,
+    _live: Live,
 }
 
 impl Pending {
@@ -127,7 +218,9 @@ impl Pending {
                 (std::env::temp_dir().join(name), path)
             }
         };
+        clear_stale(&temporary, &target);
         Self {
+            _live: Live::new(&temporary),
             temporary,
             target,
             committed: false,
@@ -182,6 +275,7 @@ pub fn check_writable(path: &Path) -> io::Result<()> {
     match destination(path) {
         Destination::Replace(path) => {
             let temporary = temporary_for(&path);
+            let _live = Live::new(&temporary);
             File::create(&temporary)?;
             std::fs::remove_file(&temporary)
         }
@@ -227,6 +321,73 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    #[test]
+    fn a_write_removes_the_temporaries_dead_processes_left_of_that_file_only() {
+        let dir = folder("stale");
+        // No process has a number above the kernel's largest (2²² at most); 1 always runs.
+        let dead = ".clip.gif.999999999-0.tmp";
+        let dead_too = ".clip.gif.999999998-17.tmp";
+        let running = ".clip.gif.1-0.tmp";
+        let other_file = ".notes.txt.999999999-0.tmp";
+        let not_ours = [
+            ".clip.gif.x-0.tmp",
+            ".clip.gif.999999999-.tmp",
+            ".clip.gif.tmp",
+            "clip.gif.999999999-0.tmp",
+        ];
+        for name in [dead, dead_too, running, other_file]
+            .iter()
+            .chain(&not_ours)
+        {
+            std::fs::write(dir.join(name), b"left behind").unwrap();
+        }
+        write_atomically(&dir.join("clip.gif"), b"GIF89a").unwrap();
+        let mut expected: Vec<&str> = vec!["clip.gif", running, other_file];
+        expected.extend(not_ours);
+        expected.sort_unstable();
+        assert_eq!(entries(&dir), expected);
+        // A video's pending write clears them too, and says how many.
+        std::fs::write(dir.join(dead), b"again").unwrap();
+        let pending = Pending::new(&dir.join("clip.gif"));
+        assert!(!dir.join(dead).exists());
+        drop(pending);
+        std::fs::write(dir.join(dead), b"again").unwrap();
+        assert_eq!(remove_stale_temporaries(&dir, "clip.gif"), 1);
+        assert_eq!(remove_stale_temporaries(&dir, "clip.gif"), 0);
+    }
+
+    #[test]
+    fn the_temporaries_being_written_are_listed_until_renamed_or_dropped() {
+        let dir = folder("live");
+        let listed = |p: &Path| live().iter().any(|l| l == p);
+        let pending = Pending::new(&dir.join("clip.gif"));
+        let temporary = pending.path().to_path_buf();
+        assert!(listed(&temporary));
+        pending.create().unwrap();
+        pending.commit().unwrap();
+        assert!(!listed(&temporary), "a committed write is no longer listed");
+        let pending = Pending::new(&dir.join("other.gif"));
+        let temporary = pending.path().to_path_buf();
+        pending.create().unwrap();
+        assert!(temporary.exists() && listed(&temporary));
+        // (What a signal removes, `remove_live_temporaries`, is tested in tests/cli.rs: here
+        // it would remove the temporaries of the tests running beside this one.)
+        drop(pending);
+        assert!(!temporary.exists() && !listed(&temporary));
+        // A whole write is listed while it writes.
+        write_with(&dir.join("scene.json"), |out| {
+            let writing: Vec<PathBuf> = live()
+                .iter()
+                .filter(|p| p.starts_with(&dir))
+                .cloned()
+                .collect();
+            assert_eq!(writing.len(), 1, "{writing:?}");
+            out.write_all(b"{}")
+        })
+        .unwrap();
+        assert!(!live().iter().any(|p| p.starts_with(&dir)));
     }
 
     #[test]

@@ -6,6 +6,10 @@ use flagsim::cli::{self, Cli};
 
 fn main() {
     quiet_mesa_device_select();
+    if let Err(e) = flagsim::signals::install() {
+        // Only the clean-up on Ctrl+C is lost: not a reason to stop.
+        eprintln!("flagsim: warning: cannot handle SIGINT / SIGTERM: {e}");
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => usage_error(&e),

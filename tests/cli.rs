@@ -630,3 +630,48 @@ fn piped_runs_draw_no_progress_and_quiet_silences_the_notes() {
     // -q and -v together are a contradiction.
     assert_eq!(flagsim(&["-q", "-v", "presets"]).status.code(), Some(2));
 }
+
+/// An interrupted run (Ctrl+C, `kill`) leaves neither the file nor its hidden temporary, and
+/// ends as the signal ends it (the shell's "killed by SIGINT", not a normal exit).
+#[test]
+fn an_interrupted_write_leaves_nothing_and_ends_as_the_signal_does() {
+    use std::os::unix::process::ExitStatusExt;
+    for (signal, name) in [(2, "INT"), (15, "TERM"), (1, "HUP")] {
+        let dir =
+            std::env::temp_dir().join(format!("flagsim-signal-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("run.json");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_flagsim"))
+            .args(["-q", "simulate", "flag", "--steps", "100000000", "--out"])
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let listing = || -> Vec<String> {
+            std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        };
+        let start = std::time::Instant::now();
+        while !listing().iter().any(|n| n.starts_with(".run.json.")) {
+            assert!(start.elapsed().as_secs() < 20, "no temporary appeared");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let kill = Command::new("bash")
+            .args(["-c", &format!("kill -{name} {}", child.id())])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(signal), "SIG{name}: {status:?}");
+        assert_eq!(
+            listing(),
+            Vec::<String>::new(),
+            "SIG{name} left files behind"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
