@@ -264,3 +264,90 @@ fn the_painter_counts_the_triangles_it_tessellated() {
     let _ = painted(&g, &ctx, &mut painter, false, wgpu::Color::BLACK);
     assert_eq!(painter.tessellated_size(), (vertices, indices));
 }
+
+/// The lab as a new user drives it, at the two window sizes the README names: four copies,
+/// the reference copy's distances, the largest stable `dt` found for each, the plots open.
+/// Laid out frame after frame, the control panel keeps within its widest allowed width
+/// (it used to grow to fit its widest line, 785 px and more, and never shrink) and leaves the
+/// 3-D view most of the window. No GPU: layout only.
+#[test]
+fn the_control_panel_keeps_its_width_through_every_lab_view() {
+    use flagsim::app::frame::controls_width;
+    use flagsim::sim::IntegratorKind::{ChoiKo, ExplicitEuler, Kang, SymplecticEuler};
+    use flagsim::sim::shape::Distance;
+    use flagsim::sim::snapshot::ReferenceStatus;
+    use flagsim::sim::stability::{Found, Search};
+    let scene = Scene::load("flag").unwrap();
+    let one = Snapshot::of(&scene.clone().simulation().unwrap());
+    let kinds = vec![Kang, SymplecticEuler, ExplicitEuler, ChoiKo];
+    let mut lab: Vec<Snapshot> = kinds
+        .iter()
+        .map(|&k| {
+            let mut s = one.clone();
+            s.params.integrator = k;
+            s.reference_distance = Some(Distance {
+                rms: 0.012_345_678,
+                max: 0.098_765_432,
+            });
+            s
+        })
+        .collect();
+    let mut snap = lab.remove(0);
+    snap.lab = lab;
+    snap.reference = Some(ReferenceStatus {
+        step_seconds: 0.000_123_456,
+        diverged: false,
+    });
+    let found = vec![
+        Found {
+            stable: Some(0.012_345_678),
+            accurate: Some(0.001_234_567),
+        };
+        kinds.len()
+    ];
+    for size in [[1280.0f32, 800.0], [1024.0, 640.0]] {
+        let ctx = egui::Context::default();
+        let mut state = UiState::new(scene.clone(), 0.12);
+        let stages: [(
+            &str,
+            fn(&mut UiState, &[flagsim::sim::IntegratorKind], &[Found]),
+        ); 3] = [
+            ("the lab opened", |_, _, _| {}),
+            ("after the largest stable dt", |state, kinds, found| {
+                state.dt_search = Some(std::sync::Arc::new(Search::done(
+                    kinds.to_vec(),
+                    found.to_vec(),
+                )));
+            }),
+            ("with the plots", |state, _, _| state.plots.shown = true),
+        ];
+        let limit = controls_width(size[0]);
+        for (stage, change) in stages {
+            change(&mut state, &kinds, &found);
+            for _ in 0..8 {
+                let mut visible = None;
+                let input = egui::RawInput {
+                    screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size.into())),
+                    ..Default::default()
+                };
+                let mut out = ctx.run_ui(input, |root| {
+                    panels(root, &mut state, &snap, &FrameInfo::default());
+                    visible = uncovered(root, [size[0] as u32, size[1] as u32]);
+                });
+                out.textures_delta.clear();
+                let free = visible.expect("the 3-D view has room");
+                let panel = free.x as f32;
+                eprintln!("DBG {size:?} {stage} {panel}");
+                assert!(
+                    panel <= *limit.end() + 1.0 && panel >= *limit.start() - 1.0,
+                    "{size:?}, {stage}: the panel is {panel} px wide, allowed {limit:?}"
+                );
+                assert!(
+                    free.width as f32 >= 0.55 * size[0],
+                    "{size:?}, {stage}: the view has only {} px",
+                    free.width
+                );
+            }
+        }
+    }
+}

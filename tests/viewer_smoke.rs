@@ -97,6 +97,35 @@ fn the_viewer_starts_renders_saves_a_screenshot_and_exits_cleanly() {
         dark > column.len() / 2,
         "no panel on the left ({dark} dark pixels)"
     );
+    // The camera frames the part of the window right of the panel, not the whole window
+    // behind it: the flag sits nearer the middle of that part than the window's middle (it
+    // was hidden behind a wide panel). The panel ends where the middle row leaves its grey.
+    let y = img.height() / 2;
+    let edge = (0..img.width())
+        .find(|&x| {
+            img.get_pixel(x, y).0[..3]
+                .iter()
+                .map(|&c| u32::from(c))
+                .sum::<u32>()
+                > 200
+        })
+        .expect("the view right of the panel");
+    let navy_x: Vec<u32> = img
+        .enumerate_pixels()
+        .filter(|(_, _, p)| {
+            let [r, g, b, _] = p.0;
+            b < 140 && b as i32 > r as i32 + 25 && b as i32 > g as i32 + 10
+        })
+        .map(|(x, _, _)| x)
+        .collect();
+    let centre = navy_x.iter().map(|&x| f64::from(x)).sum::<f64>() / navy_x.len() as f64;
+    let free_middle = f64::from(edge + img.width()) / 2.0;
+    let window_middle = f64::from(img.width()) / 2.0;
+    assert!(
+        (centre - free_middle).abs() < (centre - window_middle).abs(),
+        "the flag's centre is at x = {centre:.0}: the view right of the panel (from {edge}) has \
+         its middle at {free_middle}, the window at {window_middle}"
+    );
     // Frames were really rendered: the run reports its frame rate, at the scale asked for.
     assert!(err.contains("frames at"), "{err}");
     assert!(err.contains("render scale 50 % (fixed)"), "{err}");

@@ -197,12 +197,15 @@ impl SceneDraw {
             return self.render_lab(device, queue, encoder, frame);
         }
         let size = [self.msaa.width, self.msaa.height];
-        let aspect = size[0] as f32 / size[1].max(1) as f32;
         // Clipped to the attachments: a rectangle from before a resize never reaches wgpu.
         let visible = frame
             .visible
             .filter(|r| !r.is_whole(size))
             .and_then(|r| r.scaled(1.0, 0.0, size));
+        // The camera frames the part of the window the panels leave free (drawn there as into
+        // an image of its own, as a lab copy into its cell), not the whole window behind them.
+        let framed = visible.map_or(size, |r| [r.width, r.height]);
+        let aspect = framed[0] as f32 / framed[1].max(1) as f32;
         let data = self
             .cloth
             .frame_data(frame.snap, frame.view, frame.camera, aspect);
@@ -218,6 +221,7 @@ impl SceneDraw {
             };
             let data = FrameData {
                 visible: small,
+                viewport: visible.and_then(|r| r.scaled(self.scale, 0.0, scaled.size)),
                 ..data
             };
             let depth = &scaled.msaa.depth_view;
@@ -231,7 +235,11 @@ impl SceneDraw {
             } else {
                 (frame.target, None)
             };
-            let data = FrameData { visible, ..data };
+            let data = FrameData {
+                visible,
+                viewport: visible,
+                ..data
+            };
             let depth = &self.msaa.depth_view;
             self.renderer
                 .render(device, queue, encoder, color, resolve, depth, &data)?;
@@ -374,6 +382,17 @@ pub fn uncovered(root: &egui::Ui, size_px: [u32; 2]) -> Option<PixelRect> {
     )
 }
 
+/// The control panel's width when the viewer opens, points.
+pub const CONTROLS_DEFAULT_WIDTH: f32 = 320.0;
+
+/// The control panel's narrowest and widest, points, in a window `window_width` points wide:
+/// 240 to 40 % of the window (at least 240). Dragging its edge stays within them, and nothing
+/// in it can widen it further: what does not fit wraps or is cut at the edge.
+pub fn controls_width(window_width: f32) -> std::ops::RangeInclusive<f32> {
+    const NARROWEST: f32 = 240.0;
+    NARROWEST..=(0.4 * window_width).max(NARROWEST)
+}
+
 /// The viewer's egui layer over the 3-D view: the guard's banner, the side panel and the help
 /// window. Returns what the user asked for.
 pub fn panels(
@@ -390,9 +409,11 @@ pub fn panels(
         });
     }
     if state.show_panels {
+        let width = controls_width(root.available_rect_before_wrap().width());
         egui::Panel::left("controls")
             .resizable(true)
-            .default_size(320.0)
+            .default_size(CONTROLS_DEFAULT_WIDTH.clamp(*width.start(), *width.end()))
+            .size_range(width)
             .show(root, |ui| {
                 actions.extend(ui::controls(ui, state, snap, info));
             });

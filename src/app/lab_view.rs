@@ -27,10 +27,11 @@ pub struct LabPointer {
 }
 
 impl LabPointer {
-    /// The cells of `n` copies in `area` (window pixels; `None`: the whole `size`).
+    /// The cells of `n` copies in `area` (window pixels; `None`: the whole `size`). One
+    /// cloth has one cell, the whole area: the view the camera frames, beside the panels.
     pub fn set_area(&mut self, area: Option<PixelRect>, size: [u32; 2], n: usize) {
         self.cells.clear();
-        if n < 2 {
+        if n == 0 {
             return;
         }
         let a = area.unwrap_or(PixelRect {
@@ -60,8 +61,8 @@ impl LabPointer {
     }
 
     /// Which copy `input` is for, and the input as that copy's cell sees it (cursor positions
-    /// relative to the cell, whose size becomes the controls' view size). Outside the lab:
-    /// copy 0 and the input unchanged.
+    /// relative to the cell, whose size becomes the controls' view size). Before any area is
+    /// set: copy 0 and the input unchanged.
     pub fn route(&mut self, input: Input, controls: &mut Controls) -> (usize, Input) {
         if self.cells.is_empty() {
             return (0, input);
@@ -351,14 +352,24 @@ mod tests {
     }
 
     #[test]
-    fn four_copies_sit_in_a_two_by_two_grid_and_one_is_no_lab() {
+    fn four_copies_sit_in_a_two_by_two_grid_and_one_cloth_has_the_whole_free_area() {
         let mut p = pointer(4);
         let mut controls = Controls::new(OrbitCamera::default(), Vec2::new(1200.0, 800.0));
         let (copy, input) = p.route(Input::CursorMoved(Vec2::new(1100.0, 700.0)), &mut controls);
         assert_eq!(copy, 3);
         assert_eq!(input, Input::CursorMoved(Vec2::new(300.0, 300.0)));
+        // One cloth: the 800 × 800 pixels right of the panels are its view, as the camera
+        // frames them (the cursor relative to them, their size the controls').
         let mut single = pointer(1);
         let moved = Input::CursorMoved(Vec2::new(1100.0, 700.0));
-        assert_eq!(single.route(moved, &mut controls), (0, moved));
+        assert_eq!(
+            single.route(moved, &mut controls),
+            (0, Input::CursorMoved(Vec2::new(700.0, 700.0)))
+        );
+        assert_eq!(controls.size, Vec2::new(800.0, 800.0));
+        assert_eq!(single.zoom(), 1.0);
+        // No area yet: the input as it came.
+        let mut unset = LabPointer::default();
+        assert_eq!(unset.route(moved, &mut controls), (0, moved));
     }
 }

@@ -148,6 +148,7 @@ pub fn run(options: ViewerOptions) -> Result<(), ViewerError> {
         scale: RenderScale::new(ScaleMode::Fixed(1.0)),
         redraw: Redraw::default(),
         lab: LabPointer::default(),
+        view_area: None,
         gpu_error: Arc::default(),
         gpu_lost: Arc::default(),
     };
@@ -197,6 +198,9 @@ struct App {
     /// What the next frame is waited for (see [`Redraw`]).
     redraw: Redraw,
     lab: LabPointer,
+    /// The pixels the panels left free in the last frame: the 3-D view, as the camera frames
+    /// it (`None`: the whole window).
+    view_area: Option<PixelRect>,
     /// The last GPU error reported by the device, shown in the panel.
     gpu_error: Arc<std::sync::Mutex<Option<String>>>,
     /// Why the GPU device was lost, when it was.
@@ -317,6 +321,7 @@ impl App {
             return;
         };
         (self.lab).set_area(visible, gpu.surface.size_px(), 1 + snap.lab.len());
+        self.view_area = visible;
         let acquiring = Instant::now();
         let Some(frame) = gpu.surface.acquire() else {
             return;

@@ -323,6 +323,22 @@ impl Search {
         }
     }
 
+    /// A search that is over, with these findings (one per integrator): what the panels show
+    /// once a search has finished, without running one (the layout tests).
+    pub fn done(integrators: Vec<IntegratorKind>, found: Vec<Found>) -> Self {
+        let total = TRIALS * (2 * integrators.len() as u32 + 1);
+        Self {
+            integrators,
+            cancel: Arc::new(AtomicBool::new(false)),
+            trials: Arc::new(AtomicU32::new(total)),
+            shared: Arc::new(Mutex::new(Shared {
+                found,
+                failure: None,
+            })),
+            join: Mutex::new(None),
+        }
+    }
+
     /// The fraction of the trials done, 0 to 1.
     pub fn progress(&self) -> f64 {
         let total = TRIALS as usize * (2 * self.integrators.len() + 1);

@@ -12,6 +12,7 @@ use crate::app::egui_glue::Canvas;
 use crate::app::frame::FrameView;
 use crate::app::screenshot;
 use crate::app::surface;
+use crate::render::PixelRect;
 use crate::sim::snapshot::Snapshot;
 use crate::sim::thread::Command;
 use crate::ui::{RecordFormat, RecordingStatus, UiState};
@@ -140,8 +141,17 @@ impl App {
         let (Some(req), Some(gpu)) = (self.shot.take(), self.gpu.as_mut()) else {
             return;
         };
-        let result = capture(gpu, frame, snap, &self.ui, &self.controls, req.with_panels)
-            .and_then(|img| screenshot::save_png(&img, &req.path).map_err(Into::into));
+        let area = self.view_area.filter(|_| req.with_panels);
+        let result = capture(
+            gpu,
+            frame,
+            snap,
+            &self.ui,
+            &self.controls,
+            area,
+            req.with_panels,
+        )
+        .and_then(|img| screenshot::save_png(&img, &req.path).map_err(Into::into));
         match (result, req.automated) {
             (Ok(()), true) => println!("{}", req.path.display()),
             (Ok(()), false) => {
@@ -167,7 +177,16 @@ impl App {
         if !rec.lock.due(current.step, current.divergence.is_some()) {
             return;
         }
-        let image = capture(gpu, frame, snap, &self.ui, &self.controls, rec.with_panels);
+        let area = self.view_area.filter(|_| rec.with_panels);
+        let image = capture(
+            gpu,
+            frame,
+            snap,
+            &self.ui,
+            &self.controls,
+            area,
+            rec.with_panels,
+        );
         let saved = image.and_then(|img| match &mut rec.sink {
             RecordSink::Png => {
                 let path = rec.path.join(format!("frame-{:05}.png", rec.lock.frames));
@@ -211,12 +230,15 @@ fn cause(e: &ViewerError) -> String {
 
 /// The image of the frame just submitted: the surface itself when it can be copied and the panels
 /// are wanted, else the scene drawn again into a copyable target (and egui over it if wanted).
+/// `view_area` is the part of the window the panels leave free, framed by the camera as on
+/// the screen (`None`: the whole image, a capture without the panels).
 fn capture(
     gpu: &mut Gpu,
     frame: &surface::SurfaceFrame,
     snap: &Snapshot,
     ui: &UiState,
     controls: &Controls,
+    view_area: Option<PixelRect>,
     with_panels: bool,
 ) -> Result<image::RgbaImage, ViewerError> {
     // The window's frame is only the capture when it was drawn at full size.
@@ -235,7 +257,7 @@ fn capture(
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("capture frame"),
         });
-    // Every pixel shaded: the image may be wanted without the panels.
+    // With the panels, the view as the screen shows it beside them; without, every pixel.
     gpu.scene.draw(
         &gpu.device,
         &gpu.queue,
@@ -245,7 +267,7 @@ fn capture(
             view: &ui.view,
             camera: &controls.camera,
             target: &view,
-            visible: None,
+            visible: view_area,
             scaled: false,
         },
     )?;
