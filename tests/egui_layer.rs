@@ -308,10 +308,8 @@ fn the_control_panel_keeps_its_width_through_every_lab_view() {
     for size in [[1280.0f32, 800.0], [1024.0, 640.0]] {
         let ctx = egui::Context::default();
         let mut state = UiState::new(scene.clone(), 0.12);
-        let stages: [(
-            &str,
-            fn(&mut UiState, &[flagsim::sim::IntegratorKind], &[Found]),
-        ); 3] = [
+        type Change = fn(&mut UiState, &[flagsim::sim::IntegratorKind], &[Found]);
+        let stages: [(&str, Change); 3] = [
             ("the lab opened", |_, _, _| {}),
             ("after the largest stable dt", |state, kinds, found| {
                 state.dt_search = Some(std::sync::Arc::new(Search::done(
