@@ -623,6 +623,36 @@ mod lab {
         assert_eq!(s.error, Some(SimError::NoCopy { copy: 3 }));
     }
 
+    #[test]
+    fn the_reference_copy_starts_from_copy_0_and_stops_when_asked() {
+        let sim = three_kang();
+        for _ in 0..5 {
+            sim.send(Command::Step);
+        }
+        let apart = wait(&sim, |s| s.step == 5);
+        assert_ne!(apart.x, apart.lab[0].x);
+        sim.send(Command::SetReference(true));
+        let on = wait(&sim, |s| s.reference.is_some());
+        assert_eq!(on.error, None);
+        for c in 0..3 {
+            // Every copy synced to copy 0, where the reference starts: no distance yet.
+            assert_eq!(copy(&on, c).x, apart.x, "copy {c}");
+            let d = copy(&on, c)
+                .reference_distance
+                .expect("a distance per copy");
+            assert_eq!((d.rms, d.max), (0.0, 0.0), "copy {c}");
+        }
+        sim.send(Command::SetReference(false));
+        let off = wait(&sim, |s| s.reference.is_none());
+        assert!((0..3).all(|c| copy(&off, c).reference_distance.is_none()));
+        // Outside the lab: refused.
+        let alone = paused_flag();
+        alone.send(Command::SetReference(true));
+        let s = wait(&alone, |s| s.error.is_some());
+        assert_eq!(s.error, Some(SimError::ReferenceOutsideLab));
+        assert!(s.reference.is_none());
+    }
+
     /// The flag without strain limiting at `dt` = 0.008 s: `kang` runs, `symplectic-euler`
     /// (stable below about 0.0047 s here) diverges within a few dozen steps.
     fn kang_and_a_diverging_copy(paused: bool) -> SimThread {
