@@ -642,6 +642,30 @@ mod lab {
                 .expect("a distance per copy");
             assert_eq!((d.rms, d.max), (0.0, 0.0), "copy {c}");
         }
+        // Stepped apart from it, then synced to copy 1: the reference starts again there.
+        for _ in 0..5 {
+            sim.send(Command::Step);
+        }
+        let later = wait(&sim, |s| s.step == 10);
+        assert!((0..3).all(|c| copy(&later, c).reference_distance.unwrap().max > 0.0));
+        sim.send(Command::Sync(1));
+        let synced = wait(&sim, |s| s.x == s.lab[0].x);
+        for c in 0..3 {
+            let d = copy(&synced, c).reference_distance.unwrap();
+            assert_eq!((d.rms, d.max), (0.0, 0.0), "copy {c} after the sync");
+        }
+        // A reset starts it again from the scene, with the copies.
+        for _ in 0..3 {
+            sim.send(Command::Step);
+        }
+        wait(&sim, |s| s.step == 13);
+        sim.send(Command::Reset);
+        let reset = wait(&sim, |s| s.generation == 1);
+        assert!(reset.reference.is_some(), "the reference keeps running");
+        for c in 0..3 {
+            let d = copy(&reset, c).reference_distance.unwrap();
+            assert_eq!((d.rms, d.max), (0.0, 0.0), "copy {c} after the reset");
+        }
         sim.send(Command::SetReference(false));
         let off = wait(&sim, |s| s.reference.is_none());
         assert!((0..3).all(|c| copy(&off, c).reference_distance.is_none()));
