@@ -335,7 +335,6 @@ fn the_control_panel_keeps_its_width_through_every_lab_view() {
                 out.textures_delta.clear();
                 let free = visible.expect("the 3-D view has room");
                 let panel = free.x as f32;
-                eprintln!("DBG {size:?} {stage} {panel}");
                 assert!(
                     panel <= *limit.end() + 1.0 && panel >= *limit.start() - 1.0,
                     "{size:?}, {stage}: the panel is {panel} px wide, allowed {limit:?}"
