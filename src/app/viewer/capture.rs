@@ -141,14 +141,13 @@ impl App {
         let (Some(req), Some(gpu)) = (self.shot.take(), self.gpu.as_mut()) else {
             return;
         };
-        let area = self.view_area.filter(|_| req.with_panels);
         let result = capture(
             gpu,
             frame,
             snap,
             &self.ui,
             &self.controls,
-            area,
+            self.view_area,
             req.with_panels,
         )
         .and_then(|img| screenshot::save_png(&img, &req.path).map_err(Into::into));
@@ -177,14 +176,13 @@ impl App {
         if !rec.lock.due(current.step, current.divergence.is_some()) {
             return;
         }
-        let area = self.view_area.filter(|_| rec.with_panels);
         let image = capture(
             gpu,
             frame,
             snap,
             &self.ui,
             &self.controls,
-            area,
+            self.view_area,
             rec.with_panels,
         );
         let saved = image.and_then(|img| match &mut rec.sink {
@@ -230,8 +228,8 @@ fn cause(e: &ViewerError) -> String {
 
 /// The image of the frame just submitted: the surface itself when it can be copied and the panels
 /// are wanted, else the scene drawn again into a copyable target (and egui over it if wanted).
-/// `view_area` is the part of the window the panels leave free, framed by the camera as on
-/// the screen (`None`: the whole image, a capture without the panels).
+/// With the panels, the view is framed as on the screen, in `view_area` (the part of the
+/// window they leave free); without, in the whole image.
 fn capture(
     gpu: &mut Gpu,
     frame: &surface::SurfaceFrame,
@@ -267,7 +265,7 @@ fn capture(
             view: &ui.view,
             camera: &controls.camera,
             target: &view,
-            visible: view_area,
+            visible: view_area.filter(|_| with_panels),
             scaled: false,
         },
     )?;
