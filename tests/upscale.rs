@@ -1,9 +1,10 @@
-//! The render scale's upscale pass (`shaders/upscale.wgsl`) against its CPU twin
-//! (`upscale_bilinear`), on a real adapter (lavapipe in CI): without one the tests print
-//! `SKIPPED` and pass, except under `CI=true`, where they fail.
+//! The render scale's upscale pass (`shaders/upscale.wgsl`) and the FXAA pass
+//! (`shaders/fxaa.wgsl`) against their CPU twins (`upscale_bilinear`, `fxaa_cpu`), on a real
+//! adapter (lavapipe in CI): without one the tests print `SKIPPED` and pass, except under
+//! `CI=true`, where they fail.
 
 use flagsim::app::screenshot::{capture_texture, create_capture_target};
-use flagsim::render::upscale_pass::upscale_bilinear;
+use flagsim::render::upscale_pass::{Fxaa, fxaa_cpu, upscale_bilinear};
 use flagsim::render::{GpuContext, PixelRect, UpscalePass};
 use wgpu::util::DeviceExt;
 
@@ -39,13 +40,25 @@ fn pattern([w, h]: [u32; 2]) -> Vec<[u8; 4]> {
         .collect()
 }
 
-/// The GPU pass: `image` of `size` stretched into a `target`-sized texture within `visible`.
+/// The GPU pass: `image` of `size` stretched into a `target`-sized texture within `visible`
+/// (anti-aliased by FXAA instead when `fxaa`, `target` then `size`).
 fn upscale_on_gpu(
     g: &GpuContext,
     image: &[[u8; 4]],
     size: [u32; 2],
     target: [u32; 2],
     visible: Option<PixelRect>,
+) -> image::RgbaImage {
+    pass_on_gpu(g, image, size, target, visible, false)
+}
+
+fn pass_on_gpu(
+    g: &GpuContext,
+    image: &[[u8; 4]],
+    size: [u32; 2],
+    target: [u32; 2],
+    visible: Option<PixelRect>,
+    fxaa: bool,
 ) -> image::RgbaImage {
     let texture = g.device.create_texture_with_data(
         &g.queue,
@@ -76,7 +89,11 @@ fn upscale_on_gpu(
     let mut encoder = g
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-    pass.record(&mut encoder, &bind, &view, visible);
+    if fxaa {
+        pass.record_fxaa(&mut encoder, &bind, &view, visible);
+    } else {
+        pass.record(&mut encoder, &bind, &view, visible);
+    }
     g.queue.submit([encoder.finish()]);
     capture_texture(&g.device, &g.queue, &out).expect("read back")
 }
@@ -149,6 +166,162 @@ fn the_cpu_twin_blends_by_distance_and_clamps_at_the_edges() {
     assert_eq!(upscale_bilinear(&image, [5, 3], [5, 3]), image);
 }
 
+/// Two colours split by a line through the image at `slope` (pixel `(x, y)` is `light` when
+/// `y < slope · x + offset`), over a ramp in blue: slanted edges for FXAA to find, and a
+/// smooth area it must leave alone.
+fn slanted([w, h]: [u32; 2], slope: f32, offset: f32) -> Vec<[u8; 4]> {
+    (0..h)
+        .flat_map(|y| {
+            (0..w).map(move |x| {
+                let blue = ((x * 255) / (w - 1)) as u8 / 4;
+                if (y as f32) < slope * x as f32 + offset {
+                    [230, 220, blue, 255]
+                } else {
+                    [30, 60, blue, 255]
+                }
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn the_gpu_anti_aliases_an_image_as_its_cpu_twin_does() {
+    let Some(g) = gpu() else {
+        return;
+    };
+    for (size, slope, offset) in [
+        ([24, 16], 0.4, 3.0),
+        ([17, 23], 2.5, -9.0),
+        ([20, 20], 1.0, 0.0),
+    ] {
+        let image = slanted(size, slope, offset);
+        let gpu = pass_on_gpu(&g, &image, size, size, None, true);
+        let cpu = fxaa_cpu(&image, size);
+        let worst = gpu
+            .pixels()
+            .zip(&cpu)
+            .flat_map(|(p, q)| p.0.iter().zip(q).map(|(a, b)| a.abs_diff(*b)))
+            .max()
+            .unwrap_or(0);
+        // 8-bit texels blended with fixed-point weights: a few levels apart at most.
+        assert!(
+            worst <= 3,
+            "{size:?} at slope {slope}: GPU and CPU differ by {worst} levels"
+        );
+        // And the pass did something: pixels along the edge took levels between the two sides.
+        let between = cpu.iter().filter(|p| p[0] > 40 && p[0] < 220).count();
+        assert!(
+            between > 0,
+            "{size:?} at slope {slope}: nothing anti-aliased"
+        );
+    }
+    // The pattern with one-texel checks and ramps, through the GPU's sampler as through the twin's.
+    let image = pattern([9, 7]);
+    let gpu = pass_on_gpu(&g, &image, [9, 7], [9, 7], None, true);
+    let cpu = fxaa_cpu(&image, [9, 7]);
+    for (p, q) in gpu.pixels().zip(&cpu) {
+        assert!(
+            (0..3).all(|c| p.0[c].abs_diff(q[c]) <= 3),
+            "{:?} against {q:?}",
+            p.0
+        );
+    }
+}
+
+/// FXAA by hand on a 45° staircase (white where x > y, black elsewhere), at a black pixel (i, i)
+/// on the diagonal: its corner lumas (means of the 2 × 2 blocks around each corner) are
+/// NW = ¼, NE = ¾, SW = 0, SE = ¼, so the range is ¾ (an edge), and
+/// dir = (−((NW + NE) − (SW + SE)), (NW + SW) − (NE + SE)) = (−¾, −¾); reduce =
+/// max(1.25 / 4 · ⅛, 1/128) = 0.0390625 stretches it to d = −¾ / (¾ + reduce) per axis. A bilinear
+/// sample at (i + f, i + f) or (i − f, i − f) sees the one white texel with weight f(1 − f), so
+/// A = f₁(1 − f₁) with f₁ = |d| / 6, and B = ½ A + ½ f₂(1 − f₂) with f₂ = |d| / 2, within the range:
+/// the pixel becomes B of white. Pixels far from the edge, and every pixel of an image split by a
+/// vertical edge (the samples along it all read the pixel's own column), are left as they are.
+#[test]
+fn the_cpu_twin_smooths_a_staircase_by_the_formula_and_leaves_straight_edges_alone() {
+    let n = 12u32;
+    let image: Vec<[u8; 4]> = (0..n)
+        .flat_map(|y| {
+            (0..n).map(move |x| {
+                if x > y {
+                    [255, 255, 255, 255]
+                } else {
+                    [0, 0, 0, 255]
+                }
+            })
+        })
+        .collect();
+    let out = fxaa_cpu(&image, [n, n]);
+    let reduce = (1.25f64 / 4.0 * 0.125).max(1.0 / 128.0);
+    let d = 0.75 / (0.75 + reduce);
+    let (f1, f2) = (d / 6.0, d / 2.0);
+    let a = f1 * (1.0 - f1);
+    let b = 0.5 * a + 0.5 * f2 * (1.0 - f2);
+    let expected = (b * 255.0).round() as u8;
+    for i in 2..n - 2 {
+        let p = out[(i * n + i) as usize];
+        assert_eq!(p, [expected, expected, expected, 255], "pixel ({i}, {i})");
+    }
+    // Three pixels from the diagonal every luma around is the same: untouched.
+    for (x, y) in [(8u32, 2u32), (2, 8), (10, 5)] {
+        let i = (y * n + x) as usize;
+        assert_eq!(out[i], image[i], "({x}, {y})");
+    }
+    // A vertical edge and a flat image come back exactly.
+    let vertical: Vec<[u8; 4]> = (0..n * n)
+        .map(|i| {
+            if i % n < n / 2 {
+                [10, 20, 30, 255]
+            } else {
+                [200, 210, 220, 255]
+            }
+        })
+        .collect();
+    assert_eq!(fxaa_cpu(&vertical, [n, n]), vertical);
+    let flat = vec![[90, 120, 150, 255]; (n * n) as usize];
+    assert_eq!(fxaa_cpu(&flat, [n, n]), flat);
+    // Below the thresholds nothing changes either: a step of 4 levels in the dark (under
+    // EDGE_MIN of the luma range) is left as it is.
+    let faint: Vec<[u8; 4]> = (0..n)
+        .flat_map(|y| {
+            (0..n).map(move |x| {
+                if x > y {
+                    [24, 24, 24, 255]
+                } else {
+                    [20, 20, 20, 255]
+                }
+            })
+        })
+        .collect();
+    const { assert!(4.0 / 255.0 < Fxaa::EDGE_MIN) };
+    assert_eq!(fxaa_cpu(&faint, [n, n]), faint);
+}
+
+/// However the image looks, FXAA only blends what is there: each result lies within the lumas
+/// of the five samples it started from, so within the image's own range of every channel.
+#[test]
+fn the_cpu_twin_never_leaves_the_range_of_the_image() {
+    let size = [15, 11];
+    let mut seed = 0x2545_f491u32;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        (seed % 256) as u8
+    };
+    for _ in 0..20 {
+        let image: Vec<[u8; 4]> = (0..size[0] * size[1])
+            .map(|_| [next(), next(), next(), 255])
+            .collect();
+        let out = fxaa_cpu(&image, size);
+        for c in 0..3 {
+            let lo = image.iter().map(|p| p[c]).min().unwrap();
+            let hi = image.iter().map(|p| p[c]).max().unwrap();
+            assert!(out.iter().all(|p| (lo..=hi).contains(&p[c])), "channel {c}");
+        }
+    }
+}
+
 /// The flag preset drawn through the viewer's frame code at `scale`, within `visible`.
 fn draw_flag(
     g: &GpuContext,
@@ -157,12 +330,24 @@ fn draw_flag(
     visible: Option<PixelRect>,
     scaled: bool,
 ) -> image::RgbaImage {
-    use flagsim::app::frame::{FrameView, SceneDraw};
-    use flagsim::render::view::{self, ViewSettings};
-    use flagsim::sim::snapshot::Snapshot;
+    use flagsim::app::frame::SceneDraw;
     const SIZE: [u32; 2] = [320, 200];
     let mut draw = SceneDraw::new(&g.device, &g.queue, FORMAT, quality, SIZE).unwrap();
     draw.set_scale(&g.device, scale);
+    draw_into(g, &mut draw, visible, scaled)
+}
+
+/// A frame of the flag preset through `draw`.
+fn draw_into(
+    g: &GpuContext,
+    draw: &mut flagsim::app::frame::SceneDraw,
+    visible: Option<PixelRect>,
+    scaled: bool,
+) -> image::RgbaImage {
+    use flagsim::app::frame::FrameView;
+    use flagsim::render::view::{self, ViewSettings};
+    use flagsim::sim::snapshot::Snapshot;
+    const SIZE: [u32; 2] = [320, 200];
     let scene = flagsim::sim::Scene::load("flag").unwrap();
     let mut sim = scene.simulation().unwrap();
     for _ in 0..30 {
@@ -237,5 +422,50 @@ fn a_lower_render_scale_draws_the_same_view_softer_and_captures_stay_full_size()
                 assert_eq!(p.0, [0, 0, 0, 255]);
             }
         }
+    }
+}
+
+/// With FXAA (the quality a software adapter starts at) the viewer's frame is the frame without
+/// it, smoothed only along edges: a few pixels change (the flag's outline, the pole), flat sky and
+/// ground do not, and nothing changes by more than the two sides of an edge differ. Switching
+/// it off in place gives the frame drawn without it from the start.
+#[test]
+fn fxaa_smooths_only_the_edges_of_the_viewers_frame() {
+    let Some(g) = gpu() else {
+        return;
+    };
+    use flagsim::render::RenderQuality;
+    let plain = RenderQuality {
+        fxaa: false,
+        ..RenderQuality::FAST
+    };
+    assert!(RenderQuality::FAST.post_aa() && !plain.post_aa());
+    assert!(!RenderQuality::HIGH.post_aa());
+    for scale in [1.0, 0.75] {
+        let smooth = draw_flag(&g, RenderQuality::FAST, scale, None, true);
+        let sharp = draw_flag(&g, plain, scale, None, true);
+        let changed = smooth
+            .pixels()
+            .zip(sharp.pixels())
+            .filter(|(a, b)| a.0 != b.0)
+            .count();
+        let share = changed as f64 / f64::from(smooth.width() * smooth.height());
+        assert!(
+            share > 0.002 && share < 0.2,
+            "scale {scale}: FXAA changed {:.1} % of the pixels",
+            share * 100.0
+        );
+        // Turned off in place: the same frame as without it.
+        let mut draw = flagsim::app::frame::SceneDraw::new(
+            &g.device,
+            &g.queue,
+            FORMAT,
+            RenderQuality::FAST,
+            [320, 200],
+        )
+        .unwrap();
+        draw.set_scale(&g.device, scale);
+        draw.set_quality(&g.device, &g.queue, plain).unwrap();
+        assert_eq!(draw_into(&g, &mut draw, None, true), sharp, "scale {scale}");
     }
 }

@@ -7,6 +7,7 @@ use crate::render::camera::OrbitCamera;
 use crate::render::frame::ClothScene;
 use crate::render::fullscreen;
 use crate::render::gpu::GpuError;
+use crate::render::upscale_pass::Fxaa;
 use crate::render::view::ViewSettings;
 use crate::render::{
     FrameData, MIN_RENDER_SCALE, MsaaAttachments, PixelRect, RenderError, RenderQuality, Renderer,
@@ -30,8 +31,8 @@ pub enum FrameError {
 }
 
 /// The 3-D side of a frame: the upsampler and its buffers, the drawing passes, the multisampled
-/// attachments they draw into, and, at a render scale below 1, the smaller image the view is
-/// drawn into before it is stretched over the frame.
+/// attachments they draw into, and the images the view is drawn into first where it is
+/// anti-aliased afterwards (FXAA) or stretched over the frame (a render scale below 1).
 pub struct SceneDraw {
     pub quality: RenderQuality,
     format: wgpu::TextureFormat,
@@ -46,19 +47,61 @@ pub struct SceneDraw {
     pub msaa: MsaaAttachments,
     scale: f32,
     upscale: UpscalePass,
-    scaled: Option<ScaledView>,
+    /// The image at the render scale, below 1.
+    scaled: Option<ViewImage>,
+    /// A full-size image, with FXAA (the view at scale 1, and captures).
+    full: Option<ViewImage>,
     /// The flag image in use (`None`: the built-in flag), re-uploaded when the renderer is
     /// rebuilt.
     flag: Option<image::RgbaImage>,
 }
 
-/// The smaller image a frame is drawn into at a render scale below 1.
-struct ScaledView {
+/// An image the view is drawn into before it reaches the frame: smaller than the frame at a
+/// render scale below 1, or the frame's size when it is anti-aliased by FXAA afterwards.
+struct ViewImage {
     size: [u32; 2],
     view: wgpu::TextureView,
     msaa: MsaaAttachments,
-    /// Reads `view` in the upscale pass.
+    /// Reads `view` in the FXAA or upscale pass.
     image: wgpu::BindGroup,
+    /// FXAA's output at this size, which the upscale pass then stretches over the frame: with
+    /// FXAA below scale 1. (At scale 1 FXAA writes into the frame itself.)
+    smoothed: Option<(wgpu::TextureView, wgpu::BindGroup)>,
+}
+
+impl ViewImage {
+    fn new(
+        device: &wgpu::Device,
+        renderer: &Renderer,
+        upscale: &UpscalePass,
+        format: wgpu::TextureFormat,
+        size: [u32; 2],
+        smoothed: bool,
+    ) -> Self {
+        // The textures live on in their views.
+        let (_, view) = fullscreen::layer_texture(device, "view image", format, size);
+        let smoothed = smoothed.then(|| {
+            let (_, view) = fullscreen::layer_texture(device, "view image (FXAA)", format, size);
+            let image = upscale.bind(device, &view);
+            (view, image)
+        });
+        Self {
+            size,
+            msaa: MsaaAttachments::new(device, &renderer.targets(), size[0], size[1], "view image"),
+            image: upscale.bind(device, &view),
+            view,
+            smoothed,
+        }
+    }
+
+    /// The colour attachment to draw into and the resolve target, for `multisampled` targets.
+    fn color(&self, multisampled: bool) -> (&wgpu::TextureView, Option<&wgpu::TextureView>) {
+        if multisampled {
+            (&self.msaa.color_view, Some(&self.view))
+        } else {
+            (&self.view, None)
+        }
+    }
 }
 
 impl SceneDraw {
@@ -83,8 +126,15 @@ impl SceneDraw {
             scale: 1.0,
             upscale: UpscalePass::new(device, format),
             scaled: None,
+            full: None,
             flag: None,
-        })
+        }
+        .with_images(device))
+    }
+
+    fn with_images(mut self, device: &wgpu::Device) -> Self {
+        self.rebuild_images(device);
+        self
     }
 
     /// Rebuilds the passes and attachments at another anti-aliasing / filtering quality.
@@ -102,7 +152,7 @@ impl SceneDraw {
         self.msaa = MsaaAttachments::new(device, &renderer.targets(), w, h, "frame");
         self.renderer = renderer;
         self.quality = quality;
-        self.rebuild_scaled(device);
+        self.rebuild_images(device);
         Ok(())
     }
 
@@ -123,7 +173,7 @@ impl SceneDraw {
     pub fn fit(&mut self, device: &wgpu::Device, [w, h]: [u32; 2]) {
         if self.msaa.width != w || self.msaa.height != h {
             self.msaa = MsaaAttachments::new(device, &self.renderer.targets(), w, h, "frame");
-            self.rebuild_scaled(device);
+            self.rebuild_images(device);
         }
     }
 
@@ -143,7 +193,7 @@ impl SceneDraw {
         };
         if scale != self.scale {
             self.scale = scale;
-            self.rebuild_scaled(device);
+            self.rebuild_images(device);
         }
     }
 
@@ -153,21 +203,55 @@ impl SceneDraw {
         [side(w), side(h)]
     }
 
-    fn rebuild_scaled(&mut self, device: &wgpu::Device) {
-        self.scaled = None;
-        if self.scale >= 1.0 {
-            return;
+    /// Makes the images the view is drawn into for the current size, scale and quality.
+    fn rebuild_images(&mut self, device: &wgpu::Device) {
+        let full = [self.msaa.width, self.msaa.height];
+        let fxaa = self.quality.post_aa();
+        let image = |size, smoothed| {
+            ViewImage::new(
+                device,
+                &self.renderer,
+                &self.upscale,
+                self.format,
+                size,
+                smoothed,
+            )
+        };
+        self.scaled = (self.scale < 1.0).then(|| image(self.scaled_size(full), fxaa));
+        self.full = fxaa.then(|| image(full, false));
+    }
+
+    /// How far beyond the pixels that will be seen the view must be drawn in an image at
+    /// `factor` of the frame's size, image pixels: the stretch's bilinear reach, and FXAA's.
+    fn margin(&self) -> f32 {
+        if self.quality.post_aa() {
+            1.0 + Fxaa::REACH
+        } else {
+            1.0
         }
-        let size = self.scaled_size([self.msaa.width, self.msaa.height]);
-        // The texture lives on in its view.
-        let (_, view) = fullscreen::layer_texture(device, "scaled frame", self.format, size);
-        let targets = self.renderer.targets();
-        self.scaled = Some(ScaledView {
-            size,
-            msaa: MsaaAttachments::new(device, &targets, size[0], size[1], "scaled frame"),
-            image: self.upscale.bind(device, &view),
-            view,
-        });
+    }
+
+    /// Records what takes `image` (drawn at `factor` of the frame's size) into the frame's
+    /// `target` within `visible`: FXAA then the stretch, FXAA alone at full size, or the
+    /// stretch alone.
+    fn finish(
+        up: &UpscalePass,
+        post_aa: bool,
+        encoder: &mut wgpu::CommandEncoder,
+        (image, factor): (&ViewImage, f32),
+        target: &wgpu::TextureView,
+        visible: Option<PixelRect>,
+    ) {
+        match (&image.smoothed, post_aa) {
+            (Some((view, smoothed)), true) => {
+                // The seen pixels in the image, a texel wider on every side for the stretch.
+                let small = visible.and_then(|r| r.scaled(factor, 1.0, image.size));
+                up.record_fxaa(encoder, &image.image, view, small);
+                up.record(encoder, smoothed, target, visible);
+            }
+            (None, true) => up.record_fxaa(encoder, &image.image, target, visible),
+            (_, false) => up.record(encoder, &image.image, target, visible),
+        }
     }
 
     /// Uploads `snap`'s key nodes and records the GPU upsampling.
@@ -210,25 +294,27 @@ impl SceneDraw {
             .cloth
             .frame_data(frame.snap, frame.view, frame.camera, aspect);
         let multisampled = self.renderer.targets().sample_count > 1;
-        if let Some(scaled) = self.scaled.as_ref().filter(|_| frame.scaled) {
-            // The same rectangle in the smaller image, a texel wider on every side for the
-            // filter's reach.
-            let small = visible.and_then(|r| r.scaled(self.scale, 1.0, scaled.size));
-            let (color, resolve) = if multisampled {
-                (&scaled.msaa.color_view, Some(&scaled.view))
-            } else {
-                (&scaled.view, None)
-            };
+        let margin = self.margin();
+        let post_aa = self.quality.post_aa();
+        if let Some((image, factor)) = image_for(
+            self.scaled.as_ref(),
+            self.full.as_ref(),
+            self.scale,
+            frame.scaled,
+        ) {
+            // The same rectangle in the image, wider on every side for what reads it next.
+            let drawn = visible.and_then(|r| r.scaled(factor, margin, image.size));
+            let (color, resolve) = image.color(multisampled);
             let data = FrameData {
-                visible: small,
-                viewport: visible.and_then(|r| r.scaled(self.scale, 0.0, scaled.size)),
+                visible: drawn,
+                viewport: visible.and_then(|r| r.scaled(factor, 0.0, image.size)),
                 ..data
             };
-            let depth = &scaled.msaa.depth_view;
+            let depth = &image.msaa.depth_view;
             self.renderer
                 .render(device, queue, encoder, color, resolve, depth, &data)?;
-            self.upscale
-                .record(encoder, &scaled.image, frame.target, visible);
+            let up = &self.upscale;
+            Self::finish(up, post_aa, encoder, (image, factor), frame.target, visible);
         } else {
             let (color, resolve) = if multisampled {
                 (&self.msaa.color_view, Some(frame.target))
@@ -266,8 +352,14 @@ impl SceneDraw {
         while self.lab.len() < frame.snap.lab.len() {
             self.lab.push(ClothScene::new(device)?);
         }
-        let scaled = self.scaled.as_ref().filter(|_| frame.scaled);
-        let (factor, image) = scaled.map_or((1.0, size), |s| (self.scale, s.size));
+        let post_aa = self.quality.post_aa();
+        let drawn_into = image_for(
+            self.scaled.as_ref(),
+            self.full.as_ref(),
+            self.scale,
+            frame.scaled,
+        );
+        let (factor, image) = drawn_into.map_or((1.0, size), |(i, f)| (f, i.size));
         let whole = PixelRect {
             x: 0,
             y: 0,
@@ -285,9 +377,11 @@ impl SceneDraw {
             n,
         );
         let multisampled = self.renderer.targets().sample_count > 1;
-        let (color, resolve, depth) = match (scaled, multisampled) {
-            (Some(s), true) => (&s.msaa.color_view, Some(&s.view), &s.msaa.depth_view),
-            (Some(s), false) => (&s.view, None, &s.msaa.depth_view),
+        let (color, resolve, depth) = match (drawn_into, multisampled) {
+            (Some((i, _)), _) => {
+                let (color, resolve) = i.color(multisampled);
+                (color, resolve, &i.msaa.depth_view)
+            }
             (None, true) => (
                 &self.msaa.color_view,
                 Some(frame.target),
@@ -333,9 +427,15 @@ impl SceneDraw {
                 queue.submit([e.finish()]);
             }
         }
-        if let Some(s) = scaled {
-            self.upscale
-                .record(encoder, &s.image, frame.target, visible);
+        if let Some(image) = drawn_into {
+            Self::finish(
+                &self.upscale,
+                post_aa,
+                encoder,
+                image,
+                frame.target,
+                visible,
+            );
         }
         Ok(())
     }
@@ -350,6 +450,21 @@ impl SceneDraw {
     ) -> Result<(), FrameError> {
         self.prepare(device, queue, encoder, frame.snap, frame.view)?;
         self.render(device, queue, encoder, frame)
+    }
+}
+
+/// The image a frame is drawn into first and its scale against the frame: `scaled` (at
+/// `scale`) for a frame at the render scale, else `full` (there with FXAA); `None`: straight
+/// into the frame.
+fn image_for<'a>(
+    scaled: Option<&'a ViewImage>,
+    full: Option<&'a ViewImage>,
+    scale: f32,
+    at_render_scale: bool,
+) -> Option<(&'a ViewImage, f32)> {
+    match scaled {
+        Some(image) if at_render_scale => Some((image, scale)),
+        _ => full.map(|image| (image, 1.0)),
     }
 }
 

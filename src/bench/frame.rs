@@ -8,7 +8,7 @@ use super::{BenchConfig, Stat};
 use crate::app::egui_glue::{Canvas, EguiPainter};
 use crate::render::gpu::GpuContext;
 use crate::render::view::{self, ViewSettings};
-use crate::render::{GpuTimer, OffscreenTarget};
+use crate::render::{AUTO_MIN_RENDER_SCALE, GpuTimer, OffscreenTarget};
 use crate::sim::scene::Scene;
 use crate::sim::snapshot::Snapshot;
 
@@ -39,6 +39,9 @@ pub struct FrameSplit {
     /// adapter has none.
     pub gpu: Option<GpuShare>,
     pub adapter: String,
+    /// The render scale the view was drawn at: the lowest the viewer's *auto* mode takes on a
+    /// software adapter ([`AUTO_MIN_RENDER_SCALE`]), 1 on any other.
+    pub render_scale: f32,
 }
 
 /// What the live plots cost in a frame: laid out in every frame, tessellated and painted
@@ -157,10 +160,17 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
         timer: GpuTimer::new(&gpu.device, &gpu.queue),
     };
     let (device, queue) = (bench.device, bench.queue);
-    let quality = RenderQuality::for_device_type(gpu.adapter.get_info().device_type);
+    let device_type = gpu.adapter.get_info().device_type;
+    let quality = RenderQuality::for_device_type(device_type);
+    let render_scale = if device_type == wgpu::DeviceType::Cpu {
+        AUTO_MIN_RENDER_SCALE
+    } else {
+        1.0
+    };
     let format = OffscreenTarget::FORMAT.remove_srgb_suffix();
     let target = OffscreenTarget::with_format(device, w, h, format).ok()?;
     let mut draw = SceneDraw::new(device, queue, format, quality, [w, h]).ok()?;
+    draw.set_scale(device, render_scale);
     let scene = Scene::load("flag").ok()?;
     let mut sim = scene.simulation().ok()?;
     for _ in 0..60 {
@@ -251,7 +261,13 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
             drawing,
             ui,
         }),
-        adapter: format!("{} (viewer quality: {:?})", gpu.adapter_report(), quality),
+        adapter: format!(
+            "{} (viewer quality: {:?}, render scale {:.0} %)",
+            gpu.adapter_report(),
+            quality,
+            render_scale * 100.0
+        ),
+        render_scale,
     })
 }
 

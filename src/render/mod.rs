@@ -41,7 +41,7 @@ pub use gpu_timer::GpuTimer;
 pub use lines_pass::LineVertex;
 pub use offscreen::OffscreenTarget;
 pub use renderer::{FrameData, Renderer};
-pub use scale::{MIN_RENDER_SCALE, RenderScale, ScaleMode};
+pub use scale::{AUTO_MIN_RENDER_SCALE, MIN_RENDER_SCALE, RenderScale, ScaleMode};
 pub use scene_pass::{Pole, SceneFrame, SceneStyle, Sphere};
 pub use targets::{MsaaAttachments, PixelRect, RenderQuality, TargetFormats, lab_cells, lab_zoom};
 pub use upsample_pass::{OutputBuffers, UpsamplePass, UpsampleUniforms};

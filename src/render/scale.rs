@@ -5,6 +5,11 @@
 /// The smallest render scale: a quarter of the pixels.
 pub const MIN_RENDER_SCALE: f32 = 0.5;
 
+/// The smallest scale *auto* chooses: below it the stretched view looks soft, so a machine too
+/// slow for its frame budget there gets fewer frames rather than a blurrier view. A fixed scale
+/// may still go down to [`MIN_RENDER_SCALE`].
+pub const AUTO_MIN_RENDER_SCALE: f32 = 0.75;
+
 /// What the user chose.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ScaleMode {
@@ -48,9 +53,9 @@ pub struct RenderScale {
     recent: Vec<f64>,
     /// Frames observed in *auto* mode.
     frames: u64,
-    /// For each scale in tenths (index 0..=10), the frame at which it was last found over the
+    /// For each of [`RenderScale::AUTO_LEVELS`], the frame at which it was last found over the
     /// budget.
-    over_at: [Option<u64>; 11],
+    over_at: [Option<u64>; 4],
 }
 
 impl RenderScale {
@@ -65,8 +70,8 @@ impl RenderScale {
     /// *auto* settles one step below it instead of going up and down; after that it tries
     /// again, in case the machine got less busy.
     pub const RETRY_FRAMES: u64 = 300;
-    /// One step of the scale.
-    pub const STEP: f32 = 0.1;
+    /// The scales *auto* chooses from, lowest first: one step is the next of them.
+    pub const AUTO_LEVELS: [f32; 4] = [AUTO_MIN_RENDER_SCALE, 0.8, 0.9, 1.0];
     /// Frames per decision: their median is compared with the budget.
     pub const WINDOW: usize = 15;
     /// Frames not counted after *auto* starts: the first frames build pipelines, lay out the
@@ -79,7 +84,7 @@ impl RenderScale {
             scale: 1.0,
             recent: Vec::with_capacity(Self::WINDOW),
             frames: 0,
-            over_at: [None; 11],
+            over_at: [None; 4],
         };
         s.set_mode(mode);
         s
@@ -99,21 +104,33 @@ impl RenderScale {
     pub fn set_mode(&mut self, mode: ScaleMode) {
         self.mode = mode;
         self.recent.clear();
-        self.over_at = [None; 11];
+        self.over_at = [None; 4];
         self.frames = 0;
-        if let ScaleMode::Fixed(s) = mode {
-            self.scale = if s.is_finite() {
-                s.clamp(MIN_RENDER_SCALE, 1.0)
-            } else {
-                1.0
-            };
+        match mode {
+            ScaleMode::Fixed(s) => {
+                self.scale = if s.is_finite() {
+                    s.clamp(MIN_RENDER_SCALE, 1.0)
+                } else {
+                    1.0
+                };
+            }
+            ScaleMode::Auto => self.scale = Self::AUTO_LEVELS[self.level()],
         }
+    }
+
+    /// The index of the highest of [`Self::AUTO_LEVELS`] at or below the scale (the lowest when
+    /// the scale is below them all).
+    fn level(&self) -> usize {
+        Self::AUTO_LEVELS
+            .iter()
+            .rposition(|&l| l <= self.scale + 1e-6)
+            .unwrap_or(0)
     }
 
     /// One drawn frame's cost in ms (its work from the start of the frame to the image handed
     /// to the display, waiting for a free swapchain image not counted). In *auto* mode, every
     /// [`Self::WINDOW`] frames the median decides: over [`Self::BUDGET_MS`], one step down
-    /// (to [`MIN_RENDER_SCALE`] at the least); under it, one step up (to 1 at the most) if the
+    /// (to [`AUTO_MIN_RENDER_SCALE`] at the least); under it, one step up (to 1 at the most) if the
     /// scale above was never found over the budget and the median is under
     /// [`Self::RAISE_BELOW`] of it, or if it was found over the budget at least
     /// [`Self::RETRY_FRAMES`] frames ago. Returns the new scale when it changed.
@@ -132,26 +149,24 @@ impl RenderScale {
         self.recent.sort_by(f64::total_cmp);
         let median = self.recent[Self::WINDOW / 2];
         self.recent.clear();
-        // In tenths, so repeated steps land on 0.9, 0.8, … exactly.
-        let tenths = ((self.scale * 10.0).round() as usize).min(10);
-        let lowest = (MIN_RENDER_SCALE * 10.0).round() as usize;
-        let step = (Self::STEP * 10.0).round() as usize;
+        let level = self.level();
+        let top = Self::AUTO_LEVELS.len() - 1;
         let next = if median > Self::BUDGET_MS {
-            self.over_at[tenths] = Some(self.frames);
-            tenths.saturating_sub(step).max(lowest)
+            self.over_at[level] = Some(self.frames);
+            level.saturating_sub(1)
         } else if median < Self::BUDGET_MS {
             // A scale never found slow needs headroom; one found slow long ago is tried again.
-            let up = (tenths + step).min(10);
+            let up = (level + 1).min(top);
             let allowed = match self.over_at[up] {
                 None => median < Self::RAISE_BELOW * Self::BUDGET_MS,
                 Some(at) => self.frames - at >= Self::RETRY_FRAMES,
             };
-            if allowed { up } else { tenths }
+            if allowed { up } else { level }
         } else {
-            tenths
+            level
         };
         let before = self.scale;
-        self.scale = next as f32 / 10.0;
+        self.scale = Self::AUTO_LEVELS[next];
         (self.scale != before).then_some(self.scale)
     }
 }
@@ -182,19 +197,19 @@ mod tests {
         // 14 frames decide nothing; the 15th, over the 22.2 ms budget, steps down.
         assert!(feed(&mut s, 30.0, 14).is_empty());
         assert_eq!(s.observe(30.0), Some(0.9));
-        // Then one step per 15 frames: 0.8, 0.7, 0.6, 0.5, and no lower.
-        assert_eq!(feed(&mut s, 30.0, 15 * 6), vec![0.8, 0.7, 0.6, 0.5]);
-        assert!((s.scale() - 0.5).abs() < f32::EPSILON);
+        // Then one step per 15 frames: 0.8, then 0.75, *auto*'s lowest, and no lower.
+        assert_eq!(feed(&mut s, 30.0, 15 * 6), vec![0.8, 0.75]);
+        assert!((s.scale() - 0.75).abs() < f32::EPSILON);
     }
 
     #[test]
     fn fast_frames_step_up_to_one_and_the_band_between_holds() {
-        let mut s = auto_from(0.6);
+        let mut s = auto_from(0.75);
         // 21 ms: under the 22.2 ms budget, over 0.9 of it (20 ms): stays.
         assert!(feed(&mut s, 21.0, 60).is_empty());
-        assert!((s.scale() - 0.6).abs() < f32::EPSILON);
+        assert!((s.scale() - 0.75).abs() < f32::EPSILON);
         // 19 ms: up a step per window, to 1 and no higher.
-        assert_eq!(feed(&mut s, 19.0, 15 * 6), vec![0.7, 0.8, 0.9, 1.0]);
+        assert_eq!(feed(&mut s, 19.0, 15 * 6), vec![0.8, 0.9, 1.0]);
     }
 
     #[test]
@@ -224,9 +239,32 @@ mod tests {
             }
         }
         assert_eq!(changed_at, Some(630));
-        // Lower scales never found slow go up at once: from 0.5, one step per window.
-        let mut s = auto_from(0.5);
-        assert_eq!(feed(&mut s, 15.0, 30), vec![0.6, 0.7]);
+        // Lower scales never found slow go up at once: from 0.75, one step per window.
+        let mut s = auto_from(0.75);
+        assert_eq!(feed(&mut s, 15.0, 30), vec![0.8, 0.9]);
+    }
+
+    #[test]
+    fn auto_starts_from_the_nearest_of_its_levels_at_or_below_the_scale_and_never_below_three_quarters()
+     {
+        // From a fixed half scale, auto starts at its lowest, 0.75: the view is never softer.
+        let mut s = RenderScale::new(ScaleMode::Fixed(0.5));
+        s.set_mode(ScaleMode::Auto);
+        assert!((s.scale() - 0.75).abs() < f32::EPSILON);
+        // From 0.85, the level below it, 0.8; from 0.95, 0.9; from 1, 1.
+        for (fixed, auto) in [(0.85, 0.8), (0.95, 0.9), (1.0, 1.0), (0.8, 0.8)] {
+            let mut s = RenderScale::new(ScaleMode::Fixed(fixed));
+            s.set_mode(ScaleMode::Auto);
+            assert!(
+                (s.scale() - auto).abs() < f32::EPSILON,
+                "{fixed} → {}",
+                s.scale()
+            );
+        }
+        // However slow the frames, 0.75 holds.
+        let mut s = auto_from(0.75);
+        assert!(feed(&mut s, 1000.0, 150).is_empty());
+        assert!((s.scale() - 0.75).abs() < f32::EPSILON);
     }
 
     #[test]
@@ -281,8 +319,8 @@ mod tests {
         // The 15th real frame decides.
         assert_eq!(s.observe(30.0), Some(0.9));
         // A frame of no measurable time is a quick frame.
-        let mut s = auto_from(0.5);
-        assert_eq!(feed(&mut s, 0.0, 15), vec![0.6]);
+        let mut s = auto_from(0.75);
+        assert_eq!(feed(&mut s, 0.0, 15), vec![0.8]);
     }
 
     #[test]
@@ -291,7 +329,7 @@ mod tests {
         let mut s = auto_from(1.0);
         assert!(feed(&mut s, RenderScale::BUDGET_MS, 60).is_empty());
         // Exactly 0.9 of the budget is not under it: no step up to an untried scale.
-        let mut s = auto_from(0.5);
+        let mut s = auto_from(0.75);
         let edge = RenderScale::RAISE_BELOW * RenderScale::BUDGET_MS;
         assert!(feed(&mut s, edge, 60).is_empty());
         // A scale found slow long ago is tried again only under the budget, not at it.

@@ -39,6 +39,8 @@ pub const SCENE_WGSL: &str = include_str!("../../shaders/scene.wgsl");
 pub const COMPOSITE_WGSL: &str = include_str!("../../shaders/composite.wgsl");
 /// The 3-D view drawn at a lower render scale, stretched over the frame (`UpscalePass`).
 pub const UPSCALE_WGSL: &str = include_str!("../../shaders/upscale.wgsl");
+/// Post-process anti-aliasing of the 3-D view (`UpscalePass::record_fxaa`).
+pub const FXAA_WGSL: &str = include_str!("../../shaders/fxaa.wgsl");
 
 /// A pass's WGSL with [`GLOBALS_WGSL`] in front, as handed to `create_shader_module`.
 pub fn with_globals(pass_wgsl: &str) -> String {
@@ -80,6 +82,11 @@ pub const ALL: &[ShaderFile] = &[
     ShaderFile {
         path: "shaders/upscale.wgsl",
         source: UPSCALE_WGSL,
+        prelude: "",
+    },
+    ShaderFile {
+        path: "shaders/fxaa.wgsl",
+        source: FXAA_WGSL,
         prelude: "",
     },
 ];

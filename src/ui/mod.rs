@@ -306,6 +306,9 @@ pub fn controls(
     frame: &FrameInfo<'_>,
 ) -> Vec<UiAction> {
     let mut actions = Vec::new();
+    // A solid scroll bar, always drawn while the panel is taller than the window (egui's
+    // default floating one is invisible until hovered, so nothing shows there is more below).
+    ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
     egui::ScrollArea::vertical().show(ui, |ui| {
         ui.heading("flagsim");
         ui.label(

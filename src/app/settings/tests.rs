@@ -34,6 +34,7 @@ fn changed() -> Settings {
         quality: Some(RenderQuality {
             msaa_samples: 4,
             anisotropy: 8,
+            fxaa: false,
         }),
         render_scale: Some("0.75".into()),
         time_scale: 0.5,
