@@ -195,8 +195,10 @@ pub struct BenchArgs {
     pub plot: Option<PathBuf>,
     /// Only the viewer's frame split, in seconds: each part's wall clock and, where the
     /// adapter has timestamp queries, its GPU time; then the live plots of a 4-copy lab in a
-    /// frame that refreshes them and in one between. Run it on a machine with a hardware GPU
-    /// for that GPU's figures.
+    /// frame that refreshes them and in one between. Drawn as the viewer starts on the
+    /// adapter: on a software one with FXAA at render scale 75 % (the lowest `auto` takes), on
+    /// any other with 4× MSAA at 100 %. Run it on a machine with a hardware GPU for that GPU's
+    /// figures.
     #[arg(long)]
     pub frame: bool,
 }
@@ -224,8 +226,8 @@ pub struct ViewArgs {
     #[arg(long, value_name = "PATH", requires = "exit_after_frames")]
     pub screenshot: Option<PathBuf>,
     /// The share of the window's width and height the 3-D view is drawn at, then stretched:
-    /// `auto` (follows the frame's cost, aiming at 45 fps), or 0.5 to 1 (or 50% to 100%).
-    /// Default: auto on a software adapter (lavapipe), 1 on a GPU. Screenshots and recordings
+    /// `auto` (follows the frame's cost, aiming at 45 fps, between 0.75 and 1), or 0.5 to 1
+    /// (or 50% to 100%). Default: auto on a software adapter (lavapipe), 1 on a GPU. Screenshots and recordings
     /// are drawn at full size.
     #[arg(long, value_name = "auto|SCALE", value_parser = ScaleMode::parse)]
     pub render_scale: Option<ScaleMode>,
