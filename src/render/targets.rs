@@ -256,7 +256,43 @@ pub fn lab_zoom(full: [f32; 2], cell: [f32; 2]) -> f32 {
 
 #[cfg(test)]
 mod tests {
-    use super::PixelRect;
+    use super::{PixelRect, RenderQuality};
+
+    /// FXAA applies only with multisampling off; a software adapter starts with it, a GPU with
+    /// 4× MSAA; settings saved before the field existed read it as on (and then apply it only
+    /// where they had MSAA off).
+    #[test]
+    fn fxaa_applies_only_without_msaa_and_old_settings_read_it_as_on() {
+        let q = |msaa_samples, fxaa| RenderQuality {
+            msaa_samples,
+            anisotropy: 1,
+            fxaa,
+        };
+        assert!(q(1, true).post_aa());
+        assert!(!q(1, false).post_aa());
+        assert!(!q(4, true).post_aa());
+        assert!(!q(4, false).post_aa());
+        assert_eq!(
+            RenderQuality::for_device_type(wgpu::DeviceType::Cpu),
+            RenderQuality::FAST
+        );
+        assert!(RenderQuality::FAST.post_aa());
+        for gpu in [
+            wgpu::DeviceType::DiscreteGpu,
+            wgpu::DeviceType::IntegratedGpu,
+            wgpu::DeviceType::VirtualGpu,
+            wgpu::DeviceType::Other,
+        ] {
+            assert_eq!(RenderQuality::for_device_type(gpu), RenderQuality::HIGH);
+        }
+        assert_eq!(RenderQuality::HIGH.msaa_samples, 4);
+        let old: RenderQuality =
+            serde_json::from_str(r#"{"msaa_samples": 1, "anisotropy": 1}"#).unwrap();
+        assert_eq!(old, q(1, true));
+        let off: RenderQuality =
+            serde_json::from_str(r#"{"msaa_samples": 1, "anisotropy": 1, "fxaa": false}"#).unwrap();
+        assert_eq!(off, q(1, false));
+    }
 
     fn rect(x: u32, y: u32, width: u32, height: u32) -> PixelRect {
         PixelRect {

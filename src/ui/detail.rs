@@ -133,3 +133,26 @@ fn render_scale_ui(ui: &mut Ui, mode: &mut ScaleMode, now: f32) -> bool {
         );
     *mode != before
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Antialiasing;
+    use crate::render::RenderQuality;
+
+    /// The panel shows what the quality applies: MSAA wins over the FXAA flag, as in
+    /// `RenderQuality::post_aa`; every choice has its own name.
+    #[test]
+    fn the_anti_aliasing_shown_is_the_one_applied() {
+        let q = |msaa_samples, fxaa| RenderQuality {
+            msaa_samples,
+            anisotropy: 1,
+            fxaa,
+        };
+        assert_eq!(Antialiasing::of(q(1, false)), Antialiasing::Off);
+        assert_eq!(Antialiasing::of(q(1, true)), Antialiasing::Fxaa);
+        assert_eq!(Antialiasing::of(q(4, true)), Antialiasing::Msaa4);
+        assert_eq!(Antialiasing::of(q(4, false)), Antialiasing::Msaa4);
+        let names: Vec<_> = Antialiasing::ALL.iter().map(|a| a.name()).collect();
+        assert_eq!(names, ["off", "FXAA", "4× MSAA"]);
+    }
+}
