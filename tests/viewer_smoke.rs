@@ -439,3 +439,27 @@ fn the_capture_panel_records_a_gif_in_lock_step_with_the_simulation() {
         delays.len()
     );
 }
+
+/// With no render scale asked for, a software adapter (lavapipe) starts the view at 75 %,
+/// *auto*'s lowest, and climbs only while frames are quick (so within the 30 frames *auto*
+/// leaves uncounted it is still there); a GPU draws every pixel.
+#[test]
+fn the_default_render_scale_starts_at_three_quarters_on_a_software_adapter() {
+    if !have_display() {
+        return;
+    }
+    let software = flagsim::render::GpuContext::new_headless()
+        .is_ok_and(|g| g.adapter.get_info().device_type == wgpu::DeviceType::Cpu);
+    let out = process::output_within(
+        viewer().args(["view", "flag", "--exit-after-frames", "20", "--no-persist"]),
+        std::time::Duration::from_mins(5),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let expected = if software {
+        "render scale 75 % (auto)"
+    } else {
+        "render scale 100 % (fixed)"
+    };
+    assert!(err.contains(expected), "{err}");
+}

@@ -485,6 +485,12 @@ impl ApplicationHandler for App {
                     ScaleMode::Fixed(1.0)
                 });
                 self.ui.render_scale = mode;
+                if gpu.software && mode == ScaleMode::Auto {
+                    // On a software rasteriser *auto* starts at its lowest scale and climbs
+                    // while frames are quick, rather than open with the slowest frames.
+                    self.scale
+                        .set_mode(ScaleMode::Fixed(crate::render::AUTO_MIN_RENDER_SCALE));
+                }
                 self.scale.set_mode(mode);
                 gpu.scene.set_scale(&gpu.device, self.scale.scale());
                 self.default_quality = gpu.scene.quality;
