@@ -53,9 +53,9 @@ pub fn detail_ui(
         })
         .response
         .on_hover_text(
-            "Smooth edges. FXAA smooths the drawn image (about 5 ms a frame on a software \
-             rasteriser); 4× MSAA draws every pixel four times over (about 20 ms there, nothing \
-             on a real GPU).",
+            "Smooth edges. FXAA smooths the drawn image (5 to 13 ms a frame on a software \
+             rasteriser); 4× MSAA shades every pixel four times over there (about 22 ms; \
+             little on a real GPU).",
         );
     let b = ui
         .checkbox(&mut aniso, "anisotropic filtering (8×)")
