@@ -228,6 +228,18 @@ fn the_gpu_anti_aliases_an_image_as_its_cpu_twin_does() {
     }
 }
 
+/// An `n × n` grey image, `above` where x > y and `below` elsewhere: a 45° staircase.
+fn staircase(n: u32, above: u8, below: u8) -> Vec<[u8; 4]> {
+    (0..n)
+        .flat_map(|y| {
+            (0..n).map(move |x| {
+                let v = if x > y { above } else { below };
+                [v, v, v, 255]
+            })
+        })
+        .collect()
+}
+
 /// FXAA by hand on a 45° staircase (white where x > y, black elsewhere), at a black pixel (i, i)
 /// on the diagonal: its corner lumas (means of the 2 × 2 blocks around each corner) are
 /// NW = ¼, NE = ¾, SW = 0, SE = ¼, so the range is ¾ (an edge), and
@@ -240,17 +252,7 @@ fn the_gpu_anti_aliases_an_image_as_its_cpu_twin_does() {
 #[test]
 fn the_cpu_twin_smooths_a_staircase_by_the_formula_and_leaves_straight_edges_alone() {
     let n = 12u32;
-    let image: Vec<[u8; 4]> = (0..n)
-        .flat_map(|y| {
-            (0..n).map(move |x| {
-                if x > y {
-                    [255, 255, 255, 255]
-                } else {
-                    [0, 0, 0, 255]
-                }
-            })
-        })
-        .collect();
+    let image = staircase(n, 255, 0);
     let out = fxaa_cpu(&image, [n, n]);
     let reduce = (1.25f64 / 4.0 * 0.125).max(1.0 / 128.0);
     let d = 0.75 / (0.75 + reduce);
@@ -282,17 +284,7 @@ fn the_cpu_twin_smooths_a_staircase_by_the_formula_and_leaves_straight_edges_alo
     assert_eq!(fxaa_cpu(&flat, [n, n]), flat);
     // Below the thresholds nothing changes either: a step of 4 levels in the dark (under
     // EDGE_MIN of the luma range) is left as it is.
-    let faint: Vec<[u8; 4]> = (0..n)
-        .flat_map(|y| {
-            (0..n).map(move |x| {
-                if x > y {
-                    [24, 24, 24, 255]
-                } else {
-                    [20, 20, 20, 255]
-                }
-            })
-        })
-        .collect();
+    let faint = staircase(n, 24, 20);
     const { assert!(4.0 / 255.0 < Fxaa::EDGE_MIN) };
     assert_eq!(fxaa_cpu(&faint, [n, n]), faint);
 }
