@@ -781,10 +781,15 @@ mod lab {
         sim.send(to_copy_1(Command::TakeState(2)));
         let s = wait(&sim, |s| s.error.is_some());
         assert_eq!(s.error, Some(SimError::NoCopy { copy: 2 }));
+        // The error is reported in the snapshot of its own batch of commands, so wait for it
+        // rather than for a later step (which may come in the next batch and clear it).
         sim.send(to_copy_1(Command::SetCopyDt(-1.0)));
+        let s = wait(&sim, |s| {
+            s.error.is_some() && s.error != Some(SimError::NoCopy { copy: 2 })
+        });
+        assert_eq!(s.lab[0].params.dt, 0.008, "a negative dt was taken");
         sim.send(Command::Step);
         let s = wait(&sim, |s| s.step == step + 2);
-        assert!(s.error.is_some(), "a negative dt was taken");
         assert_eq!(s.lab[0].params.dt, 0.008);
         let alone = paused_flag();
         alone.send(Command::SetCopyDt(0.004));
