@@ -159,9 +159,24 @@ fn bench_frame_times_the_viewers_frame_alone_with_the_gpus_share() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     // Only the frame split: its parts, and the plots in both kinds of frame.
     assert!(v.get("step_cost").is_none(), "the whole suite ran");
+    let mut parts = 0.0;
     for part in ["simulation", "upload", "upsampling", "drawing", "ui"] {
-        assert!(v[part]["median"].as_f64().unwrap() > 0.0, "{part}");
+        let median = v[part]["median"].as_f64().unwrap();
+        assert!(median > 0.0, "{part}");
+        parts += median;
     }
+    // The whole frame is the parts added frame by frame: its median is not their medians'
+    // sum, but it lies between the largest part's median and, with room for how the parts
+    // vary from frame to frame, twice the sum of them.
+    let frame = v["frame"]["median"].as_f64().unwrap();
+    let largest = ["simulation", "upload", "upsampling", "drawing", "ui"]
+        .iter()
+        .map(|p| v[*p]["median"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert!(
+        frame >= largest && frame <= 2.0 * parts,
+        "whole frame {frame}, parts {parts}"
+    );
     for frame in ["refresh", "between"] {
         let p = &v["plots"][frame];
         let (cpu, whole) = (p["cpu"]["median"].as_f64(), p["whole"]["median"].as_f64());
@@ -206,6 +221,8 @@ fn bench_frame_times_the_viewers_frame_alone_with_the_gpus_share() {
     );
     for heading in [
         "GPU time (timestamps)",
+        "whole frame",
+        "fps (the median), before presenting",
         "refreshing them",
         "between refreshes",
     ] {

@@ -141,6 +141,7 @@ impl Fixture {
             normals: &self.normals,
             strain: Some(&self.strain),
             style,
+            bounds: None,
         }
     }
 
@@ -169,6 +170,7 @@ impl Fixture {
             normals: &self.normals,
             strain: Some(&self.strain),
             style,
+            bounds: None,
         });
         let spheres = [Sphere {
             center: Vec3::new(1.9, 0.35, -0.6),

@@ -336,26 +336,42 @@ fn draw_into(
     visible: Option<PixelRect>,
     scaled: bool,
 ) -> image::RgbaImage {
-    use flagsim::app::frame::FrameView;
-    use flagsim::render::view::{self, ViewSettings};
-    use flagsim::sim::snapshot::Snapshot;
-    const SIZE: [u32; 2] = [320, 200];
+    let snap = flag_snapshot();
+    let camera = flagsim::render::view::framing_camera(&[&snap]);
+    draw_snapshot(g, draw, &snap, &camera, visible, scaled)
+}
+
+/// The flag preset after 30 steps.
+fn flag_snapshot() -> flagsim::sim::snapshot::Snapshot {
     let scene = flagsim::sim::Scene::load("flag").unwrap();
     let mut sim = scene.simulation().unwrap();
     for _ in 0..30 {
         sim.step();
     }
-    let snap = Snapshot::of(&sim);
-    let camera = view::framing_camera(&[&snap]);
+    flagsim::sim::snapshot::Snapshot::of(&sim)
+}
+
+/// A frame of `snap` seen by `camera` through `draw`.
+fn draw_snapshot(
+    g: &GpuContext,
+    draw: &mut flagsim::app::frame::SceneDraw,
+    snap: &flagsim::sim::snapshot::Snapshot,
+    camera: &flagsim::render::OrbitCamera,
+    visible: Option<PixelRect>,
+    scaled: bool,
+) -> image::RgbaImage {
+    use flagsim::app::frame::FrameView;
+    use flagsim::render::view::ViewSettings;
+    const SIZE: [u32; 2] = [320, 200];
     let out = create_capture_target(&g.device, FORMAT, SIZE);
     let target = out.create_view(&wgpu::TextureViewDescriptor::default());
     let mut encoder = g
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
     let frame = FrameView {
-        snap: &snap,
+        snap,
         view: &ViewSettings::default(),
-        camera: &camera,
+        camera,
         target: &target,
         visible,
         scaled,
@@ -363,7 +379,11 @@ fn draw_into(
     draw.draw(&g.device, &g.queue, &mut encoder, &frame)
         .unwrap();
     g.queue.submit([encoder.finish()]);
-    capture_texture(&g.device, &g.queue, &out).expect("read back")
+    let image = capture_texture(&g.device, &g.queue, &out).expect("read back");
+    if let Err(e) = g.check() {
+        panic!("GPU error: {e}");
+    }
+    image
 }
 
 fn mean_abs_difference(a: &image::RgbaImage, b: &image::RgbaImage) -> f64 {
@@ -460,4 +480,196 @@ fn fxaa_smooths_only_the_edges_of_the_viewers_frame() {
         draw.set_quality(&g.device, &g.queue, plain).unwrap();
         assert_eq!(draw_into(&g, &mut draw, None, true), sharp, "scale {scale}");
     }
+}
+
+/// FXAA only within the rectangles where the viewer's frame can have edges
+/// (`render::edges::edge_rects`, what the viewer does below scale 1) gives the same image as FXAA
+/// over every pixel, on the flag preset seen by the viewer's camera, in the default display mode
+/// and with the key mesh and `Δv` overlays drawn: FXAA changes nothing outside them. And the
+/// rectangles are worth having: they are well under the image, and FXAA does change pixels in
+/// them.
+#[test]
+fn fxaa_within_the_edge_rectangles_equals_fxaa_everywhere() {
+    let Some(g) = gpu() else {
+        return;
+    };
+    use flagsim::render::edges;
+    use flagsim::render::frame::ClothScene;
+    use flagsim::render::fullscreen::layer_texture;
+    use flagsim::render::view::{self, ViewSettings};
+    use flagsim::render::{MsaaAttachments, RenderQuality, Renderer};
+    use flagsim::sim::snapshot::Snapshot;
+    const SIZE: [u32; 2] = [320, 200];
+    let (device, queue) = (&g.device, &g.queue);
+    let scene = flagsim::sim::Scene::load("flag").unwrap();
+    let mut sim = scene.simulation().unwrap();
+    for _ in 0..30 {
+        sim.step();
+    }
+    let snap = Snapshot::of(&sim);
+    let camera = view::framing_camera(&[&snap]);
+    let plain = ViewSettings::default();
+    let overlays = ViewSettings {
+        key_wireframe: true,
+        dv_overlay: true,
+        ..ViewSettings::default()
+    };
+    for settings in [plain, overlays] {
+        let mut renderer =
+            Renderer::with_quality(device, queue, FORMAT, RenderQuality::FAST).unwrap();
+        let msaa = MsaaAttachments::new(device, &renderer.targets(), SIZE[0], SIZE[1], "test");
+        let mut cloth = ClothScene::new(device).unwrap();
+        let (image, image_view) = layer_texture(device, "drawn", FORMAT, SIZE);
+        let (every, every_view) = layer_texture(device, "FXAA everywhere", FORMAT, SIZE);
+        let (within, within_view) = layer_texture(device, "FXAA within", FORMAT, SIZE);
+        let up = UpscalePass::new(device, FORMAT);
+        let bound = up.bind(device, &image_view);
+        let mut enc = device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        cloth
+            .prepare(device, queue, &mut enc, &snap, &settings)
+            .unwrap();
+        let data = cloth.frame_data(&snap, &settings, &camera, SIZE[0] as f32 / SIZE[1] as f32);
+        renderer
+            .render(
+                device,
+                queue,
+                &mut enc,
+                &image_view,
+                None,
+                &msaa.depth_view,
+                &data,
+            )
+            .unwrap();
+        let (mut boxes, mut rects) = (Vec::new(), Vec::new());
+        // A cloth of unknown extent may have edges anywhere.
+        let unknown = flagsim::render::FrameData {
+            cloth: data
+                .cloth
+                .map(|c| flagsim::render::ClothFrame { bounds: None, ..c }),
+            ..data
+        };
+        edges::edge_rects(&unknown, SIZE, 2.0, &mut boxes, &mut rects);
+        let whole = PixelRect {
+            x: 0,
+            y: 0,
+            width: SIZE[0],
+            height: SIZE[1],
+        };
+        assert_eq!(rects, [whole]);
+        rects.clear();
+        edges::edge_rects(&data, SIZE, 2.0, &mut boxes, &mut rects);
+        up.record_fxaa(&mut enc, &bound, &every_view, None);
+        enc.copy_texture_to_texture(image.as_image_copy(), within.as_image_copy(), image.size());
+        up.record_fxaa_within(&mut enc, &bound, &within_view, &rects);
+        queue.submit([enc.finish()]);
+        let drawn = capture_texture(device, queue, &image).unwrap();
+        let every = capture_texture(device, queue, &every).unwrap();
+        let within = capture_texture(device, queue, &within).unwrap();
+        let inside = |x: u32, y: u32| {
+            rects
+                .iter()
+                .any(|r| (r.x..r.x + r.width).contains(&x) && (r.y..r.y + r.height).contains(&y))
+        };
+        let area: u32 = rects.iter().map(|r| r.width * r.height).sum();
+        assert!(
+            area * 2 < SIZE[0] * SIZE[1],
+            "{rects:?} cover {area} of {} pixels",
+            SIZE[0] * SIZE[1]
+        );
+        let smoothed_inside = drawn
+            .enumerate_pixels()
+            .filter(|&(x, y, p)| inside(x, y) && p.0 != every.get_pixel(x, y).0)
+            .count();
+        assert!(
+            smoothed_inside > 100,
+            "FXAA changed {smoothed_inside} pixels"
+        );
+        for (x, y, p) in every.enumerate_pixels() {
+            assert_eq!(
+                p.0,
+                within.get_pixel(x, y).0,
+                "({x}, {y}), in a rectangle: {}",
+                inside(x, y)
+            );
+        }
+    }
+}
+
+/// Frames whose sky and ground come from the backdrop (the second frame alike fills it, the
+/// third reuses it) are the frames drawn whole, bit for bit, at full size and at 75 % with a
+/// panel over the left (there stretched only where the cloth, the pole and the lines are, over
+/// the backdrop stretched once), with the flag dragged half into the ground (the ground's depth
+/// hides its lower part, as when the ground is drawn after it). A moved camera draws whole
+/// again, as a fresh viewer would.
+#[test]
+fn frames_over_the_backdrop_are_the_frames_drawn_whole() {
+    let Some(g) = gpu() else {
+        return;
+    };
+    use flagsim::app::frame::SceneDraw;
+    use flagsim::render::RenderQuality;
+    let panel = PixelRect {
+        x: 0,
+        y: 0,
+        width: 90,
+        height: 200,
+    };
+    let visible = PixelRect {
+        x: 90,
+        width: 230,
+        ..panel
+    };
+    let mut sunk = flag_snapshot();
+    let low = sunk.x.iter().map(|p| p.y).fold(f64::INFINITY, f64::min);
+    let high = sunk.x.iter().map(|p| p.y).fold(f64::NEG_INFINITY, f64::max);
+    for p in &mut sunk.x {
+        p.y -= low + 0.5 * (high - low);
+    }
+    let upright = flag_snapshot();
+    for (snap, scale, seen) in [
+        (&upright, 1.0, None),
+        (&upright, 0.75, Some(visible)),
+        (&sunk, 0.75, None),
+    ] {
+        let camera = flagsim::render::view::framing_camera(&[snap]);
+        let mut draw =
+            SceneDraw::new(&g.device, &g.queue, FORMAT, RenderQuality::FAST, [320, 200]).unwrap();
+        draw.set_scale(&g.device, scale);
+        let whole = draw_snapshot(&g, &mut draw, snap, &camera, seen, true);
+        assert!(!draw.renderer.used_backdrop());
+        assert!(!draw.used_stretched_backdrop());
+        for frame in 2..=3 {
+            let again = draw_snapshot(&g, &mut draw, snap, &camera, seen, true);
+            assert!(draw.renderer.used_backdrop(), "frame {frame}");
+            // Below scale 1 only the parts with edges are stretched, over the stretched
+            // backdrop.
+            assert_eq!(draw.used_stretched_backdrop(), scale < 1.0);
+            same_image(&again, &whole, &format!("frame {frame} at {scale}"));
+        }
+        let mut moved = camera;
+        moved.yaw += 0.3;
+        let turned = draw_snapshot(&g, &mut draw, snap, &moved, seen, true);
+        assert!(!draw.renderer.used_backdrop());
+        let mut fresh =
+            SceneDraw::new(&g.device, &g.queue, FORMAT, RenderQuality::FAST, [320, 200]).unwrap();
+        fresh.set_scale(&g.device, scale);
+        let fresh = draw_snapshot(&g, &mut fresh, snap, &moved, seen, true);
+        same_image(&turned, &fresh, "turned");
+        assert!(turned.as_raw() != whole.as_raw(), "the camera turned");
+    }
+}
+
+/// Asserts that two images are the same, naming the first pixels that differ (not the images).
+fn same_image(a: &image::RgbaImage, b: &image::RgbaImage, what: &str) {
+    let differ: Vec<_> = a
+        .enumerate_pixels()
+        .filter(|&(x, y, p)| p != b.get_pixel(x, y))
+        .map(|(x, y, p)| (x, y, p.0, b.get_pixel(x, y).0))
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "{what}: {} pixels differ, first {:?}",
+        differ.len(),
+        &differ[..differ.len().min(5)]
+    );
 }

@@ -4,9 +4,11 @@
 //! [`panels`] (the egui layout over it).
 
 use crate::render::camera::OrbitCamera;
+use crate::render::edges::{self, WorldBox};
 use crate::render::frame::ClothScene;
 use crate::render::fullscreen;
 use crate::render::gpu::GpuError;
+use crate::render::renderer;
 use crate::render::upscale_pass::Fxaa;
 use crate::render::view::ViewSettings;
 use crate::render::{
@@ -54,19 +56,58 @@ pub struct SceneDraw {
     /// The flag image in use (`None`: the built-in flag), re-uploaded when the renderer is
     /// rebuilt.
     flag: Option<image::RgbaImage>,
+    /// This frame's rectangles of the image where there can be edges, for FXAA, and the world
+    /// boxes they come from (kept between frames to reuse their memory).
+    edges: Vec<PixelRect>,
+    boxes: Vec<WorldBox>,
+    /// The renderer's backdrop stretched over the frame, copied into each frame drawn over it
+    /// before the parts with the cloth, the pole and the lines are stretched.
+    stretched: Option<Stretched>,
+    /// Whether the last frame was made so.
+    stretched_last: bool,
 }
+
+/// The backdrop (sky and ground) stretched to the frame's size, and what it was made from.
+struct Stretched {
+    texture: wgpu::Texture,
+    /// The backdrop's generation, the seen rectangle, the scale's bits and the frame's size.
+    key: (u64, Option<PixelRect>, u32, [u32; 2]),
+}
+
+/// What [`SceneDraw::finish`] reads of the [`SceneDraw`].
+struct FinishParts<'a> {
+    up: &'a UpscalePass,
+    post_aa: bool,
+    renderer: &'a Renderer,
+    edges: &'a [PixelRect],
+    stretched: &'a mut Option<Stretched>,
+}
+
+/// How far outside the projection of what is drawn FXAA may still change a pixel, pixels: it
+/// changes only pixels whose four neighbours differ, so one pixel beyond the geometry's own,
+/// and one more for rounding.
+const EDGE_MARGIN: f32 = 2.0;
 
 /// An image the view is drawn into before it reaches the frame: smaller than the frame at a
 /// render scale below 1, or the frame's size when it is anti-aliased by FXAA afterwards.
 struct ViewImage {
     size: [u32; 2],
+    texture: wgpu::Texture,
     view: wgpu::TextureView,
     msaa: MsaaAttachments,
     /// Reads `view` in the FXAA or upscale pass.
     image: wgpu::BindGroup,
     /// FXAA's output at this size, which the upscale pass then stretches over the frame: with
     /// FXAA below scale 1. (At scale 1 FXAA writes into the frame itself.)
-    smoothed: Option<(wgpu::TextureView, wgpu::BindGroup)>,
+    smoothed: Option<Smoothed>,
+}
+
+/// FXAA's output image: the view image copied, then smoothed where there are edges.
+struct Smoothed {
+    texture: wgpu::Texture,
+    view: wgpu::TextureView,
+    /// Reads `view` in the upscale pass.
+    image: wgpu::BindGroup,
 }
 
 impl ViewImage {
@@ -78,17 +119,22 @@ impl ViewImage {
         size: [u32; 2],
         smoothed: bool,
     ) -> Self {
-        // The textures live on in their views.
-        let (_, view) = fullscreen::layer_texture(device, "view image", format, size);
+        let (texture, view) = fullscreen::layer_texture(device, "view image", format, size);
         let smoothed = smoothed.then(|| {
-            let (_, view) = fullscreen::layer_texture(device, "view image (FXAA)", format, size);
+            let (texture, view) =
+                fullscreen::layer_texture(device, "view image (FXAA)", format, size);
             let image = upscale.bind(device, &view);
-            (view, image)
+            Smoothed {
+                texture,
+                view,
+                image,
+            }
         });
         Self {
             size,
             msaa: MsaaAttachments::new(device, &renderer.targets(), size[0], size[1], "view image"),
             image: upscale.bind(device, &view),
+            texture,
             view,
             smoothed,
         }
@@ -100,6 +146,16 @@ impl ViewImage {
             (&self.msaa.color_view, Some(&self.view))
         } else {
             (&self.view, None)
+        }
+    }
+
+    /// The whole image as a rectangle.
+    fn whole(&self) -> PixelRect {
+        PixelRect {
+            x: 0,
+            y: 0,
+            width: self.size[0],
+            height: self.size[1],
         }
     }
 }
@@ -128,6 +184,10 @@ impl SceneDraw {
             scaled: None,
             full: None,
             flag: None,
+            edges: Vec::new(),
+            boxes: Vec::new(),
+            stretched: None,
+            stretched_last: false,
         }
         .with_images(device))
     }
@@ -234,24 +294,72 @@ impl SceneDraw {
     /// Records what takes `image` (drawn at `factor` of the frame's size) into the frame's
     /// `target` within `visible`: FXAA then the stretch, FXAA alone at full size, or the
     /// stretch alone.
+    ///
+    /// Below scale 1, FXAA runs only within the image's pixels where the frame can have edges
+    /// (`self.edges`, [`edges::edge_rects`]) when they are well under the seen part: the image
+    /// is copied into FXAA's and smoothed there. And when the frame was drawn over the
+    /// renderer's backdrop, only those parts are stretched, over a copy of the backdrop
+    /// stretched once ([`stretch_within_edges`]).
     fn finish(
-        up: &UpscalePass,
-        post_aa: bool,
+        parts: FinishParts<'_>,
+        device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
         (image, factor): (&ViewImage, f32),
         target: &wgpu::TextureView,
         visible: Option<PixelRect>,
-    ) {
-        match (&image.smoothed, post_aa) {
-            (Some((view, smoothed)), true) => {
-                // The seen pixels in the image, a texel wider on every side for the stretch.
-                let small = visible.and_then(|r| r.scaled(factor, 1.0, image.size));
-                up.record_fxaa(encoder, &image.image, view, small);
-                up.record(encoder, smoothed, target, visible);
+    ) -> bool {
+        let up = parts.up;
+        let seen_edges = |seen: PixelRect| -> Vec<PixelRect> {
+            parts
+                .edges
+                .iter()
+                .filter_map(|r| r.intersection(&seen))
+                .collect()
+        };
+        // The seen pixels in the image, a texel wider on every side for the stretch.
+        let small = visible.and_then(|r| r.scaled(factor, 1.0, image.size));
+        let seen = small.unwrap_or(image.whole());
+        let source = match (&image.smoothed, parts.post_aa) {
+            (Some(smoothed), true) => {
+                let within = seen_edges(seen);
+                if area(&within) * 4 < area(&[seen]) * 3 {
+                    renderer::copy_rect(encoder, &image.texture, &smoothed.texture, seen);
+                    up.record_fxaa_within(encoder, &image.image, &smoothed.view, &within);
+                } else {
+                    up.record_fxaa(encoder, &image.image, &smoothed.view, small);
+                }
+                &smoothed.image
             }
-            (None, true) => up.record_fxaa(encoder, &image.image, target, visible),
-            (_, false) => up.record(encoder, &image.image, target, visible),
+            (None, true) => {
+                up.record_fxaa(encoder, &image.image, target, visible);
+                return false;
+            }
+            (_, false) => &image.image,
+        };
+        let backdrop = parts.renderer.backdrop().filter(|_| factor < 1.0);
+        let within = backdrop.and_then(|backdrop| {
+            stretch_within_edges(
+                device,
+                encoder,
+                up,
+                parts.stretched,
+                backdrop,
+                (&seen_edges(seen), factor),
+                target,
+                visible,
+            )
+        });
+        match &within {
+            Some(rects) => up.record_within(encoder, source, target, rects),
+            None => up.record(encoder, source, target, visible),
         }
+        within.is_some()
+    }
+
+    /// Whether the last frame was stretched only where it has edges, over the stretched
+    /// backdrop (frames made either way are the same).
+    pub fn used_stretched_backdrop(&self) -> bool {
+        self.stretched_last
     }
 
     /// Uploads `snap`'s key nodes and records the GPU upsampling.
@@ -313,8 +421,24 @@ impl SceneDraw {
             let depth = &image.msaa.depth_view;
             self.renderer
                 .render(device, queue, encoder, color, resolve, depth, &data)?;
-            let up = &self.upscale;
-            Self::finish(up, post_aa, encoder, (image, factor), frame.target, visible);
+            self.edges.clear();
+            let (boxes, rects) = (&mut self.boxes, &mut self.edges);
+            edges::edge_rects(&data, image.size, EDGE_MARGIN, boxes, rects);
+            let parts = FinishParts {
+                up: &self.upscale,
+                post_aa,
+                renderer: &self.renderer,
+                edges: &self.edges,
+                stretched: &mut self.stretched,
+            };
+            self.stretched_last = Self::finish(
+                parts,
+                device,
+                encoder,
+                (image, factor),
+                frame.target,
+                visible,
+            );
         } else {
             let (color, resolve) = if multisampled {
                 (&self.msaa.color_view, Some(frame.target))
@@ -389,6 +513,7 @@ impl SceneDraw {
             ),
             (None, false) => (frame.target, None, &self.msaa.depth_view),
         };
+        self.edges.clear();
         for i in (1..n).chain([0]) {
             let (snap, cloth) = if i == 0 {
                 (frame.snap, &mut self.cloth)
@@ -422,20 +547,23 @@ impl SceneDraw {
                 };
                 self.renderer
                     .render(device, queue, enc, color, resolve, depth, &data)?;
+                let (boxes, rects) = (&mut self.boxes, &mut self.edges);
+                edges::edge_rects(&data, image, EDGE_MARGIN, boxes, rects);
             }
             if let Some(e) = own {
                 queue.submit([e.finish()]);
             }
         }
         if let Some(image) = drawn_into {
-            Self::finish(
-                &self.upscale,
+            let parts = FinishParts {
+                up: &self.upscale,
                 post_aa,
-                encoder,
-                image,
-                frame.target,
-                visible,
-            );
+                renderer: &self.renderer,
+                edges: &self.edges,
+                stretched: &mut self.stretched,
+            };
+            self.stretched_last =
+                Self::finish(parts, device, encoder, image, frame.target, visible);
         }
         Ok(())
     }
@@ -572,4 +700,73 @@ pub fn panels(
             });
     }
     actions
+}
+
+/// Pixels in `rects`, overlaps counted twice.
+fn area(rects: &[PixelRect]) -> u64 {
+    rects
+        .iter()
+        .map(|r| u64::from(r.width) * u64::from(r.height))
+        .sum()
+}
+
+/// Makes the frame's `target` the renderer's `backdrop` (at `factor` of the frame's size)
+/// stretched within `visible` (black elsewhere, as the stretch leaves it), from a copy kept
+/// while the backdrop, `visible`, the scale and the size stay the same, and returns the frame's
+/// rectangles the image must still be stretched over: those whose stretch reads a texel of the
+/// image's `edges` (its pixels that differ from the backdrop, drawn over it). `None`, with
+/// nothing recorded, when the target cannot be copied into, or the rectangles are most of it.
+#[allow(clippy::too_many_arguments)] // reason: the pass, the copy kept, and the frame's parts
+fn stretch_within_edges(
+    device: &wgpu::Device,
+    encoder: &mut wgpu::CommandEncoder,
+    up: &UpscalePass,
+    stretched: &mut Option<Stretched>,
+    (backdrop, generation): (&wgpu::Texture, u64),
+    (edges, factor): (&[PixelRect], f32),
+    target: &wgpu::TextureView,
+    visible: Option<PixelRect>,
+) -> Option<Vec<PixelRect>> {
+    let out = target.texture();
+    if !out.usage().contains(wgpu::TextureUsages::COPY_DST) || out.sample_count() != 1 {
+        return None;
+    }
+    let size = [out.width(), out.height()];
+    let whole = PixelRect {
+        x: 0,
+        y: 0,
+        width: size[0],
+        height: size[1],
+    };
+    let seen = visible.unwrap_or(whole);
+    // A frame pixel's bilinear sample reads the two image texels around it on each axis: a
+    // texel is 1/factor frame pixels, so a rectangle of texels reaches one texel (and a pixel
+    // for rounding) further in the frame.
+    let reach = 1.0 / factor + 1.0;
+    let mut rects: Vec<PixelRect> = edges
+        .iter()
+        .filter_map(|r| r.scaled(1.0 / factor, reach, size))
+        .filter_map(|r| r.intersection(&seen))
+        .collect();
+    edges::merge(&mut rects);
+    if area(&rects) * 4 >= area(&[seen]) * 3 {
+        return None;
+    }
+    let key = (generation, visible, factor.to_bits(), size);
+    if stretched.as_ref().is_none_or(|s| s.key != key) {
+        let fits = stretched.as_ref().is_some_and(|s| {
+            [s.texture.width(), s.texture.height()] == size && s.texture.format() == out.format()
+        });
+        let texture = match stretched.take() {
+            Some(s) if fits => s.texture,
+            _ => fullscreen::layer_texture(device, "stretched backdrop", out.format(), size).0,
+        };
+        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let from = backdrop.create_view(&wgpu::TextureViewDescriptor::default());
+        up.record(encoder, &up.bind(device, &from), &view, visible);
+        *stretched = Some(Stretched { texture, key });
+    }
+    let s = stretched.as_ref()?;
+    renderer::copy_rect(encoder, &s.texture, out, whole);
+    Some(rects)
 }

@@ -178,12 +178,21 @@ impl WindowSurface {
                 .unwrap_or(wgpu::CompositeAlphaMode::Auto)
         };
         let size = window.inner_size();
+        // COPY_DST where offered: the frame code copies the stretched sky and ground in
+        // (`app::frame`), instead of stretching them again every frame.
+        let copy_dst = caps.usages.contains(wgpu::TextureUsages::COPY_DST);
         let config = wgpu::SurfaceConfiguration {
-            usage: if copy_src {
-                wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC
-            } else {
-                wgpu::TextureUsages::RENDER_ATTACHMENT
-            },
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+                | if copy_src {
+                    wgpu::TextureUsages::COPY_SRC
+                } else {
+                    wgpu::TextureUsages::empty()
+                }
+                | if copy_dst {
+                    wgpu::TextureUsages::COPY_DST
+                } else {
+                    wgpu::TextureUsages::empty()
+                },
             format,
             color_space: wgpu::SurfaceColorSpace::Auto,
             width: size.width.max(1),

@@ -33,6 +33,9 @@ pub struct FrameSplit {
     pub ui: Stat,
     /// The frames among those whose panels were painted anew.
     pub ui_repaint: Stat,
+    /// Each frame's parts added up (simulation to panels): the viewer's frame before it is
+    /// presented, and so its frame rate on this adapter without the window system's share.
+    pub frame: Stat,
     /// The live plots of a 4-copy lab over a 20 s window.
     pub plots: PlotsCost,
     /// The GPU's own time for the same parts, from timestamp queries; absent where the
@@ -187,6 +190,7 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
         egui::vec2(w as f32, h as f32),
     ));
     let (mut t_sim, mut t_up, mut t_repaint) = (Vec::new(), Vec::new(), Vec::new());
+    let mut t_frame = Vec::new();
     let (mut ups, mut drawing, mut ui) = (Part::default(), Part::default(), Part::default());
     for frame in 0..frames + 2 {
         let t = Instant::now();
@@ -242,6 +246,7 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
             if repaint {
                 t_repaint.push(ui_s);
             }
+            t_frame.push(sim_s + up_s + ups_s.0 + draw_s.0 + ui_s);
         }
     }
     let plots = plots_cost(&bench, &target, &scene, frames)?;
@@ -255,6 +260,7 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
         drawing: Stat::of(drawing.wall),
         ui: Stat::of(ui.wall),
         ui_repaint: Stat::of(t_repaint),
+        frame: Stat::of(t_frame),
         plots,
         gpu: gpu_share.map(|((upsampling, drawing), ui)| GpuShare {
             upsampling,

@@ -278,6 +278,12 @@ pub fn frame_table(f: &FrameSplit) -> String {
         f.ui_repaint.runs,
         stat(&f.ui_repaint)
     ));
+    line(format!(
+        "  {:<12} {:<36} {:.1} fps (the median), before presenting",
+        "whole frame",
+        stat(&f.frame),
+        1.0 / f.frame.median
+    ));
     let p = &f.plots;
     line(format!(
         "  live plots of a 4-copy lab, 20 s window, in {} × {} pixels ({} vertices, {} indices):",

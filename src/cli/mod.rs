@@ -194,7 +194,8 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE.svg", conflicts_with = "frame")]
     pub plot: Option<PathBuf>,
     /// Only the viewer's frame split, in seconds: each part's wall clock and, where the
-    /// adapter has timestamp queries, its GPU time; then the live plots of a 4-copy lab in a
+    /// adapter has timestamp queries, its GPU time; the whole frame (the parts added, frame by
+    /// frame) and its frame rate; then the live plots of a 4-copy lab in a
     /// frame that refreshes them and in one between. Drawn as the viewer starts on the
     /// adapter: on a software one with FXAA at render scale 75 % (the lowest `auto` takes), on
     /// any other with 4× MSAA at 100 %. Run it on a machine with a hardware GPU for that GPU's

@@ -127,6 +127,9 @@ pub struct ClothFrame<'a> {
     /// Optional `R_u·R_v` × `f32` strain, usage `STORAGE`; without it strain reads as 0.
     pub strain: Option<&'a wgpu::Buffer>,
     pub style: ClothStyle,
+    /// A world box `[min, max]` (m) the drawn surface stays inside, where known: where the view
+    /// may have the cloth's edges (`render::edges`). `None`: anywhere.
+    pub bounds: Option<[glam::Vec3; 2]>,
 }
 
 /// GPU mirror of `struct ClothUniforms` in `shaders/cloth.wgsl`.

@@ -8,6 +8,7 @@ use glam::Vec3;
 
 use super::camera::OrbitCamera;
 use super::cloth_pass::{ClothFrame, ClothStyle, ColorMode};
+use super::edges::{self, WorldBox};
 use super::globals::{CameraMatrices, Light};
 use super::gpu::GpuError;
 use super::lines_pass::LineVertex;
@@ -16,7 +17,7 @@ use super::scene_pass::{SceneFrame, Sphere};
 use super::upsample_pass::UpsamplePass;
 use super::view::{self, ViewSettings};
 use crate::sim::snapshot::Snapshot;
-use crate::upsample::{DisplayMode, UpsampleError};
+use crate::upsample::{DisplayMode, KeyGrid, UpsampleError};
 
 /// GPU resources for drawing snapshots.
 #[derive(Debug)]
@@ -31,6 +32,8 @@ pub struct ClothScene {
     /// Whether this frame has a cloth surface (grid cloths only).
     has_surface: bool,
     key_grid: [u32; 2],
+    /// The box the upsampled surface stays in ([`surface_bounds`]).
+    bounds: Option<WorldBox>,
 }
 
 impl ClothScene {
@@ -45,6 +48,7 @@ impl ClothScene {
             spheres: Vec::new(),
             has_surface: false,
             key_grid: [0, 0],
+            bounds: None,
         })
     }
 
@@ -74,6 +78,7 @@ impl ClothScene {
                 .upload_keys(device, queue, &key_grid, &view_settings.render)?;
         self.upsample.encode(encoder);
         self.key_grid = [grid.nx as u32, grid.ny as u32];
+        self.bounds = surface_bounds(&key_grid);
         self.has_surface = true;
         if matches!(
             view_settings.color_mode,
@@ -144,6 +149,7 @@ impl ClothScene {
                     },
                     ..ClothStyle::default()
                 },
+                bounds: self.bounds,
             }),
             _ => None,
         };
@@ -163,5 +169,244 @@ impl ClothScene {
             load: false,
             more_follow: false,
         }
+    }
+}
+
+/// Added to [`surface_bounds`]'s padding for the rounding of the spline's evaluation in `f32`
+/// (m): a millimetre, under a pixel at any distance the viewer frames a flag from.
+pub const SURFACE_SLACK: f32 = 1e-3;
+
+/// A box the upsampled surface of the key grid `grid` stays inside: the keys' box grown by
+/// `½ S + C`, `S` the longest second difference of the keys along u or v and `C` the most a key
+/// segment is shorter than its rest length (0 when none is).
+///
+/// Why: the Catmull–Rom surface leaves the keys' hull by at most `4/27 (|m₁ − d| + |m₂ − d|)` a
+/// segment (Hermite basis; `m − d` is half a second difference), about `0.19 S` in each of the
+/// two passes with the second pass's weights (their absolute sum is at most 1.25); a wrinkle
+/// (eq. 14) moves it at most `½ · (l0 − d)/2` along the normal, in each pass. The factors round
+/// these up for the second pass, whose control points are frame nodes, not keys. The box is
+/// checked against the CPU upsampler on bent, crumpled and compressed grids (the tests below:
+/// they need 0.26 S and 0.34 C at most).
+/// `None` for no keys or a non-finite one. [`SURFACE_SLACK`] is added for rounding.
+pub fn surface_bounds(grid: &KeyGrid<'_>) -> Option<WorldBox> {
+    let keys = grid.positions;
+    let b = edges::bounding_box(keys.iter().copied())?;
+    let (nx, ny) = (grid.nx, grid.ny);
+    let at = |i: usize, j: usize| keys[j * nx + i];
+    let (mut s, mut c) = (0.0f32, 0.0f32);
+    for j in 0..ny {
+        for i in 0..nx {
+            let p = at(i, j);
+            if i + 1 < nx {
+                c = c.max(grid.l0_u - p.distance(at(i + 1, j)));
+                if i > 0 {
+                    s = s.max((at(i + 1, j) - 2.0 * p + at(i - 1, j)).length());
+                }
+            }
+            if j + 1 < ny {
+                c = c.max(grid.l0_v - p.distance(at(i, j + 1)));
+                if j > 0 {
+                    s = s.max((at(i, j + 1) - 2.0 * p + at(i, j - 1)).length());
+                }
+            }
+        }
+    }
+    Some(edges::padded(b, 0.5 * s + c + SURFACE_SLACK))
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec3;
+
+    use super::{SURFACE_SLACK, surface_bounds};
+    use crate::upsample::{DisplayMode, KeyGrid, RenderSettings, upsample_cpu};
+
+    /// How a test sheet is bent out of a flat `n × n` grid of spacing `l0`.
+    #[derive(Debug, Clone, Copy)]
+    struct Bend {
+        /// Share of the rest length taken off every segment along u and along v.
+        squeeze: [f32; 2],
+        /// Height of sinusoidal folds (m).
+        fold: f32,
+        /// Height of a 2 × 2 plateau of keys in the middle (m): the spline overshoots it.
+        plateau: f32,
+        /// Random displacement of each key, up to this (m).
+        noise: f32,
+    }
+
+    fn bent(n: usize, l0: f32, b: Bend, seed: u64) -> Vec<Vec3> {
+        let mut state = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((state >> 33) as f32 / (1u64 << 31) as f32) * 2.0 - 1.0
+        };
+        let mid = n / 2;
+        (0..n * n)
+            .map(|k| {
+                let (i, j) = (k % n, k / n);
+                let (x, y) = (i as f32, j as f32);
+                let on_plateau = (mid - 1..=mid).contains(&i) && (mid - 1..=mid).contains(&j);
+                let z = b.fold * (x * 1.3).sin() * (y * 0.7).cos()
+                    + if on_plateau { b.plateau } else { 0.0 };
+                let p = Vec3::new(
+                    x * l0 * (1.0 - b.squeeze[0]),
+                    y * l0 * (1.0 - b.squeeze[1]),
+                    z,
+                );
+                p + b.noise * Vec3::new(next(), next(), next())
+            })
+            .collect()
+    }
+
+    /// Every node the CPU upsampler makes (every display mode, wrinkles at their strongest,
+    /// the symmetric option on and off) lies in the box, on sheets at rest, squeezed by up to a
+    /// half along u, v or both (wrinkles in both passes), folded, with a plateau the splines
+    /// overshoot, and shaken. The plateau needs 0.26 S of padding and the sheet squeezed both
+    /// ways 0.34 C (a padding of ¼ S + ½ C or ½ S + 0.3 C fails here); the box has ½ S + C.
+    #[test]
+    fn the_upsampled_surface_stays_in_its_box() {
+        let l0 = 0.1;
+        let flat = Bend {
+            squeeze: [0.0, 0.0],
+            fold: 0.0,
+            plateau: 0.0,
+            noise: 0.0,
+        };
+        for bend in [
+            flat,
+            Bend {
+                squeeze: [0.3, 0.0],
+                ..flat
+            },
+            Bend {
+                squeeze: [0.0, 0.5],
+                ..flat
+            },
+            Bend {
+                squeeze: [0.4, 0.4],
+                ..flat
+            },
+            Bend {
+                plateau: 0.2,
+                ..flat
+            },
+            Bend {
+                squeeze: [0.5, 0.0],
+                fold: 0.05,
+                ..flat
+            },
+            Bend {
+                squeeze: [0.2, 0.3],
+                fold: 0.1,
+                noise: 0.02,
+                ..flat
+            },
+            Bend {
+                noise: 0.05,
+                ..flat
+            },
+            Bend {
+                squeeze: [0.4, 0.1],
+                fold: 0.2,
+                plateau: 0.1,
+                noise: 0.04,
+            },
+        ] {
+            for seed in 0..3 {
+                let keys = bent(10, l0, bend, seed);
+                let grid = KeyGrid {
+                    nx: 10,
+                    ny: 10,
+                    positions: &keys,
+                    l0_u: l0,
+                    l0_v: l0,
+                };
+                let [lo, hi] = surface_bounds(&grid).unwrap();
+                for mode in [
+                    DisplayMode::KeyOnly,
+                    DisplayMode::Smooth,
+                    DisplayMode::Wrinkled,
+                ] {
+                    for symmetric in [false, true] {
+                        let settings = RenderSettings {
+                            mode,
+                            symmetric,
+                            wrinkle_c: 500.0,
+                            ..RenderSettings::default()
+                        };
+                        let mesh = upsample_cpu(&grid, &settings);
+                        assert!(!mesh.positions.is_empty());
+                        for p in &mesh.positions {
+                            assert!(
+                                p.cmpge(lo).all() && p.cmple(hi).all(),
+                                "{p} outside {lo} … {hi} ({bend:?}, seed {seed}, {mode:?}, \
+                                 symmetric {symmetric})"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        // At rest and flat: no second difference, no compression, so only the slack.
+        let keys = bent(4, l0, flat, 0);
+        let grid = KeyGrid {
+            nx: 4,
+            ny: 4,
+            positions: &keys,
+            l0_u: l0,
+            l0_v: l0,
+        };
+        let [lo, hi] = surface_bounds(&grid).unwrap();
+        let e = SURFACE_SLACK;
+        assert!(lo.abs_diff_eq(Vec3::splat(-e), 1e-6), "{lo}");
+        assert!(hi.abs_diff_eq(Vec3::new(0.3 + e, 0.3 + e, e), 1e-6), "{hi}");
+    }
+
+    /// The padding is ½ S + C, by hand: one key of a flat 3 × 3 sheet of spacing 1 lifted by
+    /// 0.4 makes second differences of 0.8 at it (0.4 − 2·0 … around the lifted middle) and
+    /// stretches its segments (no compression): pad 0.4; squeezing a row by 0.3 adds C = 0.3.
+    #[test]
+    fn the_padding_follows_the_second_differences_and_the_compression() {
+        let mut keys: Vec<Vec3> = (0..9)
+            .map(|k| Vec3::new((k % 3) as f32, (k / 3) as f32, 0.0))
+            .collect();
+        keys[4].z = 0.4;
+        let grid = |keys: &[Vec3]| {
+            let g = KeyGrid {
+                nx: 3,
+                ny: 3,
+                positions: keys,
+                l0_u: 1.0,
+                l0_v: 1.0,
+            };
+            surface_bounds(&g).unwrap()
+        };
+        let [lo, hi] = grid(&keys);
+        // The middle key's second difference: (0,0,0) − 2 (1,1,0.4) + (2,1,0) along u: 0.8.
+        let e = SURFACE_SLACK;
+        assert!(lo.abs_diff_eq(Vec3::splat(-0.4 - e), 1e-6), "{lo}");
+        assert!(
+            hi.abs_diff_eq(Vec3::new(2.4 + e, 2.4 + e, 0.8 + e), 1e-6),
+            "{hi}"
+        );
+        keys[4].z = 0.0;
+        keys[2].x = 1.7; // the bottom row's second segment: 0.7 long, 0.3 short
+        let [lo, _] = grid(&keys);
+        // Second difference at key 1 along u: (0,0) − 2 (1,0) + (1.7,0) = 0.3: pad 0.15 + 0.3.
+        assert!(lo.abs_diff_eq(Vec3::splat(-0.45 - e), 1e-6), "{lo}");
+        assert!(
+            surface_bounds(&KeyGrid {
+                nx: 0,
+                ny: 0,
+                positions: &[],
+                l0_u: 1.0,
+                l0_v: 1.0
+            })
+            .is_none()
+        );
     }
 }

@@ -12,6 +12,7 @@
 
 pub mod camera;
 pub mod cloth_pass;
+pub mod edges;
 pub mod error;
 pub mod flag_texture;
 pub mod frame;

@@ -77,8 +77,10 @@ impl OffscreenTarget {
             "offscreen resolved colour",
             formats.color,
             1,
+            // COPY_DST as a window's image has it: `bench --frame` draws the viewer's frame here.
             wgpu::TextureUsages::RENDER_ATTACHMENT
                 | wgpu::TextureUsages::COPY_SRC
+                | wgpu::TextureUsages::COPY_DST
                 | wgpu::TextureUsages::TEXTURE_BINDING,
         );
         let view = |t: &wgpu::Texture, label| {

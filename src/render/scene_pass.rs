@@ -442,23 +442,25 @@ impl ScenePass {
         }
     }
 
-    /// Records the sky. Call first in the pass: it ignores and does not write depth.
-    /// The sky, where nothing has been drawn yet; call after the opaque geometry.
+    /// Records the ground (depth tested and written) and then the sky, each only where nothing
+    /// nearer has been drawn: call after the pole, the spheres and the cloth, so the pixels they
+    /// cover are never shaded twice (on a software rasteriser the ground's checkers and the
+    /// sky's glow cost per pixel).
     pub fn draw_background(&self, pass: &mut wgpu::RenderPass<'_>, globals: &wgpu::BindGroup) {
-        pass.set_bind_group(0, globals, &[]);
-        pass.set_bind_group(1, &self.uniforms.bind_group, &[]);
-        pass.set_pipeline(&self.sky_pipeline);
-        pass.draw(0..3, 0..1);
-    }
-
-    /// Records the ground, the pole and the spheres (depth tested and written).
-    pub fn draw_objects(&self, pass: &mut wgpu::RenderPass<'_>, globals: &wgpu::BindGroup) {
         pass.set_bind_group(0, globals, &[]);
         pass.set_bind_group(1, &self.uniforms.bind_group, &[]);
         if self.draw_ground {
             pass.set_pipeline(&self.ground_pipeline);
             pass.draw(0..6, 0..1);
         }
+        pass.set_pipeline(&self.sky_pipeline);
+        pass.draw(0..3, 0..1);
+    }
+
+    /// Records the pole and the spheres (depth tested and written).
+    pub fn draw_objects(&self, pass: &mut wgpu::RenderPass<'_>, globals: &wgpu::BindGroup) {
+        pass.set_bind_group(0, globals, &[]);
+        pass.set_bind_group(1, &self.uniforms.bind_group, &[]);
         if self.cylinder_count + self.sphere_count == 0 {
             return;
         }

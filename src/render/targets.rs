@@ -129,6 +129,12 @@ impl MsaaAttachments {
         label: &str,
     ) -> Self {
         let (width, height) = (width.max(1), height.max(1));
+        // Single-sampled, the renderer may copy its backdrop into them.
+        let usage = if formats.sample_count == 1 {
+            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_DST
+        } else {
+            wgpu::TextureUsages::RENDER_ATTACHMENT
+        };
         let view = |what: &str, format| {
             let texture = device.create_texture(&wgpu::TextureDescriptor {
                 label: Some(&format!("{label} MSAA {what}")),
@@ -141,7 +147,7 @@ impl MsaaAttachments {
                 sample_count: formats.sample_count,
                 dimension: wgpu::TextureDimension::D2,
                 format,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                usage,
                 view_formats: &[],
             });
             texture.create_view(&wgpu::TextureViewDescriptor {

@@ -69,7 +69,8 @@ impl UpscalePass {
         target: &wgpu::TextureView,
         visible: Option<PixelRect>,
     ) {
-        Self::record_with(&self.pipeline, encoder, image, target, visible);
+        let within = visible.as_ref().map(std::slice::from_ref);
+        Self::record_with(&self.pipeline, encoder, image, target, true, within);
     }
 
     /// Records one pass that clears `target` (the bound image's size) to opaque black and writes
@@ -81,15 +82,44 @@ impl UpscalePass {
         target: &wgpu::TextureView,
         visible: Option<PixelRect>,
     ) {
-        Self::record_with(&self.fxaa, encoder, image, target, visible);
+        let within = visible.as_ref().map(std::slice::from_ref);
+        Self::record_with(&self.fxaa, encoder, image, target, true, within);
     }
 
+    /// Records one pass that stretches the bound image over `target` within `rects` only, and
+    /// keeps what `target` holds elsewhere.
+    pub fn record_within(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        image: &wgpu::BindGroup,
+        target: &wgpu::TextureView,
+        rects: &[PixelRect],
+    ) {
+        Self::record_with(&self.pipeline, encoder, image, target, false, Some(rects));
+    }
+
+    /// Records one pass that writes the image anti-aliased by FXAA into `target` (the bound
+    /// image's size) within `rects` only, and keeps what `target` holds elsewhere: with the image
+    /// copied there first, FXAA runs only where there can be edges ([`super::edges`]).
+    pub fn record_fxaa_within(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        image: &wgpu::BindGroup,
+        target: &wgpu::TextureView,
+        rects: &[PixelRect],
+    ) {
+        Self::record_with(&self.fxaa, encoder, image, target, false, Some(rects));
+    }
+
+    /// One pass of `pipeline` over `target`: cleared first when `clear`, drawn within each of
+    /// `scissors` (`None`: the whole target).
     fn record_with(
         pipeline: &wgpu::RenderPipeline,
         encoder: &mut wgpu::CommandEncoder,
         image: &wgpu::BindGroup,
         target: &wgpu::TextureView,
-        visible: Option<PixelRect>,
+        clear: bool,
+        scissors: Option<&[PixelRect]>,
     ) {
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("upscale"),
@@ -98,7 +128,11 @@ impl UpscalePass {
                 depth_slice: None,
                 resolve_target: None,
                 ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                    load: if clear {
+                        wgpu::LoadOp::Clear(wgpu::Color::BLACK)
+                    } else {
+                        wgpu::LoadOp::Load
+                    },
                     store: wgpu::StoreOp::Store,
                 },
             })],
@@ -107,12 +141,17 @@ impl UpscalePass {
             occlusion_query_set: None,
             multiview_mask: None,
         });
-        if let Some(r) = visible {
-            pass.set_scissor_rect(r.x, r.y, r.width, r.height);
-        }
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, image, &[]);
-        pass.draw(0..3, 0..1);
+        match scissors {
+            None => pass.draw(0..3, 0..1),
+            Some(rects) => {
+                for r in rects {
+                    pass.set_scissor_rect(r.x, r.y, r.width, r.height);
+                    pass.draw(0..3, 0..1);
+                }
+            }
+        }
     }
 }
 
