@@ -62,21 +62,11 @@ pub fn projected_rect(
             max[a] = max[a].max(px[a]);
         }
     }
+    // Coordinates so large that their pixels overflow.
     if !(min[0].is_finite() && min[1].is_finite() && max[0].is_finite() && max[1].is_finite()) {
         return Some(viewport);
     }
-    let end = [
-        (viewport.x + viewport.width) as f32,
-        (viewport.y + viewport.height) as f32,
-    ];
-    // Wholly outside (also with the margin): nothing to clip to.
-    if max[0] + margin <= viewport.x as f32
-        || max[1] + margin <= viewport.y as f32
-        || min[0] - margin >= end[0]
-        || min[1] - margin >= end[1]
-    {
-        return None;
-    }
+    // Wholly outside (also with the margin): `covering` or the intersection finds nothing.
     let size = [viewport.x + viewport.width, viewport.y + viewport.height];
     PixelRect::covering(
         [min[0] - margin, min[1] - margin],
@@ -235,6 +225,23 @@ mod tests {
         );
     }
 
+    /// A box so large that a corner's pixel overflows to infinity, on any of the four sides,
+    /// may cover any part of the viewport.
+    #[test]
+    fn a_box_beyond_the_floats_range_may_be_anywhere() {
+        let vp = rect(10, 20, 200, 100);
+        let (lo, hi) = (Vec3::new(-0.5, 0.2, 0.0), Vec3::new(0.25, 0.6, 0.0));
+        let huge = 1e38;
+        for (b, side) in [
+            ([Vec3::new(-huge, lo.y, 0.0), hi], "left"),
+            ([lo, Vec3::new(huge, hi.y, 0.0)], "right"),
+            ([lo, Vec3::new(hi.x, huge, 0.0)], "top"),
+            ([Vec3::new(lo.x, -huge, 0.0), hi], "bottom"),
+        ] {
+            assert_eq!(projected_rect(ortho(), b, vp, 0.0), Some(vp), "{side}");
+        }
+    }
+
     #[test]
     fn a_box_behind_the_eye_may_be_anywhere() {
         let persp = Mat4::perspective_rh(1.0, 2.0, 0.1, 100.0);
@@ -245,6 +252,45 @@ mod tests {
         let ahead = [Vec3::new(-0.1, -0.1, -5.0), Vec3::new(0.1, 0.1, -5.0)];
         let r = projected_rect(persp, ahead, vp, 0.0).unwrap();
         assert!(r.width < 10 && r.height < 10, "{r:?}");
+    }
+
+    /// Seen from an oblique eye, the rectangle is the one around all eight corners, listed
+    /// here by hand and projected one by one (any corner may be the one that reaches furthest).
+    #[test]
+    fn an_oblique_view_takes_every_corner() {
+        let view_proj = Mat4::perspective_rh(1.0, 1.5, 0.1, 100.0)
+            * Mat4::look_at_rh(Vec3::new(3.0, 2.5, 4.0), Vec3::ZERO, Vec3::Y);
+        let vp = rect(0, 0, 300, 200);
+        let (lo, hi) = (Vec3::new(-0.4, -0.2, -0.6), Vec3::new(0.5, 0.3, 0.2));
+        let corners = [
+            Vec3::new(lo.x, lo.y, lo.z),
+            Vec3::new(hi.x, lo.y, lo.z),
+            Vec3::new(lo.x, hi.y, lo.z),
+            Vec3::new(hi.x, hi.y, lo.z),
+            Vec3::new(lo.x, lo.y, hi.z),
+            Vec3::new(hi.x, lo.y, hi.z),
+            Vec3::new(lo.x, hi.y, hi.z),
+            Vec3::new(hi.x, hi.y, hi.z),
+        ];
+        let (mut min, mut max) = ([f32::MAX; 2], [f32::MIN; 2]);
+        for c in corners {
+            let clip = view_proj * c.extend(1.0);
+            let px = [
+                (clip.x / clip.w + 1.0) * 150.0,
+                (1.0 - clip.y / clip.w) * 100.0,
+            ];
+            for a in 0..2 {
+                min[a] = min[a].min(px[a]);
+                max[a] = max[a].max(px[a]);
+            }
+        }
+        let expected = PixelRect {
+            x: min[0].floor() as u32,
+            y: min[1].floor() as u32,
+            width: max[0].ceil() as u32 - min[0].floor() as u32,
+            height: max[1].ceil() as u32 - min[1].floor() as u32,
+        };
+        assert_eq!(projected_rect(view_proj, [lo, hi], vp, 0.0), Some(expected));
     }
 
     #[test]
@@ -274,6 +320,10 @@ mod tests {
         assert_eq!(b, [Vec3::new(-1.0, -2.0, 0.0), Vec3::new(1.0, 4.0, 3.0)]);
         assert_eq!(bounding_box([]), None);
         assert_eq!(bounding_box([Vec3::new(f32::NAN, 0.0, 0.0)]), None);
+        // One end infinite is enough to refuse the box.
+        let far = Vec3::new(f32::NEG_INFINITY, 0.0, 0.0);
+        assert_eq!(bounding_box([far, Vec3::ONE]), None);
+        assert_eq!(bounding_box([-far, Vec3::ONE]), None);
         assert_eq!(
             padded(b, 0.5),
             [Vec3::new(-1.5, -2.5, -0.5), Vec3::new(1.5, 4.5, 3.5)]
