@@ -312,6 +312,19 @@ mod tests {
             union(&rect(5, 6, 1, 1), &rect(0, 0, 2, 2)),
             rect(0, 0, 6, 7)
         );
+        assert_eq!(
+            union(&rect(5, 6, 1, 1), &rect(2, 3, 2, 2)),
+            rect(2, 3, 4, 4)
+        );
+        assert_eq!(
+            union(&rect(2, 3, 9, 1), &rect(4, 1, 1, 8)),
+            rect(2, 1, 9, 8)
+        );
+        // Two 10 × 10 squares 10 apart: their union (30 × 10 = 300) shades more than they do
+        // (200), so they stay apart.
+        let mut r = vec![rect(0, 0, 10, 10), rect(20, 0, 10, 10)];
+        merge(&mut r);
+        assert_eq!(r.len(), 2);
     }
 
     #[test]
