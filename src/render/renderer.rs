@@ -427,33 +427,18 @@ impl Backdrop {
         globals: &GlobalsBinding,
         key: &BackdropKey,
     ) {
-        let make = |label, format, usage| {
-            device.create_texture(&wgpu::TextureDescriptor {
-                label: Some(label),
-                size: wgpu::Extent3d {
-                    width: key.size[0],
-                    height: key.size[1],
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT | usage,
-                view_formats: &[],
-            })
-        };
         let fits = self
             .held
             .as_ref()
             .is_some_and(|h| (h.size, h.color, h.depth) == (key.size, key.color, key.depth));
         if !fits || self.images.is_none() {
-            let copy = wgpu::TextureUsages::COPY_SRC;
-            // The viewer also stretches the colour over the window (`app::frame`).
-            let read = copy | wgpu::TextureUsages::TEXTURE_BINDING;
+            // The images full-screen passes use: copied from, and the colour also stretched
+            // over the window by the viewer (`app::frame`).
+            let image =
+                |label, format| super::fullscreen::layer_texture(device, label, format, key.size).0;
             self.images = Some((
-                make("backdrop colour", key.color, read),
-                make("backdrop depth", key.depth, copy),
+                image("backdrop colour", key.color),
+                image("backdrop depth", key.depth),
             ));
         }
         let Some((color, depth)) = &self.images else {
