@@ -87,6 +87,7 @@ fn fields(kind: &str) -> Option<&'static [(&'static str, Ty, bool)]> {
         "group" => &[
             ("path", Str, true),
             ("unit", Str, false),
+            ("default_text", Str, false),
             ("help", Str, true),
         ],
         "seed" => &[
@@ -173,6 +174,8 @@ fn absent(table: &Table, field: &str) -> Result<String, String> {
         "default_text" => match table.get("default").and_then(Item::as_value) {
             Some(Value::Float(x)) => format!("{:?}", x.value().to_string()),
             Some(Value::Integer(i)) => format!("{:?}", i.value().to_string()),
+            // A group (a collider, a colour) has no default unless its entry writes one.
+            None if table.get("kind").and_then(Item::as_str) == Some("group") => "\"none\"".into(),
             _ => return Err("needs default_text when default is an expression".into()),
         },
         _ => unreachable!("only unit, log and default_text are optional"),

@@ -1,9 +1,10 @@
-// scene.wgsl — everything around the cloth: sky gradient, checkered ground plane, and lit meshes
-// (the flag pole and sphere colliders, instanced unit shapes).
+// scene.wgsl — everything around the cloth: sky gradient (or a background image), checkered
+// ground plane, and lit meshes (the flag pole, its finial and sphere colliders, instanced unit
+// shapes).
 //
 // Appended to globals.wgsl. Units: metres; colours linear RGB.
 
-// Keep in sync with `SceneUniforms` in src/render/scene_pass.rs (size 80 bytes).
+// Keep in sync with `SceneUniforms` in src/render/scene_pass.rs (size 96 bytes).
 struct SceneUniforms {
     sky_zenith: vec4<f32>,   // rgb straight up, w unused
     sky_horizon: vec4<f32>,  // rgb at the horizon (also the ground's fog colour), w unused
@@ -13,9 +14,13 @@ struct SceneUniforms {
     ground_half_size: f32,   // the plane spans ± this around the eye in x and z (m)
     checker_size: f32,       // side of one checker square (m)
     fog_distance: f32,       // distance at which the ground has faded into the horizon (m)
+    background: vec4<f32>,   // x: 1 draws background_image instead of the sky; y, z, w unused
 }
 
 @group(1) @binding(0) var<uniform> scene: SceneUniforms;
+// The background image (sRGB texture, sampled as linear colour); a 1 × 1 placeholder when none.
+@group(2) @binding(0) var background_image: texture_2d<f32>;
+@group(2) @binding(1) var background_sampler: sampler;
 
 // ---------------------------------------------------------------------------------------------
 // Sky: one full-screen triangle behind everything.
@@ -56,8 +61,27 @@ fn sky_color(dir: vec3<f32>) -> vec3<f32> {
     return c + globals.light_color.rgb * (0.25 * glow + 0.6 * s);
 }
 
+// The background image at this pixel, scaled to cover the view and centred (the image is
+// cropped, never stretched). The view's width / height comes from how fast `ndc` changes from
+// pixel to pixel: 2 / width across, 2 / height down.
+fn background_color(ndc: vec2<f32>) -> vec3<f32> {
+    let view_aspect = abs(dpdy(ndc.y) / dpdx(ndc.x));
+    let size = vec2<f32>(textureDimensions(background_image));
+    let image_aspect = size.x / size.y;
+    let shrink = select(
+        vec2<f32>(view_aspect / image_aspect, 1.0),
+        vec2<f32>(1.0, image_aspect / view_aspect),
+        view_aspect > image_aspect,
+    );
+    let uv = vec2<f32>(0.5 * ndc.x, -0.5 * ndc.y) * shrink + 0.5;
+    return textureSample(background_image, background_sampler, uv).rgb;
+}
+
 @fragment
 fn fs_sky(in: SkyOut) -> @location(0) vec4<f32> {
+    if scene.background.x > 0.5 {
+        return encode_output(background_color(in.ndc), 1.0);
+    }
     let far = globals.inv_view_proj * vec4<f32>(in.ndc, 1.0, 1.0);
     let dir = normalize(far.xyz / far.w - globals.camera_pos.xyz);
     return encode_output(sky_color(dir), 1.0);

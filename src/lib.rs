@@ -24,6 +24,7 @@ pub mod cli;
 pub mod files;
 pub mod lab_report;
 pub mod render;
+pub mod setting;
 pub mod signals;
 pub mod sim;
 pub mod ui;

@@ -404,6 +404,28 @@ fn every_field_a_scene_file_takes_is_documented_and_nothing_else() {
     leaves("", &params, &mut fields);
     let render = serde_json::to_value(flagsim::upsample::RenderSettings::default()).unwrap();
     leaves("render.", &render, &mut fields);
+    // The setting is left out of a scene while it is the default, and so is an absent
+    // background; with both written, a gradient sky is one documented field.
+    let setting = flagsim::setting::Setting {
+        background: Some("hills.jpg".into()),
+        ..flagsim::setting::Setting::default()
+    };
+    let mut setting_fields = Vec::new();
+    leaves(
+        "render.setting.",
+        &serde_json::to_value(setting).unwrap(),
+        &mut setting_fields,
+    );
+    for field in setting_fields {
+        let field = (field
+            .strip_suffix(".zenith")
+            .or(field.strip_suffix(".horizon")))
+        .unwrap_or(&field)
+        .to_string();
+        if !fields.contains(&field) {
+            fields.push(field);
+        }
+    }
     let mut documented: Vec<String> = documented_parameters()
         .into_iter()
         .map(|p| {

@@ -656,6 +656,31 @@ fn frames_over_the_backdrop_are_the_frames_drawn_whole() {
         let fresh = draw_snapshot(&g, &mut fresh, snap, &moved, seen, true);
         same_image(&turned, &fresh, "turned");
         assert!(turned.as_raw() != whole.as_raw(), "the camera turned");
+        // A background image set while the backdrop holds the sky: the next frame shows it.
+        let _ = draw_snapshot(&g, &mut draw, snap, &moved, seen, true);
+        assert!(draw.renderer.used_backdrop());
+        let photo = image::RgbaImage::from_fn(4, 4, |x, y| {
+            image::Rgba([(60 * x) as u8, (60 * y) as u8, 200, 255])
+        });
+        draw.set_background(&g.device, &g.queue, Some(photo.clone()))
+            .unwrap();
+        let over = draw_snapshot(&g, &mut draw, snap, &moved, seen, true);
+        let mut fresh =
+            SceneDraw::new(&g.device, &g.queue, FORMAT, RenderQuality::FAST, [320, 200]).unwrap();
+        fresh.set_scale(&g.device, scale);
+        fresh
+            .set_background(&g.device, &g.queue, Some(photo))
+            .unwrap();
+        let fresh = draw_snapshot(&g, &mut fresh, snap, &moved, seen, true);
+        same_image(&over, &fresh, "over a background set between frames");
+        assert!(over.as_raw() != turned.as_raw(), "the background shows");
+        // Another image in its place (the uniforms alike): the new one shows.
+        let _ = draw_snapshot(&g, &mut draw, snap, &moved, seen, true);
+        let other = image::RgbaImage::from_pixel(4, 4, image::Rgba([250, 240, 10, 255]));
+        draw.set_background(&g.device, &g.queue, Some(other))
+            .unwrap();
+        let replaced = draw_snapshot(&g, &mut draw, snap, &moved, seen, true);
+        assert!(replaced.as_raw() != over.as_raw(), "the second image shows");
     }
 }
 

@@ -108,6 +108,9 @@ impl Dialogs {
             Pick::OpenImage => dialog
                 .set_title("An image for the flag")
                 .add_filter("image", &["png", "jpg", "jpeg", "webp"]),
+            Pick::OpenBackground => dialog
+                .set_title("An image for the background")
+                .add_filter("image", &["png", "jpg", "jpeg", "webp"]),
         };
         let (tx, wake) = (self.tx.clone(), self.wake.clone());
         std::thread::Builder::new()
@@ -115,7 +118,7 @@ impl Dialogs {
             .spawn(move || {
                 let asked = Instant::now();
                 let picked = match pick {
-                    Pick::OpenScene | Pick::OpenImage => dialog.pick_file(),
+                    Pick::OpenScene | Pick::OpenImage | Pick::OpenBackground => dialog.pick_file(),
                     Pick::SaveScene => dialog.save_file(),
                 };
                 let answer = match picked {

@@ -56,6 +56,8 @@ pub struct SceneDraw {
     /// The flag image in use (`None`: the built-in flag), re-uploaded when the renderer is
     /// rebuilt.
     flag: Option<image::RgbaImage>,
+    /// The background image, for the same reason.
+    background: Option<image::RgbaImage>,
     /// This frame's rectangles of the image where there can be edges, for FXAA, and the world
     /// boxes they come from (kept between frames to reuse their memory).
     edges: Vec<PixelRect>,
@@ -184,6 +186,7 @@ impl SceneDraw {
             scaled: None,
             full: None,
             flag: None,
+            background: None,
             edges: Vec::new(),
             boxes: Vec::new(),
             stretched: None,
@@ -208,6 +211,9 @@ impl SceneDraw {
         if let Some(image) = &self.flag {
             renderer.set_flag_image(device, queue, image)?;
         }
+        if self.background.is_some() {
+            renderer.set_background(device, queue, self.background.as_ref())?;
+        }
         let (w, h) = (self.msaa.width, self.msaa.height);
         self.msaa = MsaaAttachments::new(device, &renderer.targets(), w, h, "frame");
         self.renderer = renderer;
@@ -226,6 +232,20 @@ impl SceneDraw {
     ) -> Result<(), FrameError> {
         self.renderer.set_flag_image(device, queue, &image)?;
         self.flag = Some(image);
+        Ok(())
+    }
+
+    /// Draws `image` behind everything instead of the sky from now on (`None`: the sky; kept
+    /// across [`SceneDraw::set_quality`]); on an error the current background stays.
+    pub fn set_background(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        image: Option<image::RgbaImage>,
+    ) -> Result<(), FrameError> {
+        self.renderer
+            .set_background(device, queue, image.as_ref())?;
+        self.background = image;
         Ok(())
     }
 

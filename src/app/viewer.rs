@@ -60,6 +60,8 @@ pub struct ViewerOptions {
     /// The flag's image, decoded and checked (`None`: the built-in flag); the scene is already
     /// fitted to it.
     pub flag_image: Option<image::RgbaImage>,
+    /// The scene's background image, decoded and checked (`None`: the sky).
+    pub background: Option<image::RgbaImage>,
     /// Press F12 when drawing this frame (tests: a screenshot through the key's code).
     pub press_f12_at_frame: Option<u64>,
     /// Press the *Capture* panel's record / stop button when drawing these frames (tests).
@@ -261,6 +263,9 @@ impl App {
         )?;
         if let Some(image) = &self.options.flag_image {
             scene.set_flag_image(&device, &queue, image.clone())?;
+        }
+        if let Some(image) = &self.options.background {
+            scene.set_background(&device, &queue, Some(image.clone()))?;
         }
         Ok(Gpu {
             adapter: format!("{} ({:?})", info.name, info.backend),

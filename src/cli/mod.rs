@@ -455,6 +455,14 @@ fn view(args: ViewArgs) -> Result<()> {
         }
         other => other?,
     };
+    let background = match background_image(&scene) {
+        Err(e) if restored => {
+            (persisted.warnings).push(format!("the last scene's {e}; the sky instead"));
+            scene.render.setting.background = None;
+            None
+        }
+        other => other?,
+    };
     if let Some(path) = &args.screenshot
         && !path
             .extension()
@@ -479,6 +487,7 @@ fn view(args: ViewArgs) -> Result<()> {
         compare: args.compare.map(|c| c.0).unwrap_or_default(),
         reference: args.reference,
         flag_image,
+        background,
         press_f12_at_frame: args.press_f12_at_frame,
         toggle_recording_at_frames: args.toggle_recording_at_frame,
         record_format: args.record_format,
@@ -619,6 +628,17 @@ pub fn flag_image(scene: &mut Scene, path: Option<&Path>) -> Result<Option<image
         .map_err(|e| CliError::BadInput(e.to_string()))?;
     scene.fit_to_image(image.width(), image.height());
     Ok(Some(image))
+}
+
+/// The scene's background image (`render.setting.background`), decoded and checked before
+/// anything is simulated; `None` when it has none.
+pub fn background_image(scene: &Scene) -> Result<Option<image::RgbaImage>> {
+    let Some(path) = &scene.render.setting.background else {
+        return Ok(None);
+    };
+    crate::render::flag_texture::load_background_image(path)
+        .map(Some)
+        .map_err(|e| CliError::BadInput(e.to_string()))
 }
 
 fn write_json(value: &impl Serialize, out: Option<&PathBuf>) -> Result<()> {

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::{CliError, RenderArgs, Result, failed, flag_image, load_scene};
+use super::{CliError, RenderArgs, Result, background_image, failed, flag_image, load_scene};
 use crate::render::camera::OrbitCamera;
 use crate::render::headless::HeadlessRenderer;
 use crate::render::view::{self, ViewSettings};
@@ -19,6 +19,7 @@ const FRAMING_SAMPLES: u32 = 32;
 pub(super) fn render(args: RenderArgs) -> Result<()> {
     let mut scene = load_scene(&args.scene, args.integrator)?;
     let flag_image = flag_image(&mut scene, args.flag_image.as_deref())?;
+    let background = background_image(&scene)?;
     if let Some(mode) = args.mode {
         scene.render.mode = mode;
         if mode == DisplayMode::Wrinkled {
@@ -79,6 +80,11 @@ pub(super) fn render(args: RenderArgs) -> Result<()> {
     let mut headless = HeadlessRenderer::new(w, h).map_err(failed)?;
     if let Some(image) = &flag_image {
         headless.set_flag_image(image).map_err(failed)?;
+    }
+    if background.is_some() {
+        headless
+            .set_background(background.as_ref())
+            .map_err(failed)?;
     }
     let mut shot = Shot {
         headless,

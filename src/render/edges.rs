@@ -119,9 +119,8 @@ pub fn world_boxes(frame: &FrameData<'_>, out: &mut Vec<WorldBox>) -> Option<()>
         out.push(cloth.bounds?);
     }
     if let Some(pole) = frame.scene.pole {
-        // The finial is a sphere of 1.6 radii on the top (`ScenePass::prepare`).
-        let reach = 1.6 * pole.radius;
-        out.push(padded(bounding_box([pole.base, pole.top])?, reach));
+        // With whichever finial it has (`ScenePass::prepare`).
+        out.push(bounding_box(pole.reach())?);
     }
     for s in frame.scene.spheres.iter().filter(|s| s.radius > 0.0) {
         out.push(padded([s.center, s.center], s.radius));
@@ -381,8 +380,8 @@ mod tests {
         let near =
             |a: WorldBox, b: WorldBox| a[0].abs_diff_eq(b[0], 1e-6) && a[1].abs_diff_eq(b[1], 1e-6);
         let expected = [
-            // The pole, grown by its finial's 1.6 radii.
-            [Vec3::new(-0.16, -0.16, -0.16), Vec3::new(0.16, 3.16, 0.16)],
+            // The pole, reaching a spear's 6 radii past its top, grown by a ball's 1.6 radii.
+            [Vec3::new(-0.16, -0.16, -0.16), Vec3::new(0.16, 3.76, 0.16)],
             [Vec3::new(0.5, 1.5, 2.5), Vec3::new(1.5, 2.5, 3.5)],
             [Vec3::new(0.0, -1.0, -1.0), Vec3::new(2.0, 1.0, 0.5)],
         ];

@@ -12,9 +12,14 @@ pub enum RenderError {
         #[source]
         source: image::ImageError,
     },
-    /// A flag image file that cannot be used; the message names the file and what is wrong.
-    #[error("flag image {path}: {reason}")]
-    FlagImage { path: String, reason: String },
+    /// An image file (the flag's, the background's: `what`) that cannot be used; the message
+    /// names the file and what is wrong.
+    #[error("{what} {path}: {reason}")]
+    ImageFile {
+        what: &'static str,
+        path: String,
+        reason: String,
+    },
     /// The render resolution is below 2 nodes on an axis, or its node count overflows.
     #[error("render resolution {0:?} is invalid: need at least 2 × 2 render nodes")]
     Resolution([u32; 2]),

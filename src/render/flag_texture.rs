@@ -42,10 +42,21 @@ pub const MAX_DECODE_SIDE: u32 = 20_000;
 
 /// Reads a PNG, JPEG or WebP file (the format from its content, not its name) as an sRGB RGBA
 /// image no larger than [`MAX_FLAG_SIDE`] a side. Every failure is one
-/// [`RenderError::FlagImage`] naming the file: missing or unreadable, not an image, another
+/// [`RenderError::ImageFile`] naming the file: missing or unreadable, not an image, another
 /// format, 0 × 0, or beyond [`MAX_DECODE_SIDE`].
 pub fn load_flag_image(path: &std::path::Path) -> Result<RgbaImage, RenderError> {
-    let fail = |reason: String| RenderError::FlagImage {
+    load_image(path, "flag image")
+}
+
+/// [`load_flag_image`] for the background (`render.setting.background`): the same formats and
+/// limits, the message naming it a background image.
+pub fn load_background_image(path: &std::path::Path) -> Result<RgbaImage, RenderError> {
+    load_image(path, "background image")
+}
+
+fn load_image(path: &std::path::Path, what: &'static str) -> Result<RgbaImage, RenderError> {
+    let fail = |reason: String| RenderError::ImageFile {
+        what,
         path: path.display().to_string(),
         reason,
     };

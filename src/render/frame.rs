@@ -13,7 +13,7 @@ use super::globals::{CameraMatrices, Light};
 use super::gpu::GpuError;
 use super::lines_pass::LineVertex;
 use super::renderer::FrameData;
-use super::scene_pass::{SceneFrame, Sphere};
+use super::scene_pass::{SceneFrame, SceneStyle, Sphere};
 use super::upsample_pass::UpsamplePass;
 use super::view::{self, ViewSettings};
 use crate::sim::snapshot::Snapshot;
@@ -115,6 +115,7 @@ impl ClothScene {
         camera: &OrbitCamera,
         aspect: f32,
     ) -> FrameData<'a> {
+        let setting = &view_settings.render.setting;
         let cloth = match (
             self.has_surface,
             self.upsample.render_positions_buffer(),
@@ -161,8 +162,8 @@ impl ClothScene {
             scene: SceneFrame {
                 pole: view::pole(snap),
                 spheres: &self.spheres,
-                ground_height: Some(view::ground_height(&snap.params)),
-                ..SceneFrame::default()
+                ground_height: setting.ground.then(|| view::ground_height(&snap.params)),
+                style: SceneStyle::from_setting(setting),
             },
             visible: None,
             viewport: None,

@@ -41,6 +41,13 @@ impl HeadlessRenderer {
             .set_flag_image(&self.ctx.device, &self.ctx.queue, image)
     }
 
+    /// Draws `image` behind everything instead of the sky (`None`: the sky); on an error the
+    /// current background stays.
+    pub fn set_background(&mut self, image: Option<&RgbaImage>) -> Result<(), RenderError> {
+        self.renderer
+            .set_background(&self.ctx.device, &self.ctx.queue, image)
+    }
+
     /// One image of `snap` as `view` asks, seen by `camera`.
     pub fn render(
         &mut self,

@@ -100,7 +100,7 @@ impl Renderer {
         let globals = GlobalsBinding::new(device, "globals");
         Ok(Self {
             targets,
-            scene: ScenePass::new(device, &globals.layout, &targets),
+            scene: ScenePass::new(device, queue, &globals.layout, &targets),
             cloth: ClothPass::new(
                 device,
                 queue,
@@ -124,6 +124,17 @@ impl Renderer {
         image: &image::RgbaImage,
     ) -> Result<(), RenderError> {
         self.cloth.set_texture(device, queue, image)
+    }
+
+    /// Draws `image` behind everything instead of the sky from now on (`None`: the sky again;
+    /// [`ScenePass::set_background`]); on an error the current background stays.
+    pub fn set_background(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        image: Option<&image::RgbaImage>,
+    ) -> Result<(), RenderError> {
+        self.scene.set_background(device, queue, image)
     }
 
     /// The formats the attachments handed to [`Renderer::render`] must have.
@@ -161,7 +172,7 @@ impl Renderer {
         // The sky and the ground from the backdrop, when this frame's are the last one's.
         let key = BackdropKey::of(
             frame,
-            uniforms,
+            (uniforms, &self.scene),
             scissor,
             color_view,
             resolve_target,
@@ -295,6 +306,8 @@ fn set_view(
 struct BackdropKey {
     globals: GlobalUniforms,
     scene: SceneUniforms,
+    /// [`ScenePass::background_generation`].
+    background: u64,
     ground: bool,
     viewport: Option<PixelRect>,
     scissor: Option<PixelRect>,
@@ -307,8 +320,9 @@ impl PartialEq for BackdropKey {
     fn eq(&self, other: &Self) -> bool {
         bytemuck::bytes_of(&self.globals) == bytemuck::bytes_of(&other.globals)
             && bytemuck::bytes_of(&self.scene) == bytemuck::bytes_of(&other.scene)
-            && (self.ground, self.viewport, self.scissor, self.size)
-                == (other.ground, other.viewport, other.scissor, other.size)
+            && (self.background, self.ground, self.viewport)
+                == (other.background, other.ground, other.viewport)
+            && (self.scissor, self.size) == (other.scissor, other.size)
             && (self.color, self.depth) == (other.color, other.depth)
     }
 }
@@ -319,7 +333,7 @@ impl BackdropKey {
     /// be copied into.
     fn of(
         frame: &FrameData<'_>,
-        globals: GlobalUniforms,
+        (globals, scene): (GlobalUniforms, &ScenePass),
         scissor: Option<PixelRect>,
         color: &wgpu::TextureView,
         resolve_target: Option<&wgpu::TextureView>,
@@ -336,7 +350,8 @@ impl BackdropKey {
             && (color.width(), color.height()) == (depth.width(), depth.height());
         usable.then(|| Self {
             globals,
-            scene: SceneUniforms::new(&frame.scene),
+            scene: scene.uniforms_of(&frame.scene),
+            background: scene.background_generation(),
             ground: frame.scene.ground_height.is_some(),
             viewport: frame.viewport,
             scissor,

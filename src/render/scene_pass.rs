@@ -1,23 +1,28 @@
 //! The scene pass: what surrounds the cloth (`shaders/scene.wgsl`).
 //!
-//! - a sky gradient (one full-screen triangle, drawn first, no depth write),
+//! - a sky gradient (one full-screen triangle, drawn last where nothing else is, no depth
+//!   write), or a background image in its place, scaled to cover the view,
 //! - an optional ground plane: a large checkered square that follows the eye and fades into the
 //!   horizon colour, so it never shows an edge or aliases,
-//! - lit meshes, instanced from two unit shapes made once: a capped cylinder (the flag pole) and a
-//!   sphere (sphere colliders and the pole's finial).
+//! - lit meshes, instanced from three unit shapes made once: a capped cylinder (the flag pole), a
+//!   sphere (sphere colliders and the ball finial) and a cone (the spear finial).
 //!
 //! Per frame only the uniform block and the instance buffer are written; the instance buffer
 //! grows to the next power of two when needed.
 
-use std::f32::consts::{PI, TAU};
+use std::f32::consts::{FRAC_1_SQRT_2, PI, TAU};
 
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat3, Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 use wgpu::util::DeviceExt;
 
+use super::error::RenderError;
+use super::flag_texture::{self, GpuTexture};
+use super::fullscreen;
 use super::globals::{UniformBinding, srgb_to_linear, with_globals};
 use super::targets::TargetFormats;
+use crate::setting::{Finial, Setting};
 
 pub use super::shaders::SCENE_WGSL;
 
@@ -35,6 +40,48 @@ pub struct Pole {
     pub top: Vec3,
     /// Radius (m), > 0.
     pub radius: f32,
+}
+
+/// The ball finial's radius, in pole radii.
+pub const BALL_RADII: f32 = 1.6;
+/// The spear finial: a cone this many pole radii tall, on a base this many pole radii wide.
+pub const SPEAR_RADII: [f32; 2] = [6.0, 1.3];
+
+impl Pole {
+    /// Where `finial`'s unit mesh goes on top of the pole: the unit sphere ([`unit_sphere`])
+    /// scaled to [`BALL_RADII`] on the top, or the unit cone ([`unit_cone`]) standing on it
+    /// along the pole's axis; `None` for no finial.
+    pub fn finial_model(&self, finial: Finial) -> Option<Mat4> {
+        let along = (self.top - self.base).normalize_or(Vec3::Y);
+        match finial {
+            Finial::Ball => Some(Mat4::from_scale_rotation_translation(
+                Vec3::splat(BALL_RADII * self.radius),
+                Quat::IDENTITY,
+                self.top,
+            )),
+            Finial::Spear => {
+                let [tall, wide] = SPEAR_RADII.map(|r| r * self.radius);
+                Some(Mat4::from_scale_rotation_translation(
+                    Vec3::new(wide, tall, wide),
+                    Quat::from_rotation_arc(Vec3::Y, along),
+                    self.top,
+                ))
+            }
+            Finial::None => None,
+        }
+    }
+
+    /// A box around the pole with any finial: its axis reaching [`SPEAR_RADII`]`[0]` radii past
+    /// the top, grown by [`BALL_RADII`] radii on every side.
+    pub fn reach(&self) -> [Vec3; 2] {
+        let along = (self.top - self.base).normalize_or(Vec3::Y);
+        let tip = self.top + along * (SPEAR_RADII[0] * self.radius);
+        let grow = Vec3::splat(BALL_RADII.max(SPEAR_RADII[1]) * self.radius);
+        [
+            self.base.min(tip).min(self.top) - grow,
+            self.base.max(tip).max(self.top) + grow,
+        ]
+    }
 }
 
 /// A sphere collider as drawn (m).
@@ -59,21 +106,32 @@ pub struct SceneStyle {
     /// Distance at which the ground has faded into the horizon (m). Default 40.
     pub fog_distance: f32,
     pub pole_color: [f32; 3],
+    pub finial: Finial,
     pub finial_color: [f32; 3],
     pub sphere_color: [f32; 3],
 }
 
 impl Default for SceneStyle {
     fn default() -> Self {
+        Self::from_setting(&Setting::default())
+    }
+}
+
+impl SceneStyle {
+    /// The surroundings a scene's [`Setting`] asks for (whether the ground is drawn and the
+    /// background image are the frame's and the pass's: [`SceneFrame::ground_height`],
+    /// [`ScenePass::set_background`]).
+    pub fn from_setting(setting: &Setting) -> Self {
         Self {
-            sky_zenith: [0.36, 0.56, 0.84],
-            sky_horizon: [0.80, 0.87, 0.93],
+            sky_zenith: setting.sky.zenith.0,
+            sky_horizon: setting.sky.horizon.0,
             ground_colors: [[0.55, 0.60, 0.50], [0.50, 0.55, 0.46]],
             checker_size: 0.5,
             ground_half_size: 60.0,
             fog_distance: 40.0,
-            pole_color: [0.78, 0.78, 0.80],
-            finial_color: [0.90, 0.72, 0.30],
+            pole_color: setting.pole_color.0,
+            finial: setting.finial,
+            finial_color: setting.finial_color.0,
             sphere_color: [0.82, 0.40, 0.30],
         }
     }
@@ -90,7 +148,7 @@ pub struct SceneFrame<'a> {
 }
 
 /// GPU mirror of `struct SceneUniforms` in `shaders/scene.wgsl`.
-/// Keep in sync with shaders/scene.wgsl (field order, size 80 bytes).
+/// Keep in sync with shaders/scene.wgsl (field order, size 96 bytes).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
 pub struct SceneUniforms {
@@ -102,9 +160,12 @@ pub struct SceneUniforms {
     pub ground_half_size: f32,
     pub checker_size: f32,
     pub fog_distance: f32,
+    /// x: 1 draws the background image instead of the sky (set by the pass, which holds the
+    /// image: [`ScenePass::set_background`]); y, z, w unused.
+    pub background: [f32; 4],
 }
 
-const _: () = assert!(std::mem::size_of::<SceneUniforms>() == 80);
+const _: () = assert!(std::mem::size_of::<SceneUniforms>() == 96);
 
 fn linear4(c: [f32; 3], w: f32) -> [f32; 4] {
     [
@@ -127,6 +188,7 @@ impl SceneUniforms {
             ground_half_size: s.ground_half_size.max(0.0),
             checker_size: s.checker_size.max(1e-3),
             fog_distance: s.fog_distance.max(1e-3),
+            background: [0.0; 4],
         }
     }
 }
@@ -208,6 +270,52 @@ pub fn unit_cylinder(segments: u32) -> (Vec<MeshVertex>, Vec<u32>) {
     (vertices, indices)
 }
 
+/// Unit cone: base radius 1 at y = 0 (capped), apex at y = 1, `segments` around. The side's
+/// normals are those of the smooth cone (apex vertices one per segment, so each face's top
+/// takes its own direction).
+pub fn unit_cone(segments: u32) -> (Vec<MeshVertex>, Vec<u32>) {
+    let n = segments.max(3);
+    let mut vertices = Vec::new();
+    let mut indices = Vec::new();
+    // Height 1 over radius 1: the side's normal is (cos, 1, sin) / √2.
+    let normal = |a: f32| {
+        let (s, c) = a.sin_cos();
+        [c * FRAC_1_SQRT_2, FRAC_1_SQRT_2, s * FRAC_1_SQRT_2]
+    };
+    for k in 0..=n {
+        let a = TAU * k as f32 / n as f32;
+        let (s, c) = a.sin_cos();
+        vertices.push(MeshVertex {
+            position: [c, 0.0, s],
+            normal: normal(a),
+        });
+        vertices.push(MeshVertex {
+            position: [0.0, 1.0, 0.0],
+            normal: normal(a + 0.5 * TAU / n as f32),
+        });
+    }
+    for k in 0..n {
+        let (b0, apex, b1) = (2 * k, 2 * k + 1, 2 * k + 2);
+        indices.extend_from_slice(&[b0, apex, b1]);
+    }
+    let centre = vertices.len() as u32;
+    vertices.push(MeshVertex {
+        position: [0.0, 0.0, 0.0],
+        normal: [0.0, -1.0, 0.0],
+    });
+    for k in 0..=n {
+        let (s, c) = (TAU * k as f32 / n as f32).sin_cos();
+        vertices.push(MeshVertex {
+            position: [c, 0.0, s],
+            normal: [0.0, -1.0, 0.0],
+        });
+    }
+    for k in 0..n {
+        indices.extend_from_slice(&[centre, centre + 2 + k, centre + 1 + k]);
+    }
+    (vertices, indices)
+}
+
 /// Unit UV sphere: radius 1 at the origin, `rings` from pole to pole, `segments` around.
 pub fn unit_sphere(segments: u32, rings: u32) -> (Vec<MeshVertex>, Vec<u32>) {
     let (n, m) = (segments.max(3), rings.max(2));
@@ -253,12 +361,78 @@ pub struct ScenePass {
     mesh_indices: wgpu::Buffer,
     cylinder: MeshRange,
     sphere: MeshRange,
+    cone: MeshRange,
     instances: wgpu::Buffer,
     instance_capacity: usize,
-    /// Instances to draw this frame: the cylinders first, then the spheres.
+    /// Instances to draw this frame: the cylinders first, then the spheres, then the cones.
     cylinder_count: u32,
     sphere_count: u32,
+    cone_count: u32,
     draw_ground: bool,
+    background: Background,
+}
+
+/// The background image (group 2 of the scene's shaders) and what tells it apart.
+#[derive(Debug)]
+struct Background {
+    layout: wgpu::BindGroupLayout,
+    sampler: wgpu::Sampler,
+    bind_group: wgpu::BindGroup,
+    /// Whether an image is set (the bind group otherwise holds a 1 × 1 placeholder).
+    shown: bool,
+    /// A new number for every image set or removed: frames drawn over another image differ.
+    generation: u64,
+}
+
+impl Background {
+    fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("background bind group layout"),
+            entries: &fullscreen::sampled_texture_entries(0, 1),
+        });
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("background sampler"),
+            address_mode_u: wgpu::AddressMode::ClampToEdge,
+            address_mode_v: wgpu::AddressMode::ClampToEdge,
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            mipmap_filter: wgpu::MipmapFilterMode::Linear,
+            ..Default::default()
+        });
+        let placeholder = image::RgbaImage::from_pixel(1, 1, image::Rgba([0, 0, 0, 255]));
+        let texture = flag_texture::upload_rgba(device, queue, &placeholder, "no background")
+            .expect("a 1 × 1 texture fits every device");
+        let bind_group = Self::bind_group(device, &layout, &sampler, &texture);
+        Self {
+            layout,
+            sampler,
+            bind_group,
+            shown: false,
+            generation: 0,
+        }
+    }
+
+    fn bind_group(
+        device: &wgpu::Device,
+        layout: &wgpu::BindGroupLayout,
+        sampler: &wgpu::Sampler,
+        texture: &GpuTexture,
+    ) -> wgpu::BindGroup {
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("background bind group"),
+            layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(&texture.view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::Sampler(sampler),
+                },
+            ],
+        })
+    }
 }
 
 impl ScenePass {
@@ -266,13 +440,19 @@ impl ScenePass {
 
     pub fn new(
         device: &wgpu::Device,
+        queue: &wgpu::Queue,
         globals_layout: &wgpu::BindGroupLayout,
         targets: &TargetFormats,
     ) -> Self {
         let uniforms = UniformBinding::<SceneUniforms>::new(device, "scene");
+        let background = Background::new(device, queue);
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("scene pipeline layout"),
-            bind_group_layouts: &[Some(globals_layout), Some(&uniforms.layout)],
+            bind_group_layouts: &[
+                Some(globals_layout),
+                Some(&uniforms.layout),
+                Some(&background.layout),
+            ],
             immediate_size: 0,
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -359,6 +539,14 @@ impl ScenePass {
         };
         vertices.extend(sphere_vertices);
         indices.extend(sphere_indices);
+        let (cone_vertices, cone_indices) = unit_cone(32);
+        let cone = MeshRange {
+            base_vertex: vertices.len() as i32,
+            first_index: indices.len() as u32,
+            index_count: cone_indices.len() as u32,
+        };
+        vertices.extend(cone_vertices);
+        indices.extend(cone_indices);
         let mesh_vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("scene mesh vertex buffer"),
             contents: bytemuck::cast_slice(&vertices),
@@ -378,12 +566,42 @@ impl ScenePass {
             mesh_indices,
             cylinder,
             sphere,
+            cone,
             instances: Self::instance_buffer(device, Self::INITIAL_INSTANCES),
             instance_capacity: Self::INITIAL_INSTANCES,
             cylinder_count: 0,
             sphere_count: 0,
+            cone_count: 0,
             draw_ground: false,
+            background,
         }
+    }
+
+    /// Draws `image` (sRGB RGBA, at most [`flag_texture::MAX_FLAG_SIDE`] a side is plenty)
+    /// behind everything instead of the sky from now on, scaled to cover the view; `None`
+    /// brings the sky back. On an error the current background stays.
+    pub fn set_background(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        image: Option<&image::RgbaImage>,
+    ) -> Result<(), RenderError> {
+        let b = &mut self.background;
+        if let Some(image) = image {
+            let texture = flag_texture::upload_rgba(device, queue, image, "background")?;
+            b.bind_group = Background::bind_group(device, &b.layout, &b.sampler, &texture);
+            b.shown = true;
+        } else {
+            b.bind_group = Background::new(device, queue).bind_group;
+            b.shown = false;
+        }
+        b.generation += 1;
+        Ok(())
+    }
+
+    /// A number that changes whenever the background image does (for caches of the sky).
+    pub fn background_generation(&self) -> u64 {
+        self.background.generation
     }
 
     fn instance_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
@@ -397,12 +615,13 @@ impl ScenePass {
 
     /// Uploads the uniforms and the pole/sphere instances of `frame`.
     pub fn prepare(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, frame: &SceneFrame<'_>) {
-        self.uniforms.upload(queue, &SceneUniforms::new(frame));
+        self.uniforms.upload(queue, &self.uniforms_of(frame));
         self.draw_ground = frame.ground_height.is_some();
 
         let style = &frame.style;
         let mut cylinders = Vec::new();
         let mut spheres = Vec::new();
+        let mut cones = Vec::new();
         if let Some(pole) = frame.pole {
             let axis = pole.top - pole.base;
             let length = axis.length();
@@ -414,12 +633,14 @@ impl ScenePass {
                     pole.base,
                 );
                 cylinders.push(MeshInstance::new(model, linear4(style.pole_color, 0.5)));
-                let finial = Mat4::from_scale_rotation_translation(
-                    Vec3::splat(1.6 * pole.radius),
-                    Quat::IDENTITY,
-                    pole.top,
-                );
-                spheres.push(MeshInstance::new(finial, linear4(style.finial_color, 0.6)));
+                let color = linear4(style.finial_color, 0.6);
+                if let Some(model) = pole.finial_model(style.finial) {
+                    match style.finial {
+                        Finial::Ball => spheres.push(MeshInstance::new(model, color)),
+                        Finial::Spear => cones.push(MeshInstance::new(model, color)),
+                        Finial::None => {}
+                    }
+                }
             }
         }
         for s in frame.spheres.iter().filter(|s| s.radius > 0.0) {
@@ -432,7 +653,9 @@ impl ScenePass {
         }
         self.cylinder_count = cylinders.len() as u32;
         self.sphere_count = spheres.len() as u32;
+        self.cone_count = cones.len() as u32;
         cylinders.extend(spheres);
+        cylinders.extend(cones);
         if cylinders.len() > self.instance_capacity {
             self.instance_capacity = cylinders.len().next_power_of_two();
             self.instances = Self::instance_buffer(device, self.instance_capacity);
@@ -447,8 +670,7 @@ impl ScenePass {
     /// cover are never shaded twice (on a software rasteriser the ground's checkers and the
     /// sky's glow cost per pixel).
     pub fn draw_background(&self, pass: &mut wgpu::RenderPass<'_>, globals: &wgpu::BindGroup) {
-        pass.set_bind_group(0, globals, &[]);
-        pass.set_bind_group(1, &self.uniforms.bind_group, &[]);
+        self.set_bind_groups(pass, globals);
         if self.draw_ground {
             pass.set_pipeline(&self.ground_pipeline);
             pass.draw(0..6, 0..1);
@@ -459,9 +681,8 @@ impl ScenePass {
 
     /// Records the pole and the spheres (depth tested and written).
     pub fn draw_objects(&self, pass: &mut wgpu::RenderPass<'_>, globals: &wgpu::BindGroup) {
-        pass.set_bind_group(0, globals, &[]);
-        pass.set_bind_group(1, &self.uniforms.bind_group, &[]);
-        if self.cylinder_count + self.sphere_count == 0 {
+        self.set_bind_groups(pass, globals);
+        if self.cylinder_count + self.sphere_count + self.cone_count == 0 {
             return;
         }
         pass.set_pipeline(&self.mesh_pipeline);
@@ -479,11 +700,23 @@ impl ScenePass {
                 }
             };
         draw(pass, self.cylinder, 0..self.cylinder_count);
-        draw(
-            pass,
-            self.sphere,
-            self.cylinder_count..self.cylinder_count + self.sphere_count,
-        );
+        let spheres = self.cylinder_count + self.sphere_count;
+        draw(pass, self.sphere, self.cylinder_count..spheres);
+        draw(pass, self.cone, spheres..spheres + self.cone_count);
+    }
+
+    /// The uniforms of `frame` with this pass's background.
+    pub fn uniforms_of(&self, frame: &SceneFrame<'_>) -> SceneUniforms {
+        SceneUniforms {
+            background: [f32::from(u8::from(self.background.shown)), 0.0, 0.0, 0.0],
+            ..SceneUniforms::new(frame)
+        }
+    }
+
+    fn set_bind_groups(&self, pass: &mut wgpu::RenderPass<'_>, globals: &wgpu::BindGroup) {
+        pass.set_bind_group(0, globals, &[]);
+        pass.set_bind_group(1, &self.uniforms.bind_group, &[]);
+        pass.set_bind_group(2, &self.background.bind_group, &[]);
     }
 }
 
@@ -493,9 +726,78 @@ mod tests {
 
     #[test]
     fn unit_meshes_index_only_their_own_vertices() {
-        for (v, i) in [unit_cylinder(12), unit_sphere(12, 6)] {
+        for (v, i) in [unit_cylinder(12), unit_sphere(12, 6), unit_cone(12)] {
             assert_eq!(i.len() % 3, 0);
             assert!(i.iter().all(|&k| (k as usize) < v.len()));
+        }
+    }
+
+    #[test]
+    fn every_finial_stays_inside_the_poles_reach() {
+        let poles = [
+            Pole {
+                base: Vec3::ZERO,
+                top: Vec3::new(0.0, 2.4, 0.0),
+                radius: 0.03,
+            },
+            // Tilted (a pole waved in a figure 8, or a scene's own).
+            Pole {
+                base: Vec3::new(1.0, 0.0, -0.5),
+                top: Vec3::new(1.8, 1.5, 0.2),
+                radius: 0.05,
+            },
+        ];
+        for pole in poles {
+            let [lo, hi] = pole.reach();
+            let inside = |p: Vec3| p.cmpge(lo - 1e-5).all() && p.cmple(hi + 1e-5).all();
+            for (finial, (vertices, _)) in [
+                (Finial::Ball, unit_sphere(24, 12)),
+                (Finial::Spear, unit_cone(24)),
+            ] {
+                let model = pole.finial_model(finial).unwrap();
+                let points: Vec<Vec3> = vertices
+                    .iter()
+                    .map(|v| model.transform_point3(Vec3::from(v.position)))
+                    .collect();
+                assert!(
+                    points.iter().all(|&p| inside(p)),
+                    "{finial:?} leaves {pole:?}"
+                );
+                // The ball is centred on the top; the spear stands on it, its tip along the
+                // axis 6 radii up.
+                let along = (pole.top - pole.base).normalize();
+                let tip = points
+                    .iter()
+                    .map(|p| (*p - pole.top).dot(along))
+                    .fold(f32::MIN, f32::max);
+                let expected = match finial {
+                    Finial::Ball => BALL_RADII * pole.radius,
+                    _ => SPEAR_RADII[0] * pole.radius,
+                };
+                assert!(
+                    (tip - expected).abs() < 1e-3 * pole.radius.max(1.0),
+                    "{finial:?}: {tip}"
+                );
+            }
+            assert_eq!(pole.finial_model(Finial::None), None);
+        }
+    }
+
+    #[test]
+    fn the_cones_side_faces_outward_and_its_base_down() {
+        let (v, i) = unit_cone(16);
+        for t in i.chunks(3) {
+            let [a, b, c] = [t[0], t[1], t[2]].map(|k| Vec3::from(v[k as usize].position));
+            let centre = (a + b + c) / 3.0;
+            let normal = Vec3::from(v[t[0] as usize].normal);
+            // A side's normal points away from the axis and up the slope; the base's down.
+            let outward = if centre.y.abs() < 1e-6 {
+                Vec3::NEG_Y
+            } else {
+                Vec3::new(centre.x, 0.0, centre.z).normalize() + Vec3::Y
+            };
+            assert!(normal.dot(outward) > 0.5, "{normal:?} at {centre:?}");
+            assert!((normal.length() - 1.0).abs() < 1e-5);
         }
     }
 

@@ -256,7 +256,8 @@ impl Scene {
         }
     }
 
-    /// Loads a scene file; a relative `render.texture` becomes relative to the file's folder.
+    /// Loads a scene file; a relative `render.texture` or `render.setting.background` becomes
+    /// relative to the file's folder.
     pub fn from_file(path: &Path) -> Result<Self, SceneError> {
         let source_name = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|error| SceneError::Read {
@@ -264,10 +265,13 @@ impl Scene {
             error,
         })?;
         let mut scene = Self::from_json(&text, &source_name)?;
-        if let (Some(texture), Some(folder)) = (scene.render.texture.as_mut(), path.parent())
-            && texture.is_relative()
-        {
-            *texture = folder.join(&*texture);
+        let render = &mut scene.render;
+        for file in [render.texture.as_mut(), render.setting.background.as_mut()] {
+            if let (Some(file), Some(folder)) = (file, path.parent())
+                && file.is_relative()
+            {
+                *file = folder.join(&*file);
+            }
         }
         Ok(scene)
     }

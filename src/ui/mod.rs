@@ -13,6 +13,7 @@ mod overlays;
 pub mod plots;
 pub mod recent;
 pub mod scene_files;
+mod setting;
 mod simulation;
 mod stats;
 pub mod widgets;
@@ -67,6 +68,9 @@ pub enum UiAction {
     /// Draw the flag with this image (decoded and checked, at most
     /// [`crate::render::flag_texture::MAX_FLAG_SIDE`] a side) from now on.
     FlagImage(Box<image::RgbaImage>),
+    /// Draw this image (decoded and checked) behind everything instead of the sky from now
+    /// on; `None`: the sky.
+    Background(Option<Box<image::RgbaImage>>),
 }
 
 /// Frame timing the application measures, shown in the Stats panel.
@@ -192,6 +196,8 @@ pub struct UiState {
     pub scene_path: String,
     /// Path typed in the flag image field.
     pub image_path: String,
+    /// Path typed in the *Setting* panel's background field.
+    pub background_path: String,
     /// The scenes and images last opened or saved (kept in the settings file).
     pub recent: recent::RecentFiles,
     /// Where the settings are kept (`None`: not kept, `--no-persist`), for the panel.
@@ -225,6 +231,13 @@ impl UiState {
             .as_ref()
             .map(|p| p.display().to_string())
             .unwrap_or_default();
+        let background_path = scene
+            .render
+            .setting
+            .background
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
         Self {
             params: scene.params.clone(),
             view: ViewSettings {
@@ -245,6 +258,7 @@ impl UiState {
             recording: None,
             scene_path: "scene.json".into(),
             image_path,
+            background_path,
             recent: recent::RecentFiles::default(),
             settings_file: None,
             notices: notices::Notices::default(),
@@ -333,6 +347,9 @@ pub fn controls(
         egui::CollapsingHeader::new("Detail")
             .default_open(false)
             .show(ui, |ui| detail::detail_ui(ui, state, frame, &mut actions));
+        egui::CollapsingHeader::new("Setting")
+            .default_open(false)
+            .show(ui, |ui| setting::setting_ui(ui, state, &mut actions));
         egui::CollapsingHeader::new("Overlays")
             .default_open(true)
             .show(ui, |ui| {

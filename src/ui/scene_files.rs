@@ -26,6 +26,19 @@ fn scene_image(scene: &Scene) -> Result<image::RgbaImage, String> {
     .map_err(|e| e.to_string())
 }
 
+/// The background image `scene` asks for (its `render.setting.background`), decoded and
+/// checked; `None` for the sky. The message names the file.
+fn scene_background(scene: &Scene) -> Result<Option<image::RgbaImage>, String> {
+    scene
+        .render
+        .setting
+        .background
+        .as_deref()
+        .map(flag_texture::load_background_image)
+        .transpose()
+        .map_err(|e| e.to_string())
+}
+
 /// What a native file dialog is asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pick {
@@ -35,6 +48,8 @@ pub enum Pick {
     SaveScene,
     /// An image for the flag.
     OpenImage,
+    /// An image for the background (*Setting*).
+    OpenBackground,
 }
 
 /// Loads `scene` (a preset, a file, a dropped file) with its flag image, the cloth fitted to
@@ -46,9 +61,9 @@ pub fn load_scene(
     scene: Scene,
     what: &str,
 ) -> bool {
-    let image = match scene_image(&scene) {
-        Ok(image) => image,
-        Err(e) => {
+    let (image, background) = match (scene_image(&scene), scene_background(&scene)) {
+        (Ok(image), Ok(background)) => (image, background),
+        (Err(e), _) | (_, Err(e)) => {
             state.notices.error(format!("{what} not loaded: {e}"));
             return false;
         }
@@ -59,10 +74,14 @@ pub fn load_scene(
     }
     state.notices.info(format!("loaded {what}"));
     state.view.render = scene.render.clone();
+    state.background_path = (scene.render.setting.background.as_ref())
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
     state.scene = scene.clone();
     actions.push(UiAction::Sim(Command::LoadScene(Box::new(scene))));
     actions.push(UiAction::ResetCamera);
     actions.push(UiAction::FlagImage(Box::new(image)));
+    actions.push(UiAction::Background(background.map(Box::new)));
     true
 }
 
@@ -144,6 +163,33 @@ pub fn set_flag_image(state: &mut UiState, actions: &mut Vec<UiAction>, path: Op
         state.recent.add(FileKind::Image, path);
     }
     actions.push(UiAction::FlagImage(Box::new(image)));
+}
+
+/// Draws the image at `path` behind the flag instead of the sky (`None`: the sky again). The
+/// path goes into the scene's `render.setting.background`, so *save* keeps it. A file that
+/// cannot be used leaves a message and changes nothing.
+pub fn set_background(state: &mut UiState, actions: &mut Vec<UiAction>, path: Option<&Path>) {
+    let image = match path.map(flag_texture::load_background_image).transpose() {
+        Ok(image) => image,
+        Err(e) => {
+            state.notices.error(e.to_string());
+            return;
+        }
+    };
+    state.notices.info(match (path, &image) {
+        (Some(p), Some(image)) => format!(
+            "background {} ({} × {} pixels)",
+            p.display(),
+            image.width(),
+            image.height()
+        ),
+        _ => "the sky again, no background image".into(),
+    });
+    state.view.render.setting.background = path.map(Path::to_path_buf);
+    if let Some(path) = path {
+        state.background_path = path.display().to_string();
+    }
+    actions.push(UiAction::Background(image.map(Box::new)));
 }
 
 /// A file dropped on the window: a `.json` scene is loaded, anything else is tried as the

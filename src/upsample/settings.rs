@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::setting::Setting;
 use crate::sim::error::SimError;
 use crate::sim::params::spec;
 
@@ -61,6 +62,10 @@ pub struct RenderSettings {
     /// because the scene's `"render"` section is this struct.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub texture: Option<std::path::PathBuf>,
+    /// What surrounds the flag: sky, background image, ground, pole colour and finial. Not used
+    /// by the upsampler either; left out of a saved scene while it is the default.
+    #[serde(skip_serializing_if = "Setting::is_default")]
+    pub setting: Setting,
 }
 
 impl Default for RenderSettings {
@@ -74,6 +79,7 @@ impl Default for RenderSettings {
             symmetric: spec::SYMMETRIC.default,
             c1_seam: spec::C1_SEAM.default,
             texture: None,
+            setting: Setting::default(),
         }
     }
 }

@@ -51,6 +51,15 @@ impl App {
                 // Before the window exists: drawn from its first frame.
                 None => self.options.flag_image = Some(*image),
             },
+            UiAction::Background(image) => match self.gpu.as_mut() {
+                Some(gpu) => {
+                    let image = image.map(|i| *i);
+                    if let Err(e) = gpu.scene.set_background(&gpu.device, &gpu.queue, image) {
+                        self.ui.notices.error(format!("background image: {e}"));
+                    }
+                }
+                None => self.options.background = image.map(|i| *i),
+            },
             UiAction::FileDialog(pick) => self.open_dialog(pick),
             UiAction::ResetSettings => self.reset_settings(),
             UiAction::FindStableDt { scene, integrators } => {

@@ -61,6 +61,7 @@ impl App {
         let current = match pick {
             Pick::OpenScene | Pick::SaveScene => self.ui.scene_path.clone(),
             Pick::OpenImage => self.ui.image_path.clone(),
+            Pick::OpenBackground => self.ui.background_path.clone(),
         };
         if let Err(e) = self.dialogs.start(pick, &gpu.window, &current) {
             self.ui.notices.error(e);
@@ -84,6 +85,9 @@ impl App {
             Pick::OpenScene => scene_files::open_scene_file(&mut self.ui, &mut actions, &path),
             Pick::SaveScene => scene_files::save_scene(&mut self.ui, &path),
             Pick::OpenImage => scene_files::set_flag_image(&mut self.ui, &mut actions, Some(&path)),
+            Pick::OpenBackground => {
+                scene_files::set_background(&mut self.ui, &mut actions, Some(&path));
+            }
         }
         for a in actions {
             self.apply(a);

@@ -78,6 +78,8 @@ pub struct Choice {
 pub struct Group {
     pub path: &'static str,
     pub unit: &'static str,
+    /// The default as the documentation writes it; `none` when the entry gives none.
+    pub default_text: &'static str,
     pub help: &'static str,
 }
 
@@ -242,7 +244,7 @@ impl Entry {
                 short(s.path),
                 s.unit.into(),
                 String::new(),
-                "none".into(),
+                s.default_text.into(),
                 s.help.into(),
             ],
             Entry::Seed(s) => [
