@@ -487,6 +487,11 @@ mod keys {
     #[test]
     fn every_documented_key_does_what_the_help_says() {
         use KeyAction::*;
+        use flagsim::app::keys::HoistTo;
+        // The heights the hoist keys ask for: the top, half the way, the bottom.
+        assert_eq!(HoistTo::Top.height(), 1.0);
+        assert_eq!(HoistTo::HalfMast.height(), 0.5);
+        assert_eq!(HoistTo::Bottom.height(), 0.0);
         let cases = [
             (Key::Named(NamedKey::Space), Some(TogglePause)),
             (ch("."), Some(Step)),
@@ -505,6 +510,10 @@ mod keys {
             (Key::Named(NamedKey::PageUp), Some(View(ViewKey::ZoomIn))),
             (Key::Named(NamedKey::PageDown), Some(View(ViewKey::ZoomOut))),
             (Key::Named(NamedKey::Home), Some(View(ViewKey::Home))),
+            (ch("+"), Some(Hoist(HoistTo::Top))),
+            (ch("="), Some(Hoist(HoistTo::Top))),
+            (ch("-"), Some(Hoist(HoistTo::Bottom))),
+            (ch("m"), Some(Hoist(HoistTo::HalfMast))),
             (ch("x"), None),
             (ch("0"), Some(SetIntegrator(IntegratorKind::KangMg))),
             (Key::Named(NamedKey::Escape), Some(Quit)),

@@ -6,6 +6,7 @@ use winit::keyboard::{Key, NamedKey};
 
 use super::controls::ViewKey;
 use crate::sim::IntegratorKind;
+use crate::sim::params::Hoist;
 
 /// What a key asks the viewer to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,8 +22,30 @@ pub enum KeyAction {
     TogglePanels,
     ToggleHelp,
     View(ViewKey),
+    /// Send the flag to the top of its pole, half-mast or the bottom
+    /// ([`crate::ui::UiState::set_hoist`]).
+    Hoist(HoistTo),
     /// Close the viewer (Ctrl+Q; Esc when nothing in the panels has focus).
     Quit,
+}
+
+/// Where a hoist key sends the flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HoistTo {
+    Top,
+    HalfMast,
+    Bottom,
+}
+
+impl HoistTo {
+    /// The hoist height (`params.hoist.height`) it asks for.
+    pub fn height(self) -> f64 {
+        match self {
+            Self::Top => Hoist::TOP,
+            Self::HalfMast => Hoist::HALF_MAST,
+            Self::Bottom => Hoist::BOTTOM,
+        }
+    }
 }
 
 /// What has the keyboard in the panels.
@@ -93,6 +116,9 @@ pub const BINDINGS: &[Binding] = &[
     chars("r", "reset the scene", &["r"], KeyAction::Reset),
     chars("w", "key-mesh wireframe", &["w"], KeyAction::ToggleWireframe),
     chars("v", "velocity-change overlay", &["v"], KeyAction::ToggleDvOverlay),
+    chars("+ -", "raise / lower the flag", &["+", "="], KeyAction::Hoist(HoistTo::Top)),
+    chars("", "", &["-"], KeyAction::Hoist(HoistTo::Bottom)),
+    chars("m", "half-mast", &["m"], KeyAction::Hoist(HoistTo::HalfMast)),
     Binding {
         label: "1 … 9, 0",
         help: "integrator (kang, explicit, symplectic, verlet, implicit-cg, desbrun, hybrid, \

@@ -107,8 +107,10 @@ pub fn pole(snap: &Snapshot) -> Option<Pole> {
     if !hoist.iter().all(|&i| snap.pinned[i]) {
         return None;
     }
-    let bottom = snap.x[hoist[0]].as_vec3();
-    let top = snap.x[hoist[grid.ny - 1]].as_vec3();
+    // Where the hoist edge would be at the top of the pole: a lowered flag leaves its pole.
+    let up = glam::DVec3::Y * snap.hoist_drop;
+    let bottom = (snap.x[hoist[0]] + up).as_vec3();
+    let top = (snap.x[hoist[grid.ny - 1]] + up).as_vec3();
     let along = (top - bottom).normalize_or(Vec3::Y);
     let ground = ground_height(&snap.params);
     let base = if bottom.y > ground + 0.05 && along.y > 0.5 {

@@ -156,6 +156,11 @@ pub struct Simulation {
     pub grab: Option<Grab>,
     /// The user's displacement of the pole (all pinned nodes), m.
     pub pole_offset: DVec3,
+    /// How far up its pole the flag is now, as a share of [`Simulation::hoist_travel`]
+    /// (`params.hoist.height` is where it is going).
+    hoist: f64,
+    /// How far the pinned nodes go down from the top of the pole to the bottom, m.
+    hoist_travel: f64,
     /// Force the parallel path on or off; `None` chooses by [`PARALLEL_THRESHOLD`].
     pub parallel: Option<bool>,
     /// The base wind the air has now, m/s (follows `params.wind.velocity`).
@@ -210,6 +215,29 @@ impl Work {
     }
 }
 
+/// How far the pinned nodes can be lowered: from the lowest pinned node's anchor (where the
+/// scene places it, at the top of the pole) down to the ground collider's height (0 without
+/// one), m; 0 without pinned nodes or when the lowest is at or below the ground.
+fn hoist_travel(cloth: &Cloth, params: &Params) -> f64 {
+    let ground = params
+        .colliders
+        .iter()
+        .find_map(|c| match c {
+            super::params::Collider::Ground(g) => Some(g.height),
+            super::params::Collider::Sphere(_) => None,
+        })
+        .unwrap_or(0.0);
+    let lowest = (cloth.pinned.iter().zip(&cloth.topology.anchor))
+        .filter(|(pinned, _)| **pinned)
+        .map(|(_, a)| a.y)
+        .fold(f64::INFINITY, f64::min);
+    if lowest.is_finite() {
+        (lowest - ground).max(0.0)
+    } else {
+        0.0
+    }
+}
+
 fn slot(kind: IntegratorKind) -> usize {
     kind.index()
 }
@@ -229,6 +257,8 @@ impl Simulation {
             stats: StepStats::default(),
             grab: None,
             pole_offset: DVec3::ZERO,
+            hoist: params.hoist.height,
+            hoist_travel: 0.0,
             parallel: None,
             base_wind: DVec3::from_array(params.wind.velocity),
             guard: true,
@@ -236,6 +266,12 @@ impl Simulation {
             work: Work::default(),
         };
         sim.check_integrator_fits()?;
+        // A flag that starts below the top of its pole starts there, whole: no jump.
+        sim.hoist_travel = hoist_travel(&sim.cloth, &sim.params);
+        let drop = DVec3::Y * sim.hoist_drop();
+        for x in &mut sim.cloth.x {
+            *x -= drop;
+        }
         sim.stats.max_strain = sim.cloth.max_strain();
         sim.stats.h2k_over_m = sim.h2k_over_m();
         Ok(sim)
@@ -257,7 +293,36 @@ impl Simulation {
             return Err(e);
         }
         self.stats.h2k_over_m = self.h2k_over_m();
+        self.hoist_travel = hoist_travel(&self.cloth, &self.params);
         Ok(())
+    }
+
+    /// How far up its pole the flag is now, as a share of the way (1 at the top, where the
+    /// scene placed it); it moves towards `params.hoist.height` at `params.hoist.speed`.
+    pub fn hoist(&self) -> f64 {
+        self.hoist
+    }
+
+    /// How far below the top of the pole the pinned nodes are now, m.
+    pub fn hoist_drop(&self) -> f64 {
+        (1.0 - self.hoist) * self.hoist_travel
+    }
+
+    /// How far the pinned nodes travel from the top of the pole to the bottom, m: from where
+    /// the lowest of them is at the top down to the ground.
+    pub fn hoist_travel(&self) -> f64 {
+        self.hoist_travel
+    }
+
+    /// Where the flag is `h` seconds on: `hoist` moved towards `params.hoist.height` by at most
+    /// `speed · h` metres of travel.
+    fn hoist_after(&self, h: f64) -> f64 {
+        let target = self.params.hoist.height;
+        if self.hoist_travel <= 0.0 {
+            return target;
+        }
+        let most = self.params.hoist.speed * h / self.hoist_travel;
+        self.hoist + (target - self.hoist).clamp(-most, most)
     }
 
     fn check_integrator_fits(&self) -> Result<(), SimError> {
@@ -374,6 +439,7 @@ impl Simulation {
     fn step_on_this_thread(&mut self) -> bool {
         let start = Instant::now();
         let (time0, step0, wind0) = (self.time, self.step_index, self.base_wind);
+        let hoist0 = self.hoist;
         self.stats.provot_corrections = 0;
         self.stats.tether_corrections = 0;
         self.stats.contacts = 0;
@@ -418,6 +484,7 @@ impl Simulation {
             self.time = time0;
             self.step_index = step0;
             self.base_wind = wind0;
+            self.hoist = hoist0;
             self.paused = true;
             self.divergence = Some(Divergence {
                 integrator: self.params.integrator,
@@ -464,6 +531,7 @@ impl Simulation {
     fn place_kinematic(&mut self, h: f64) {
         let n = self.cloth.node_count();
         let t = self.time;
+        self.hoist = self.hoist_after(h);
         let offset = self.cloth_offset(t + h);
         let max_move = KINEMATIC_SPEED_FRACTION * self.speed_limit() * h;
         let w = &mut self.work;
@@ -491,7 +559,7 @@ impl Simulation {
 
     /// Where the pinned nodes sit at time `t` relative to their anchors, m.
     fn cloth_offset(&self, t: f64) -> DVec3 {
-        self.pole_offset + self.handle_offset(t)
+        self.pole_offset + self.handle_offset(t) - DVec3::Y * self.hoist_drop()
     }
 
     /// One physics step of `h` (the pipeline above). With `keep_start` the state from before it

@@ -43,6 +43,10 @@ pub struct Snapshot {
     /// The last command that failed, with why (the viewer puts it into words).
     pub error: Option<SimError>,
     pub pole_offset: DVec3,
+    /// How far up its pole the flag is, as a share of the way ([`Simulation::hoist`]).
+    pub hoist: f64,
+    /// How far below the top of the pole the pinned nodes are, m ([`Simulation::hoist_drop`]).
+    pub hoist_drop: f64,
     /// Current offset of the scripted handle, m.
     pub handle_offset: DVec3,
     pub grabbed: Option<usize>,
@@ -97,6 +101,8 @@ impl Snapshot {
             divergence: sim.divergence.clone(),
             error: None,
             pole_offset: sim.pole_offset,
+            hoist: sim.hoist(),
+            hoist_drop: sim.hoist_drop(),
             handle_offset: sim.handle_offset(sim.time),
             grabbed: sim.grab.map(|g| g.node),
             compare: None,

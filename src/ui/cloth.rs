@@ -5,7 +5,7 @@ use egui::Ui;
 use super::widgets::{self, Edit};
 use super::{UiAction, UiState};
 use crate::sim::params::spec;
-use crate::sim::params::{Handle, HandlePath, Provot, Stiffness};
+use crate::sim::params::{Handle, HandlePath, Hoist, Provot, Stiffness};
 use crate::sim::thread::Command;
 
 impl Edit for Stiffness {
@@ -54,6 +54,58 @@ impl Edit for Handle {
     }
 }
 
+/// Where a flag goes: to the top of its pole, half-mast, or down.
+pub const HOIST_STOPS: [(&str, f64, &str); 3] = [
+    (
+        "raise",
+        Hoist::TOP,
+        "Raise the flag to the top of its pole (key +)",
+    ),
+    (
+        "half-mast",
+        Hoist::HALF_MAST,
+        "Lower the flag to half-mast (key m)",
+    ),
+    (
+        "lower",
+        Hoist::BOTTOM,
+        "Lower the flag to the ground (key -)",
+    ),
+];
+
+/// The hoist: *raise*, *half-mast*, *lower*, where to (a slider) and how fast, and where the
+/// flag is now (`now`, a share of the way up). Whether anything changed.
+fn hoist_ui(ui: &mut Ui, hoist: &mut Hoist, now: f64) -> bool {
+    let mut changed = false;
+    ui.horizontal(|ui| {
+        for (label, height, tip) in HOIST_STOPS {
+            let here = (hoist.height - height).abs() < 1e-9;
+            if ui
+                .add_enabled(!here, egui::Button::new(label))
+                .on_hover_text(tip)
+                .clicked()
+            {
+                hoist.height = height;
+                changed = true;
+            }
+        }
+    });
+    changed |= widgets::real(ui, &spec::HOIST_HEIGHT, &mut hoist.height);
+    changed |= widgets::real(ui, &spec::HOIST_SPEED, &mut hoist.speed);
+    let moving = (now - hoist.height).abs() > 1e-6;
+    let going = if now < hoist.height {
+        "going up"
+    } else {
+        "going down"
+    };
+    ui.label(if moving {
+        format!("the flag is {:.0} % of the way up, {going}", 100.0 * now)
+    } else {
+        format!("the flag is {:.0} % of the way up", 100.0 * now)
+    });
+    changed
+}
+
 /// Mass, springs, strain limiting and the pole; sends what changed.
 pub fn cloth_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
     if widgets::real(ui, &spec::TOTAL_MASS, &mut state.total_mass) {
@@ -66,6 +118,7 @@ pub fn cloth_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
     changed |= widgets::switch(ui, &spec::FILTER_EXTERNAL, &mut p.filter_external);
     changed |= p.provot.ui(ui);
     changed |= p.handle.ui(ui);
+    changed |= hoist_ui(ui, &mut p.hoist, state.hoist_now);
     if changed {
         actions.push(UiAction::Sim(Command::SetParams(Box::new(p.clone()))));
     }

@@ -196,6 +196,8 @@ pub struct UiState {
     pub scene_path: String,
     /// Path typed in the flag image field.
     pub image_path: String,
+    /// How far up its pole the flag is now (the last snapshot's), for the hoist's label.
+    pub hoist_now: f64,
     /// Path typed in the *Setting* panel's background field.
     pub background_path: String,
     /// The scenes and images last opened or saved (kept in the settings file).
@@ -258,6 +260,7 @@ impl UiState {
             recording: None,
             scene_path: "scene.json".into(),
             image_path,
+            hoist_now: 1.0,
             background_path,
             recent: recent::RecentFiles::default(),
             settings_file: None,
@@ -282,6 +285,7 @@ impl UiState {
     /// Adopts the simulation's parameters after a reset or a scene load, and shows rejected
     /// commands.
     pub fn sync(&mut self, snap: &Snapshot) {
+        self.hoist_now = snap.hoist;
         self.plots.record(0, snap);
         for (i, copy) in snap.lab.iter().enumerate() {
             self.plots.record(i + 1, copy);
@@ -303,6 +307,13 @@ impl UiState {
         } else {
             self.sim_error = None;
         }
+    }
+
+    /// Sends the flag to `height` on its pole (keyboard or panel), keeping the local copy in
+    /// step.
+    pub fn set_hoist(&mut self, height: f64) -> UiAction {
+        self.params.hoist.height = height;
+        UiAction::Sim(Command::SetParams(Box::new(self.params.clone())))
     }
 
     /// Switches integrator (keyboard or panel), keeping the local copy in step.
@@ -494,6 +505,8 @@ mod tests {
             "params.provot.tether_stretch" => p.provot.tether_stretch = v,
             "params.handle.amplitude" => p.handle.amplitude = v,
             "params.handle.period" => p.handle.period = v,
+            "params.hoist.height" => p.hoist.height = v,
+            "params.hoist.speed" => p.hoist.speed = v,
             "params.cg.tolerance" => p.cg.tolerance = v,
             "params.cg.max_iterations" => p.cg.max_iterations = whole,
             "params.multigrid.tolerance" => p.multigrid.tolerance = v,

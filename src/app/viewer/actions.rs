@@ -82,6 +82,7 @@ impl App {
             KeyAction::Reset => Some(UiAction::Sim(Command::Reset)),
             KeyAction::Screenshot => Some(UiAction::Screenshot),
             KeyAction::SetIntegrator(kind) => Some(self.ui.set_integrator(kind)),
+            KeyAction::Hoist(to) => Some(self.ui.set_hoist(to.height())),
             KeyAction::TogglePanels => {
                 self.ui.show_panels = !self.ui.show_panels;
                 None

@@ -325,6 +325,37 @@ impl Default for Handle {
     }
 }
 
+/// Raising and lowering the flag (issue 26): every pinned node moves down the pole (along −Y)
+/// by `(1 − η) · travel`, where `η` is how far up the flag is now and `travel` how far its
+/// lowest pinned node is above the ground. `η` starts at `height` and then follows it at
+/// `speed`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Hoist {
+    /// Where the flag is at the start and goes to: [`spec::HOIST_HEIGHT`].
+    pub height: f64,
+    /// [`spec::HOIST_SPEED`].
+    pub speed: f64,
+}
+
+impl Hoist {
+    /// `height` at the top of the pole.
+    pub const TOP: f64 = 1.0;
+    /// `height` at half-mast: the middle of the hoist at half the pole's height.
+    pub const HALF_MAST: f64 = 0.5;
+    /// `height` lowered to the ground.
+    pub const BOTTOM: f64 = 0.0;
+}
+
+impl Default for Hoist {
+    fn default() -> Self {
+        Self {
+            height: spec::HOIST_HEIGHT.default,
+            speed: spec::HOIST_SPEED.default,
+        }
+    }
+}
+
 /// Conjugate-gradient settings of `implicit-cg` and `choi-ko`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -434,6 +465,8 @@ pub struct Params {
     /// Default none.
     pub colliders: Vec<Collider>,
     pub handle: Handle,
+    /// Raising and lowering the pinned nodes along the pole.
+    pub hoist: Hoist,
     pub cg: CgSettings,
     pub multigrid: MultigridSettings,
     pub choi_ko: ChoiKo,
@@ -457,6 +490,7 @@ impl Default for Params {
             provot: Provot::default(),
             colliders: Vec::new(),
             handle: Handle::default(),
+            hoist: Hoist::default(),
             cg: CgSettings::default(),
             multigrid: MultigridSettings::default(),
             choi_ko: ChoiKo::default(),
@@ -511,6 +545,8 @@ impl Params {
         }
         spec::HANDLE_AMPLITUDE.check(self.handle.amplitude)?;
         spec::HANDLE_PERIOD.check(self.handle.period)?;
+        spec::HOIST_HEIGHT.check(self.hoist.height)?;
+        spec::HOIST_SPEED.check(self.hoist.speed)?;
         spec::CG_TOLERANCE.check(self.cg.tolerance)?;
         spec::CG_MAX_ITERATIONS.check(self.cg.max_iterations)?;
         spec::MG_TOLERANCE.check(self.multigrid.tolerance)?;
