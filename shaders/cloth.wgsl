@@ -12,14 +12,14 @@ struct ClothUniforms {
     key_grid: vec2<u32>,     // nx, ny key nodes (for node-type colouring)
     color_mode: u32,         // COLOR_MODE_* below
     flip_v: u32,             // 1: sample the texture at v' = 1 − v
-    _pad0: u32,
+    outline: u32,            // OUTLINE_* below: the flag's shape, drawn only inside it
     _pad1: u32,
     strain_range: vec2<f32>, // strain mapped to blue (x) … white … red (y)
     specular: f32,           // Blinn-Phong highlight strength, 0..1
     shininess: f32,          // Blinn-Phong exponent
     sheen: f32,              // grazing-angle brightening of the fibres, 0..1
     translucency: f32,       // fraction of the sun seen through the cloth from the unlit side
-    _pad2: f32,
+    notch: f32,              // the outline's notch depth, a share of the width
     _pad3: f32,
     wire_color: vec4<f32>,             // render-mesh wireframe, linear rgb + alpha
     node_colors: array<vec4<f32>, 3>,  // key, frame, internal nodes (paper Fig. 2), linear rgb
@@ -29,6 +29,34 @@ const COLOR_MODE_TEXTURE: u32 = 0u;
 const COLOR_MODE_NODE_TYPE: u32 = 1u;
 const COLOR_MODE_STRAIN: u32 = 2u;
 const COLOR_MODE_INTEGRATION: u32 = 3u;
+
+const OUTLINE_RECTANGLE: u32 = 0u;
+const OUTLINE_SWALLOWTAIL: u32 = 1u;
+const OUTLINE_PENNANT: u32 = 2u;
+const OUTLINE_BURGEE: u32 = 3u;
+const BURGEE_FLY: f32 = 0.4;
+
+// Whether a point `into` the notch (u − (1 − depth)) and `off` the middle line is cut away by a
+// notch `depth` deep and `half` high at the fly. CPU twin: `sim::outline::in_notch`.
+fn in_notch(into: f32, off: f32, depth: f32, half: f32) -> bool {
+    return into > 0.0 && off < half * into / depth;
+}
+
+// Whether render-grid point `uv` (u from the hoist, v from the bottom) is cloth.
+// CPU twin: `sim::outline::FlagShape::inside`.
+fn outline_inside(uv: vec2<f32>) -> bool {
+    let off = abs(uv.y - 0.5);
+    let into = uv.x - (1.0 - cloth.notch);
+    switch cloth.outline {
+        case OUTLINE_SWALLOWTAIL: { return !in_notch(into, off, cloth.notch, 0.5); }
+        case OUTLINE_PENNANT: { return off <= 0.5 * (1.0 - uv.x); }
+        case OUTLINE_BURGEE: {
+            return off <= 0.5 * (1.0 - (1.0 - BURGEE_FLY) * uv.x)
+                && !in_notch(into, off, cloth.notch, 0.5 * BURGEE_FLY);
+        }
+        default: { return true; }
+    }
+}
 
 const NODE_KEY: u32 = 0u;
 const NODE_FRAME: u32 = 1u;
@@ -151,6 +179,10 @@ fn fs_cloth(in: ClothVertex, @builtin(front_facing) front: bool) -> @location(0)
         }
         default: { albedo = texture_albedo(in.uv); }
     }
+    // A shaped flag: nothing outside its outline (after the texture's derivatives are taken).
+    if !outline_inside(in.uv) {
+        discard;
+    }
     var n: vec3<f32>;
     if dot(in.normal, in.normal) > 1e-12 {
         // The back face shows the same texture, mirrored as on a real flag, and is lit from its
@@ -163,14 +195,27 @@ fn fs_cloth(in: ClothVertex, @builtin(front_facing) front: bool) -> @location(0)
 }
 
 // Render-mesh wireframe, drawn with a LineList index buffer over the same nodes.
+struct WireVertex {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) uv: vec2<f32>,
+}
+
 @vertex
-fn vs_wire(@builtin(vertex_index) node: u32) -> @builtin(position) vec4<f32> {
+fn vs_wire(@builtin(vertex_index) node: u32) -> WireVertex {
     let world = render_positions[node].xyz;
     let nudged = world + (globals.camera_pos.xyz - world) * WIRE_DEPTH_NUDGE;
-    return globals.view_proj * vec4<f32>(nudged, 1.0);
+    let r = node % cloth.resolution.x;
+    let s = node / cloth.resolution.x;
+    var out: WireVertex;
+    out.clip = globals.view_proj * vec4<f32>(nudged, 1.0);
+    out.uv = vec2<f32>(f32(r), f32(s)) / vec2<f32>(cloth.resolution - vec2<u32>(1u));
+    return out;
 }
 
 @fragment
-fn fs_wire() -> @location(0) vec4<f32> {
+fn fs_wire(in: WireVertex) -> @location(0) vec4<f32> {
+    if !outline_inside(in.uv) {
+        discard;
+    }
     return encode_output(cloth.wire_color.rgb, cloth.wire_color.a);
 }

@@ -50,6 +50,7 @@ fn grid(n: usize) -> GridInfo {
         ny: n,
         l0_u: 0.1,
         l0_v: 0.1,
+        shape: flagsim::sim::outline::FlagShape::Rectangle,
     }
 }
 

@@ -8,7 +8,7 @@
 use glam::{DVec3, Vec2, Vec3};
 
 use crate::render::OrbitCamera;
-use crate::render::picking::{nearest_key_node, nearest_node_to_ray, pick_render_mesh, ray_plane};
+use crate::render::picking::{nearest_kept_node, nearest_node_to_ray, pick_render_mesh, ray_plane};
 use crate::render::view::{self, ViewSettings};
 use crate::sim::snapshot::Snapshot;
 use crate::sim::thread::Command;
@@ -240,12 +240,15 @@ impl Controls {
     /// The key node under pixel `p` (picked on the drawn surface) and the surface point hit.
     pub fn pick(&self, p: Vec2, snap: &Snapshot, view: &ViewSettings) -> Option<(usize, Vec3)> {
         let (origin, dir) = self.ray(p);
-        let keys = view::key_positions(&snap.x);
+        let mut keys = view::key_positions(&snap.x);
         if let Some(g) = snap.grid {
+            // The surface as drawn: a shaped flag's cut nodes continue it, its outline cuts it.
+            let cut = &snap.mesh.cut;
+            view::fill_cut_keys(&mut keys, cut, g.nx, g.ny);
             let grid = view::key_grid(&g, &keys);
             let mesh = upsample_cpu(&grid, &view.render);
-            let hit = pick_render_mesh(origin, dir, &mesh)?;
-            let node = nearest_key_node(g.nx, g.ny, mesh.resolution, hit.r, hit.s);
+            let hit = pick_render_mesh(origin, dir, &mesh, |u, v| g.shape.inside(u, v))?;
+            let node = nearest_kept_node((g.nx, g.ny), mesh.resolution, (hit.r, hit.s), cut)?;
             Some((node, hit.point))
         } else {
             let radius = 0.03 * self.camera.distance;

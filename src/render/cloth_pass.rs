@@ -20,6 +20,7 @@ use super::flag_texture::{self, GpuTexture};
 use super::fullscreen;
 use super::globals::{srgb_to_linear, with_globals};
 use super::targets::TargetFormats;
+use crate::sim::outline::FlagShape;
 
 pub use super::shaders::CLOTH_WGSL;
 
@@ -95,6 +96,9 @@ pub struct ClothStyle {
     /// Sample the texture at `v' = 1 − v`, for a grid whose `s = 0` row is the flag's bottom edge.
     /// Default `false` (`s = 0` is the image's top row).
     pub flip_texture_v: bool,
+    /// The flag's outline: the surface is drawn only inside it, `u` along the render grid's
+    /// `r` and `v` along `s`. Default the rectangle (everything).
+    pub outline: FlagShape,
 }
 
 impl Default for ClothStyle {
@@ -109,6 +113,7 @@ impl Default for ClothStyle {
             node_colors: [[0.86, 0.16, 0.12], [0.12, 0.42, 0.86], [0.98, 0.82, 0.20]],
             wireframe: None,
             flip_texture_v: false,
+            outline: FlagShape::Rectangle,
         }
     }
 }
@@ -141,13 +146,18 @@ pub struct ClothUniforms {
     pub key_grid: [u32; 2],
     pub color_mode: u32,
     pub flip_v: u32,
-    pub _pad0: [u32; 2],
+    /// The flag's outline ([`FlagShape::gpu`]): 0 rectangle, 1 swallowtail, 2 pennant,
+    /// 3 burgee.
+    pub outline: u32,
+    pub _pad0: u32,
     pub strain_range: [f32; 2],
     pub specular: f32,
     pub shininess: f32,
     pub sheen: f32,
     pub translucency: f32,
-    pub _pad1: [f32; 2],
+    /// The outline's notch, a share of the width.
+    pub notch: f32,
+    pub _pad1: f32,
     /// Linear rgb + alpha.
     pub wire_color: [f32; 4],
     /// Key, frame, internal; linear rgb, w unused.
@@ -168,18 +178,21 @@ impl ClothUniforms {
             ]
         };
         let wire = style.wireframe.unwrap_or([0.0; 4]);
+        let (outline, notch) = style.outline.gpu();
         Self {
             resolution: frame.resolution,
             key_grid: frame.key_grid,
             color_mode: style.color_mode.gpu_value(),
             flip_v: u32::from(style.flip_texture_v),
-            _pad0: [0; 2],
+            outline,
+            _pad0: 0,
             strain_range: style.strain_range,
             specular: style.specular.clamp(0.0, 1.0),
             shininess: style.shininess.clamp(1.0, 256.0),
             sheen: style.sheen.clamp(0.0, 1.0),
             translucency: style.translucency.clamp(0.0, 1.0),
-            _pad1: [0.0; 2],
+            notch,
+            _pad1: 0.0,
             wire_color: linear([wire[0], wire[1], wire[2]], wire[3]),
             node_colors: style.node_colors.map(|c| linear(c, 1.0)),
         }

@@ -16,6 +16,7 @@ use super::renderer::FrameData;
 use super::scene_pass::{SceneFrame, SceneStyle, Sphere};
 use super::upsample_pass::UpsamplePass;
 use super::view::{self, ViewSettings};
+use crate::sim::outline::FlagShape;
 use crate::sim::snapshot::Snapshot;
 use crate::upsample::{DisplayMode, KeyGrid, UpsampleError};
 
@@ -71,6 +72,7 @@ impl ClothScene {
         let Some(grid) = snap.grid else {
             return Ok(());
         };
+        view::fill_cut_keys(&mut self.keys, &snap.mesh.cut, grid.nx, grid.ny);
         let key_grid = view::key_grid(&grid, &self.keys);
         // The cloth pass compares buffer identities itself and rebinds when they were re-created.
         let _recreated =
@@ -142,6 +144,7 @@ impl ClothScene {
                         .then_some(view::RENDER_MESH_COLOR),
                     // Grid row j = 0 is the flag's bottom edge; the image's top row is its top.
                     flip_texture_v: true,
+                    outline: snap.grid.map_or(FlagShape::Rectangle, |g| g.shape),
                     // The key mesh is flat-faceted: shade it without sheen so facets read.
                     sheen: if view_settings.render.effective_mode() == DisplayMode::KeyOnly {
                         0.1

@@ -60,6 +60,63 @@ pub fn key_positions(x: &[DVec3]) -> Vec<Vec3> {
     x.iter().map(glam::DVec3::as_vec3).collect()
 }
 
+/// Gives a shaped flag's cut nodes (`cut`, in grid order) positions that continue the cloth, so
+/// the splines through the kept nodes near the outline stay as the cloth bends: along each row a
+/// cut node between kept ones is interpolated linearly between the nearest on each side, one
+/// beyond the last kept node continues the line through the last two (a row with fewer than two
+/// kept nodes copies the row below or above). A flat, evenly spaced grid comes back exactly.
+pub fn fill_cut_keys(keys: &mut [Vec3], cut: &[bool], nx: usize, ny: usize) {
+    if cut.len() != keys.len() || keys.len() != nx * ny || !cut.iter().any(|c| *c) {
+        return;
+    }
+    let mut filled_rows = vec![false; ny];
+    for j in 0..ny {
+        let row = j * nx..(j + 1) * nx;
+        let kept: Vec<usize> = row
+            .clone()
+            .filter(|&k| !cut[k])
+            .map(|k| k - j * nx)
+            .collect();
+        if kept.len() < 2 {
+            continue;
+        }
+        filled_rows[j] = true;
+        for i in (0..nx).filter(|&i| cut[j * nx + i]) {
+            let right = kept.partition_point(|&k| k < i);
+            // The two kept nodes to use: around `i`, or the last two on one side.
+            let (a, b) = match (right.checked_sub(1), kept.get(right)) {
+                (Some(l), Some(_)) => (kept[l], kept[right]),
+                (Some(l), None) => (kept[l - 1], kept[l]),
+                (None, _) => (kept[0], kept[1]),
+            };
+            let t = (i as f32 - a as f32) / (b as f32 - a as f32);
+            let (pa, pb) = (keys[j * nx + a], keys[j * nx + b]);
+            keys[j * nx + i] = pa + (pb - pa) * t;
+        }
+    }
+    // Rows with fewer than two kept nodes take the nearest filled row's positions, shifted by
+    // the step between that row and the next one towards this row.
+    for j in 0..ny {
+        if filled_rows[j] {
+            continue;
+        }
+        let near = (0..ny)
+            .filter(|&r| filled_rows[r])
+            .min_by_key(|&r| r.abs_diff(j));
+        let Some(r) = near else { return };
+        let toward = if r < j { r.checked_sub(1) } else { Some(r + 1) }
+            .filter(|&q| q < ny && filled_rows[q]);
+        for i in 0..nx {
+            let base = keys[r * nx + i];
+            let step = toward.map_or(Vec3::ZERO, |q| base - keys[q * nx + i]);
+            let k = j * nx + i;
+            if cut[k] {
+                keys[k] = base + step * r.abs_diff(j) as f32;
+            }
+        }
+    }
+}
+
 /// The upsampler's view of a grid cloth.
 pub fn key_grid<'a>(grid: &GridInfo, positions: &'a [Vec3]) -> KeyGrid<'a> {
     KeyGrid {
@@ -284,5 +341,52 @@ pub fn render_strain(snap: &Snapshot, resolution: [u32; 2], out: &mut Vec<f32>) 
             let top = k(i, j + 1) * (1.0 - tu) + k(i + 1, j + 1) * tu;
             out.push((bottom * (1.0 - tv) + top * tv) as f32);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec3;
+
+    use super::fill_cut_keys;
+
+    /// A flat 6 × 4 grid, 0.1 m apart along x and 0.2 m along y, tilted in z.
+    fn flat(i: usize, j: usize) -> Vec3 {
+        Vec3::new(
+            0.1 * i as f32,
+            0.2 * j as f32,
+            0.05 * i as f32 - 0.02 * j as f32,
+        )
+    }
+
+    #[test]
+    fn cut_keys_continue_an_even_grid_exactly() {
+        let (nx, ny) = (6, 4);
+        let truth: Vec<Vec3> = (0..ny)
+            .flat_map(|j| (0..nx).map(move |i| flat(i, j)))
+            .collect();
+        // Cut: the fly end of row 0, a gap inside row 1, all but one node of row 3.
+        let mut cut = vec![false; nx * ny];
+        for k in [4, 5, 8, 9, 19, 20, 21, 22, 23] {
+            cut[k] = true;
+        }
+        let mut keys = truth.clone();
+        for (k, c) in cut.iter().enumerate() {
+            if *c {
+                keys[k] = Vec3::splat(99.0);
+            }
+        }
+        fill_cut_keys(&mut keys, &cut, nx, ny);
+        for (k, (got, want)) in keys.iter().zip(&truth).enumerate() {
+            assert!(got.abs_diff_eq(*want, 1e-5), "node {k}: {got} for {want}");
+        }
+        // Nothing cut: nothing changes, even a crumpled grid.
+        let mut crumpled: Vec<Vec3> = truth
+            .iter()
+            .map(|p| *p * Vec3::new(1.0, 0.5, 3.0))
+            .collect();
+        let before = crumpled.clone();
+        fill_cut_keys(&mut crumpled, &vec![false; nx * ny], nx, ny);
+        assert_eq!(crumpled, before);
     }
 }

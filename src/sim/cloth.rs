@@ -45,6 +45,9 @@ pub struct GridInfo {
     pub l0_u: f64,
     /// Rest spacing along `j` (v), m.
     pub l0_v: f64,
+    /// The flag's outline: the renderer draws the surface only inside it. The rectangle
+    /// unless the scene gives a shape (`cloth.grid.shape`).
+    pub shape: crate::sim::outline::FlagShape,
 }
 
 /// One neighbour of a node: the node at the other end and the spring index.
@@ -61,6 +64,16 @@ pub struct KeyMesh {
     pub springs: Vec<[u32; 2]>,
     /// Triangles with consistent orientation (for normals and air).
     pub triangles: Vec<[usize; 3]>,
+    /// Per node, whether a shaped flag cut it away ([`crate::sim::outline`]): it has no springs
+    /// and no triangles, never moves and is not drawn. Empty when nothing is cut.
+    pub cut: Vec<bool>,
+}
+
+impl KeyMesh {
+    /// Whether node `i` was cut away.
+    pub fn is_cut(&self, i: usize) -> bool {
+        self.cut.get(i).copied().unwrap_or(false)
+    }
 }
 
 /// What never changes once a cloth is built: its springs, adjacency, triangles, grid and the
@@ -193,6 +206,22 @@ impl Cloth {
         triangles: Vec<[usize; 3]>,
         grid: Option<GridInfo>,
     ) -> Self {
+        Self::with_cut(x, v, m, pinned, springs, triangles, grid, Vec::new())
+    }
+
+    /// [`Cloth::new`] for a shaped flag: the nodes marked in `cut` (none of the springs or
+    /// triangles may use them) are held where they are and not drawn ([`KeyMesh::cut`]).
+    #[allow(clippy::too_many_arguments)] // reason: `new`'s parts, plus the one this adds
+    pub fn with_cut(
+        x: Vec<DVec3>,
+        v: Vec<DVec3>,
+        m: Vec<f64>,
+        pinned: Vec<bool>,
+        springs: Vec<Spring>,
+        triangles: Vec<[usize; 3]>,
+        grid: Option<GridInfo>,
+        cut: Vec<bool>,
+    ) -> Self {
         let n = x.len();
         let mut degree = vec![0usize; n + 1];
         for s in &springs {
@@ -266,6 +295,7 @@ impl Cloth {
         let mesh = Arc::new(KeyMesh {
             springs: springs.iter().map(|s| [s.a as u32, s.b as u32]).collect(),
             triangles,
+            cut,
         });
         let topology = Topology {
             anchor,
@@ -339,7 +369,19 @@ impl Cloth {
     }
 
     pub fn total_mass(&self) -> f64 {
-        self.m.iter().sum()
+        let mesh = &self.topology.mesh;
+        if mesh.cut.is_empty() {
+            return self.m.iter().sum();
+        }
+        (self.m.iter().zip(&mesh.cut))
+            .filter(|(_, cut)| !**cut)
+            .map(|(m, _)| m)
+            .sum()
+    }
+
+    /// Nodes of cloth: all but those a shaped flag cut away.
+    pub fn cloth_node_count(&self) -> usize {
+        self.node_count() - self.topology.mesh.cut.iter().filter(|c| **c).count()
     }
 
     /// Scales every mass so the total becomes `total` kg (> 0).

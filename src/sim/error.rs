@@ -71,6 +71,14 @@ pub enum SimError {
         nx: usize,
         ny: usize,
     },
+    /// A pinned grid node a shaped flag cuts away.
+    #[error("cloth.grid.pins[{index}]: [{i}, {j}] is outside the {shape}'s shape")]
+    PinOutsideShape {
+        index: usize,
+        i: usize,
+        j: usize,
+        shape: &'static str,
+    },
     /// A list of grid positions of the wrong length.
     #[error("cloth.grid.positions: expected nx × ny = {expected} positions, got {got}")]
     PositionCount { expected: usize, got: usize },

@@ -12,6 +12,7 @@ pub mod integrators;
 pub mod jacobian;
 pub mod lab;
 pub mod multigrid;
+pub mod outline;
 pub mod par;
 pub mod params;
 pub mod scene;

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cloth::{Cloth, GridInfo, Spring, SpringFamily};
 use super::error::{SimError, nearest_name};
+use super::outline::FlagShape;
 use super::params::Params;
 use super::simulation::Simulation;
 use crate::upsample::RenderSettings;
@@ -116,6 +117,10 @@ pub struct GridSpec {
     /// Bend springs two apart along rows and columns. Default `true`.
     pub bend: bool,
     pub pins: Pins,
+    /// The flag's outline ([`FlagShape`]); only the nodes and springs of the cells it covers
+    /// are kept. Default the rectangle.
+    #[serde(skip_serializing_if = "is_rectangle")]
+    pub shape: FlagShape,
     /// Optional initial positions in node order (rest lengths still come from width/height).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub positions: Option<Vec<[f64; 3]>>,
@@ -139,6 +144,7 @@ impl Default for GridSpec {
             shear: ShearMode::Both,
             bend: true,
             pins: Pins::default(),
+            shape: FlagShape::Rectangle,
             positions: None,
             size_written: [false; 2],
         }
@@ -406,7 +412,9 @@ fn validate_grid(g: &GridSpec) -> Result<(), SimError> {
     }
     super::params::spec::TOTAL_MASS.check(g.mass)?;
     finite3("cloth.grid.origin", g.origin)?;
+    g.shape.check()?;
     if let Pins::List(list) = &g.pins {
+        let kept = kept_nodes(g);
         for (k, [i, j]) in list.iter().enumerate() {
             if *i >= g.nx || *j >= g.ny {
                 return Err(SimError::PinOutsideGrid {
@@ -415,6 +423,14 @@ fn validate_grid(g: &GridSpec) -> Result<(), SimError> {
                     j: *j,
                     nx: g.nx,
                     ny: g.ny,
+                });
+            }
+            if !kept[j * g.nx + i] {
+                return Err(SimError::PinOutsideShape {
+                    index: k,
+                    i: *i,
+                    j: *j,
+                    shape: g.shape.name(),
                 });
             }
         }
@@ -519,6 +535,44 @@ fn validate_explicit(
     Ok(())
 }
 
+fn is_rectangle(shape: &FlagShape) -> bool {
+    *shape == FlagShape::Rectangle
+}
+
+/// Where node `(i, j)` of `g` sits in the flag's `(u, v)`.
+fn grid_uv(g: &GridSpec, i: usize, j: usize) -> [f64; 2] {
+    [i as f64 / (g.nx - 1) as f64, j as f64 / (g.ny - 1) as f64]
+}
+
+/// Per node, whether `g`'s shape keeps it: whether the shape covers part of one of the (up to
+/// four) cells it is a corner of.
+fn kept_nodes(g: &GridSpec) -> Vec<bool> {
+    let (nx, ny) = (g.nx, g.ny);
+    if g.shape == FlagShape::Rectangle {
+        return vec![true; nx * ny];
+    }
+    // Cell (i, j) spans nodes i..=i+1 and j..=j+1.
+    let covered: Vec<bool> = (0..ny - 1)
+        .flat_map(|j| (0..nx - 1).map(move |i| (i, j)))
+        .map(|(i, j)| {
+            let [u0, v0] = grid_uv(g, i, j);
+            let [u1, v1] = grid_uv(g, i + 1, j + 1);
+            g.shape.covers_cell([u0, u1], [v0, v1])
+        })
+        .collect();
+    let cell = |i: usize, j: usize| covered[j * (nx - 1) + i];
+    (0..ny)
+        .flat_map(|j| (0..nx).map(move |i| (i, j)))
+        .map(|(i, j)| {
+            let is = [i.checked_sub(1), (i + 1 < nx).then_some(i)];
+            let js = [j.checked_sub(1), (j + 1 < ny).then_some(j)];
+            is.iter()
+                .flatten()
+                .any(|&ci| js.iter().flatten().any(|&cj| cell(ci, cj)))
+        })
+        .collect()
+}
+
 fn build_grid(g: &GridSpec) -> Cloth {
     let (nx, ny) = (g.nx, g.ny);
     let du = g.width / (nx - 1) as f64;
@@ -599,20 +653,64 @@ fn build_grid(g: &GridSpec) -> Cloth {
         Pins::Preset(PinPreset::None) => {}
         Pins::List(list) => list.iter().for_each(|[i, j]| pinned[idx(*i, *j)] = true),
     }
-    let m = vec![g.mass / n as f64; n];
-    Cloth::new(
+    let grid = Some(GridInfo {
+        nx,
+        ny,
+        l0_u: du,
+        l0_v: dv,
+        shape: g.shape,
+    });
+    if g.shape == FlagShape::Rectangle {
+        let m = vec![g.mass / n as f64; n];
+        return Cloth::new(x, vec![DVec3::ZERO; n], m, pinned, springs, triangles, grid);
+    }
+    // A shaped flag: the nodes of the cells the shape covers, the springs that run through it,
+    // the triangles of those nodes with a point in it; the mass spread over the nodes kept.
+    let mut kept = kept_nodes(g);
+    let uv = |k: usize| grid_uv(g, k % nx, k / nx);
+    springs.retain(|s| kept[s.a] && kept[s.b] && g.shape.covers_segment(uv(s.a), uv(s.b)));
+    // A free node left with fewer than two springs (by a notch's edge) would swing loose: it
+    // is cut too, and so on until none is.
+    loop {
+        let mut degree = vec![0usize; n];
+        for s in &springs {
+            degree[s.a] += 1;
+            degree[s.b] += 1;
+        }
+        let loose: Vec<usize> = (0..n)
+            .filter(|&k| kept[k] && !pinned[k] && degree[k] < 2)
+            .collect();
+        if loose.is_empty() {
+            break;
+        }
+        for k in loose {
+            kept[k] = false;
+        }
+        springs.retain(|s| kept[s.a] && kept[s.b]);
+    }
+    triangles.retain(|t| {
+        let [a, b, c] = t.map(uv);
+        let centre = [(a[0] + b[0] + c[0]) / 3.0, (a[1] + b[1] + c[1]) / 3.0];
+        t.iter().all(|&k| kept[k])
+            && [a, b, c].iter().any(|corner| {
+                g.shape.covers_segment(centre, *corner) || g.shape.inside(centre[0], centre[1])
+            })
+    });
+    for (p, k) in pinned.iter_mut().zip(&kept) {
+        *p &= *k;
+    }
+    let count = kept.iter().filter(|k| **k).count().max(1);
+    let m = vec![g.mass / count as f64; n];
+    let cut = kept.iter().map(|k| !k).collect();
+    Cloth::with_cut(
         x,
         vec![DVec3::ZERO; n],
         m,
         pinned,
         springs,
         triangles,
-        Some(GridInfo {
-            nx,
-            ny,
-            l0_u: du,
-            l0_v: dv,
-        }),
+        grid,
+        cut,
     )
 }
 

@@ -342,7 +342,7 @@ impl Simulation {
 
     /// `h² k / m̄` with the structural stiffness (or the mean custom stiffness) and mean mass.
     pub fn h2k_over_m(&self) -> f64 {
-        let n = self.cloth.node_count().max(1) as f64;
+        let n = self.cloth.cloth_node_count().max(1) as f64;
         let m_mean = self.cloth.total_mass() / n;
         let k = if self.cloth.grid().is_some() {
             self.params.stiffness.structural
@@ -537,6 +537,11 @@ impl Simulation {
         let w = &mut self.work;
         w.kinematic.clear();
         w.kinematic.extend_from_slice(&self.cloth.pinned);
+        // A shaped flag's cut nodes: held where they are (they have no springs).
+        let cut = &self.cloth.topology.mesh.cut;
+        for (k, c) in w.kinematic.iter_mut().zip(cut) {
+            *k |= *c;
+        }
         w.known_dv.resize(n, DVec3::ZERO);
         w.target_x.resize(n, DVec3::ZERO);
         if let Some(g) = self.grab {
@@ -549,6 +554,7 @@ impl Simulation {
             }
             let wanted = match self.grab {
                 Some(g) if g.node == i => g.target,
+                _ if c.topology.mesh.is_cut(i) => c.x[i],
                 _ => c.topology.anchor[i] + offset,
             };
             let target = c.x[i] + (wanted - c.x[i]).clamp_length_max(max_move);

@@ -13,6 +13,7 @@ use egui::Ui;
 use super::recent::FileKind;
 use super::{UiAction, UiState};
 use crate::render::flag_texture;
+use crate::sim::outline::{FlagShape, NOTCH_RANGE};
 use crate::sim::scene::{PRESETS, Scene};
 use crate::sim::thread::Command;
 
@@ -251,7 +252,77 @@ pub fn scene_files_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiActi
         }
     });
     flag_image_ui(ui, state, actions);
+    shape_ui(ui, state, actions);
     recent_ui(ui, state, actions);
+}
+
+/// The flag's shape: rectangle, swallowtail, pennant or burgee, and the notch's depth for the
+/// notched ones. A change restarts the cloth at the new shape ([`set_shape`]).
+fn shape_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
+    let Some(current) = state.scene.cloth.grid.as_ref().map(|g| g.shape) else {
+        return;
+    };
+    let mut shape = current;
+    ui.horizontal(|ui| {
+        ui.label("shape");
+        egui::ComboBox::from_id_salt("flag shape")
+            .selected_text(shape.name())
+            .show_ui(ui, |ui| {
+                for s in FlagShape::ALL {
+                    if ui
+                        .selectable_label(s.name() == shape.name(), s.name())
+                        .clicked()
+                    {
+                        shape = s;
+                    }
+                }
+            })
+            .response
+            .on_hover_text(
+                "The flag's outline: the cloth keeps the nodes and springs of the cells it \
+                 covers, and is drawn only inside it. A change restarts the cloth.",
+            );
+        if let Some(mut notch) = shape.notch() {
+            let changed = ui
+                .add(
+                    egui::Slider::new(&mut notch, NOTCH_RANGE)
+                        .text("notch")
+                        .fixed_decimals(2),
+                )
+                .on_hover_text(
+                    "How deep the notch is cut into the fly, a share of the width (0.05 to \
+                     0.9; 1/3 for a swallowtail, 1/4 for a burgee unless the scene says)",
+                )
+                .changed();
+            if changed {
+                shape = shape.with_notch(notch);
+            }
+        }
+    });
+    if shape != current {
+        set_shape(state, actions, shape);
+    }
+}
+
+/// Gives the flag `shape` and restarts the cloth at it (with the current parameters and
+/// detail settings); a shape the scene refuses leaves a message and changes nothing.
+pub fn set_shape(state: &mut UiState, actions: &mut Vec<UiAction>, shape: FlagShape) {
+    let mut scene = state.scene.clone();
+    scene.params = state.params.clone();
+    scene.render = state.view.render.clone();
+    let Some(grid) = scene.cloth.grid.as_mut() else {
+        state
+            .notices
+            .error("only a grid cloth has a shape".to_string());
+        return;
+    };
+    grid.shape = shape;
+    if let Err(e) = scene.validate() {
+        state.notices.error(format!("shape {}: {e}", shape.name()));
+        return;
+    }
+    state.scene = scene.clone();
+    actions.push(UiAction::Sim(Command::LoadScene(Box::new(scene))));
 }
 
 /// The recent files: a click opens one again (a scene is loaded, an image put on the flag).
