@@ -34,6 +34,7 @@ const OUTLINE_RECTANGLE: u32 = 0u;
 const OUTLINE_SWALLOWTAIL: u32 = 1u;
 const OUTLINE_PENNANT: u32 = 2u;
 const OUTLINE_BURGEE: u32 = 3u;
+const OUTLINE_IMAGE: u32 = 4u;
 const BURGEE_FLY: f32 = 0.4;
 
 // Whether a point `into` the notch (u − (1 − depth)) and `off` the middle line is cut away by a
@@ -53,6 +54,11 @@ fn outline_inside(uv: vec2<f32>) -> bool {
         case OUTLINE_BURGEE: {
             return off <= 0.5 * (1.0 - (1.0 - BURGEE_FLY) * uv.x)
                 && !in_notch(into, off, cloth.notch, 0.5 * BURGEE_FLY);
+        }
+        // The image's own outline: cloth where it is at least half opaque.
+        case OUTLINE_IMAGE: {
+            let v = select(uv.y, 1.0 - uv.y, cloth.flip_v != 0u);
+            return textureSample(flag_texture, flag_sampler, vec2<f32>(uv.x, v)).a >= 0.5;
         }
         default: { return true; }
     }

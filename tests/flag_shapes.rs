@@ -369,3 +369,163 @@ fn the_background_shows_through_the_notch_and_not_through_the_flag() {
         assert!(checked > 400, "{shape:?}: only {checked} points checked");
     }
 }
+
+/// A 120 × 80 flag image: opaque inside the ellipse that touches its four sides, transparent
+/// outside (a round flag), red.
+fn oval_image() -> image::RgbaImage {
+    image::RgbaImage::from_fn(120, 80, |x, y| {
+        let (u, v) = ((f64::from(x) + 0.5) / 120.0, (f64::from(y) + 0.5) / 80.0);
+        let inside = (u - 0.5).powi(2) / 0.25 + (v - 0.5).powi(2) / 0.25 <= 1.0;
+        image::Rgba([200, 30, 30, if inside { 255 } else { 0 }])
+    })
+}
+
+fn oval_scene() -> Scene {
+    let path = std::env::temp_dir().join(format!("flagsim-oval-{}.png", std::process::id()));
+    oval_image().save(&path).unwrap();
+    let mut scene = shaped(FlagShape::Image);
+    flagsim::cli::flag_image(&mut scene, Some(&path)).unwrap();
+    scene
+}
+
+#[test]
+fn the_image_shape_cuts_the_cloth_to_the_images_opaque_part() {
+    let scene = oval_scene();
+    let cloth = scene.build_cloth();
+    // Worked out from the ellipse: a node is kept when a cell it is a corner of reaches into
+    // the ellipse (|u − ½|² + |v − ½|² ≤ ¼ in flag coordinates), densely sampled.
+    let n = 10;
+    let at = |k: usize| k as f64 / (n - 1) as f64;
+    let oval = |u: f64, v: f64| (u - 0.5).powi(2) + (v - 0.5).powi(2) <= 0.25;
+    let covered = |i: usize, j: usize| {
+        (0..32).any(|a| {
+            (0..32).any(|b| {
+                let u = at(i) + (at(i + 1) - at(i)) * (f64::from(a) + 0.5) / 32.0;
+                let v = at(j) + (at(j + 1) - at(j)) * (f64::from(b) + 0.5) / 32.0;
+                oval(u, v)
+            })
+        })
+    };
+    let cells = |k: usize| [k.checked_sub(1), (k + 1 < n).then_some(k)];
+    let reachable = |i: usize, j: usize| {
+        cells(i)
+            .iter()
+            .flatten()
+            .any(|&ci| cells(j).iter().flatten().any(|&cj| covered(ci, cj)))
+    };
+    let cut = &cloth.topology.mesh.cut;
+    for j in 0..n {
+        for i in 0..n {
+            let (u, v) = (at(i), at(j));
+            let depth = 0.5 - ((u - 0.5).powi(2) + (v - 0.5).powi(2)).sqrt();
+            if cut[j * n + i] {
+                // A node is cut outside the oval, or within a cell of its edge (a node there
+                // whose springs all start in the transparent part is left with none).
+                assert!(
+                    depth < 1.0 / 9.0,
+                    "node ({i}, {j}) cut {depth:.3} inside the oval"
+                );
+            } else {
+                // The hoist's pinned nodes stay to tie the cloth to the pole.
+                assert!(
+                    reachable(i, j) || (i == 0 && cloth.pinned[j * n]),
+                    "node ({i}, {j}) kept outside the oval"
+                );
+            }
+        }
+    }
+    // The fly's corners are well outside the ellipse: cut; its middle is kept, and so is the
+    // whole hoist, pinned, with springs from the pole into the oval.
+    for k in [n - 1, n * n - 1] {
+        assert!(cut[k], "corner node {k} kept");
+    }
+    for j in 0..n {
+        assert!(!cut[j * n] && cloth.pinned[j * n], "hoist node {j}");
+    }
+    assert!(
+        cloth
+            .topology
+            .mesh
+            .springs
+            .iter()
+            .any(|s| s.contains(&(5 * n as u32)))
+    );
+    assert!(!cut[5 * n + 5]);
+    // No spring between free nodes runs through the transparent part: each is inside the
+    // ellipse all along, within the pixel size.
+    let uv = |k: u32| (at(k as usize % n), at(k as usize / n));
+    for [a, b] in &cloth.topology.mesh.springs {
+        if cloth.pinned[*a as usize] || cloth.pinned[*b as usize] {
+            continue;
+        }
+        let ((ua, va), (ub, vb)) = (uv(*a), uv(*b));
+        for t in [0.25, 0.5, 0.75] {
+            let (u, v) = (ua + (ub - ua) * t, va + (vb - va) * t);
+            assert!(
+                (u - 0.5).powi(2) + (v - 0.5).powi(2) <= 0.25 + 0.02,
+                "spring {a}–{b} crosses the transparent part at ({u:.2}, {v:.2})"
+            );
+        }
+    }
+    // An opaque image leaves the image shape the whole rectangle.
+    let mut opaque = shaped(FlagShape::Image);
+    opaque.set_flag_alpha(2, 2, &[255; 4]);
+    assert_eq!(opaque.build_cloth().cloth_node_count(), 100);
+}
+
+#[test]
+fn the_image_shape_shows_the_background_where_the_image_is_transparent() {
+    let Ok(mut headless) = HeadlessRenderer::new(480, 320) else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but no GPU adapter"
+        );
+        eprintln!("SKIPPED: no GPU adapter");
+        return;
+    };
+    let mut scene = oval_scene();
+    scene.params.gravity = [0.0; 3];
+    scene.params.wind.velocity = [0.0; 3];
+    scene.params.wind.gust.strength = 0.0;
+    headless.set_flag_image(&oval_image()).unwrap();
+    let snap = Snapshot::of(&scene.simulation().unwrap());
+    let mut view = ViewSettings::default();
+    view.render.setting = Setting {
+        sky: Sky::plain(Color::from_rgb8([255, 0, 255])),
+        ground: false,
+        ..Setting::default()
+    };
+    let mut camera = view::framing_camera(&[&snap]);
+    camera.pitch = 0.0;
+    camera.yaw = 0.0;
+    let image = headless.render(&snap, &view, &camera).unwrap();
+    let grid = snap.grid.unwrap();
+    let corner = |i: usize, j: usize| snap.x[j * grid.nx + i];
+    let (o, du, dv) = (
+        corner(0, 0),
+        corner(9, 0) - corner(0, 0),
+        corner(0, 9) - corner(0, 0),
+    );
+    let vp = flagsim::render::CameraMatrices::from_orbit(&camera, 1.5).view_proj;
+    let pixel = |u: f64, v: f64| {
+        let c = vp * (o + du * u + dv * v).as_vec3().extend(1.0);
+        let ndc = c.truncate() / c.w;
+        (
+            ((ndc.x + 1.0) * 240.0) as u32,
+            ((1.0 - ndc.y) * 160.0) as u32,
+        )
+    };
+    let sky = |(x, y): (u32, u32)| {
+        let [r, g, b, _] = image.get_pixel(x, y).0;
+        r > 200 && b > 200 && g < 40
+    };
+    // The oval's middle is cloth; the image's transparent corners show the sky.
+    assert!(!sky(pixel(0.5, 0.5)));
+    for (u, v) in [(0.06, 0.1), (0.94, 0.1), (0.06, 0.9), (0.94, 0.9)] {
+        assert!(
+            sky(pixel(u, v)),
+            "({u}, {v}) → {:?} is not see-through",
+            pixel(u, v)
+        );
+    }
+}

@@ -10,6 +10,7 @@ use glam::{DVec3, Vec2, Vec3};
 use crate::render::OrbitCamera;
 use crate::render::picking::{nearest_kept_node, nearest_node_to_ray, pick_render_mesh, ray_plane};
 use crate::render::view::{self, ViewSettings};
+use crate::sim::outline::Outline;
 use crate::sim::snapshot::Snapshot;
 use crate::sim::thread::Command;
 use crate::upsample::upsample_cpu;
@@ -247,7 +248,11 @@ impl Controls {
             view::fill_cut_keys(&mut keys, cut, g.nx, g.ny);
             let grid = view::key_grid(&g, &keys);
             let mesh = upsample_cpu(&grid, &view.render);
-            let hit = pick_render_mesh(origin, dir, &mesh, |u, v| g.shape.inside(u, v))?;
+            let outline = Outline {
+                shape: g.shape,
+                mask: snap.mesh.alpha.as_deref(),
+            };
+            let hit = pick_render_mesh(origin, dir, &mesh, |u, v| outline.inside(u, v))?;
             let node = nearest_kept_node((g.nx, g.ny), mesh.resolution, (hit.r, hit.s), cut)?;
             Some((node, hit.point))
         } else {

@@ -627,6 +627,8 @@ pub fn flag_image(scene: &mut Scene, path: Option<&Path>) -> Result<Option<image
     let image = crate::render::flag_texture::load_flag_image(texture)
         .map_err(|e| CliError::BadInput(e.to_string()))?;
     scene.fit_to_image(image.width(), image.height());
+    let alpha: Vec<u8> = image.pixels().map(|p| p[3]).collect();
+    scene.set_flag_alpha(image.width() as usize, image.height() as usize, &alpha);
     Ok(Some(image))
 }
 

@@ -67,6 +67,8 @@ pub struct KeyMesh {
     /// Per node, whether a shaped flag cut it away ([`crate::sim::outline`]): it has no springs
     /// and no triangles, never moves and is not drawn. Empty when nothing is cut.
     pub cut: Vec<bool>,
+    /// The flag image's transparency the cloth was cut to (its image shape), for picking.
+    pub alpha: Option<Arc<crate::sim::outline::AlphaMask>>,
 }
 
 impl KeyMesh {
@@ -206,11 +208,21 @@ impl Cloth {
         triangles: Vec<[usize; 3]>,
         grid: Option<GridInfo>,
     ) -> Self {
-        Self::with_cut(x, v, m, pinned, springs, triangles, grid, Vec::new())
+        Self::with_cut(
+            x,
+            v,
+            m,
+            pinned,
+            springs,
+            triangles,
+            grid,
+            (Vec::new(), None),
+        )
     }
 
     /// [`Cloth::new`] for a shaped flag: the nodes marked in `cut` (none of the springs or
-    /// triangles may use them) are held where they are and not drawn ([`KeyMesh::cut`]).
+    /// triangles may use them) are held where they are and not drawn ([`KeyMesh::cut`]); `alpha`
+    /// is the image's transparency an image shape was cut to ([`KeyMesh::alpha`]).
     #[allow(clippy::too_many_arguments)] // reason: `new`'s parts, plus the one this adds
     pub fn with_cut(
         x: Vec<DVec3>,
@@ -220,7 +232,7 @@ impl Cloth {
         springs: Vec<Spring>,
         triangles: Vec<[usize; 3]>,
         grid: Option<GridInfo>,
-        cut: Vec<bool>,
+        (cut, alpha): (Vec<bool>, Option<Arc<crate::sim::outline::AlphaMask>>),
     ) -> Self {
         let n = x.len();
         let mut degree = vec![0usize; n + 1];
@@ -296,6 +308,7 @@ impl Cloth {
             springs: springs.iter().map(|s| [s.a as u32, s.b as u32]).collect(),
             triangles,
             cut,
+            alpha,
         });
         let topology = Topology {
             anchor,

@@ -34,11 +34,96 @@ pub enum FlagShape {
     /// A swallow-tailed pennant: tapering from the whole hoist to a fly [`BURGEE_FLY`] as
     /// high, with a notch `notch` of the width deep from the fly's corners.
     Burgee { notch: f64 },
+    /// The flag image's own outline: cloth where the image is at least half opaque
+    /// ([`AlphaMask`]); the whole rectangle for an opaque image or the built-in flag.
+    Image,
+}
+
+/// Where a flag image is opaque enough to be cloth (alpha ≥ ½), pixel by pixel, rows from the
+/// image's top (the flag's top edge, `v = 1`) down.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlphaMask {
+    width: usize,
+    height: usize,
+    opaque: Vec<bool>,
+}
+
+impl AlphaMask {
+    /// The mask of a `width × height` image from its alpha values, top row first; `None` for
+    /// an empty image or the wrong number of values.
+    pub fn from_alpha(width: usize, height: usize, alpha: &[u8]) -> Option<Self> {
+        (width > 0 && height > 0 && alpha.len() == width * height).then(|| Self {
+            width,
+            height,
+            opaque: alpha.iter().map(|&a| a >= 128).collect(),
+        })
+    }
+
+    /// Whether the pixel at flag point `(u, v)` is opaque (outside `0..=1`: the nearest edge).
+    pub fn opaque_at(&self, u: f64, v: f64) -> bool {
+        let at = |t: f64, n: usize| ((t * n as f64).floor().max(0.0) as usize).min(n - 1);
+        self.opaque[at(1.0 - v, self.height) * self.width + at(u, self.width)]
+    }
+}
+
+/// A shape with the mask its image shape reads (`None`: the image is opaque or not known, and
+/// [`FlagShape::Image`] is the rectangle).
+#[derive(Debug, Clone, Copy)]
+pub struct Outline<'a> {
+    pub shape: FlagShape,
+    pub mask: Option<&'a AlphaMask>,
+}
+
+impl Outline<'_> {
+    /// [`FlagShape::inside`], the image's transparency included.
+    pub fn inside(self, u: f64, v: f64) -> bool {
+        match (self.shape, self.mask) {
+            (FlagShape::Image, Some(mask)) => mask.opaque_at(u, v),
+            (shape, _) => shape.inside(u, v),
+        }
+    }
+
+    /// Where no spring may pass: a notch, or a transparent part of the image.
+    pub fn in_gap(self, u: f64, v: f64) -> bool {
+        match self.shape {
+            FlagShape::Image => !self.inside(u, v),
+            shape => shape.in_notch(u, v),
+        }
+    }
+
+    /// [`FlagShape::covers_cell`] with this outline.
+    pub fn covers_cell(self, [u0, u1]: [f64; 2], [v0, v1]: [f64; 2]) -> bool {
+        const N: usize = 16;
+        (0..N).any(|a| {
+            let u = u0 + (u1 - u0) * (a as f64 + 0.5) / N as f64;
+            (0..N).any(|b| self.inside(u, v0 + (v1 - v0) * (b as f64 + 0.5) / N as f64))
+        })
+    }
+
+    /// Whether one of 31 points strictly between `a` and `b` is inside (a gap on the way does
+    /// not matter): how a spring from a pinned node is kept, tying the cloth to its pole across
+    /// a transparent corner of the image.
+    pub fn reaches_segment(self, a: [f64; 2], b: [f64; 2]) -> bool {
+        (1..32).any(|k| {
+            let t = f64::from(k) / 32.0;
+            self.inside(a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
+        })
+    }
+
+    /// [`FlagShape::covers_segment`] with this outline.
+    pub fn covers_segment(self, a: [f64; 2], b: [f64; 2]) -> bool {
+        let points = (1..32).map(|k| {
+            let t = f64::from(k) / 32.0;
+            (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
+        });
+        points.clone().any(|(u, v)| self.inside(u, v))
+            && !points.into_iter().any(|(u, v)| self.in_gap(u, v))
+    }
 }
 
 impl FlagShape {
     /// Every shape with its default notch, in the order the panel lists them.
-    pub const ALL: [Self; 4] = [
+    pub const ALL: [Self; 5] = [
         Self::Rectangle,
         Self::Swallowtail {
             notch: SWALLOWTAIL_NOTCH,
@@ -47,6 +132,7 @@ impl FlagShape {
         Self::Burgee {
             notch: BURGEE_NOTCH,
         },
+        Self::Image,
     ];
 
     /// The name in a scene file.
@@ -56,6 +142,7 @@ impl FlagShape {
             Self::Swallowtail { .. } => "swallowtail",
             Self::Pennant => "pennant",
             Self::Burgee { .. } => "burgee",
+            Self::Image => "image",
         }
     }
 
@@ -63,7 +150,7 @@ impl FlagShape {
     pub fn notch(self) -> Option<f64> {
         match self {
             Self::Swallowtail { notch } | Self::Burgee { notch } => Some(notch),
-            Self::Rectangle | Self::Pennant => None,
+            Self::Rectangle | Self::Pennant | Self::Image => None,
         }
     }
 
@@ -77,11 +164,12 @@ impl FlagShape {
         }
     }
 
-    /// Whether `(u, v)` is cloth (the edges count as cloth).
+    /// Whether `(u, v)` is cloth (the edges count as cloth). The image shape without its
+    /// mask is the rectangle: [`Outline::inside`] reads the mask.
     pub fn inside(self, u: f64, v: f64) -> bool {
         let off = (v - 0.5).abs();
         match self {
-            Self::Rectangle => true,
+            Self::Rectangle | Self::Image => true,
             Self::Swallowtail { notch } => !in_notch(u, off, notch, 0.5),
             Self::Pennant => off <= 0.5 * (1.0 - u),
             Self::Burgee { notch } => {
@@ -93,12 +181,12 @@ impl FlagShape {
 
     /// Whether the shape covers part of the cell `[u0, u1] × [v0, v1]` (16 × 16 points inside
     /// it are tried, none on its edges).
-    pub fn covers_cell(self, [u0, u1]: [f64; 2], [v0, v1]: [f64; 2]) -> bool {
-        const N: usize = 16;
-        (0..N).any(|a| {
-            let u = u0 + (u1 - u0) * (a as f64 + 0.5) / N as f64;
-            (0..N).any(|b| self.inside(u, v0 + (v1 - v0) * (b as f64 + 0.5) / N as f64))
-        })
+    pub fn covers_cell(self, u: [f64; 2], v: [f64; 2]) -> bool {
+        Outline {
+            shape: self,
+            mask: None,
+        }
+        .covers_cell(u, v)
     }
 
     /// Whether a spring from `a` to `b` belongs to the cloth: one of 31 points strictly
@@ -106,12 +194,11 @@ impl FlagShape {
     /// A spring wholly outside a pennant does not, nor one that crosses a notch, even near its
     /// point. (31 points tell every spring of a 10 × 10 grid apart as a dense test does.)
     pub fn covers_segment(self, a: [f64; 2], b: [f64; 2]) -> bool {
-        let points = (1..32).map(|k| {
-            let t = f64::from(k) / 32.0;
-            (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
-        });
-        points.clone().any(|(u, v)| self.inside(u, v))
-            && !points.into_iter().any(|(u, v)| self.in_notch(u, v))
+        Outline {
+            shape: self,
+            mask: None,
+        }
+        .covers_segment(a, b)
     }
 
     /// Whether `(u, v)` is in the shape's notch (the triangle cut from a swallowtail's or a
@@ -121,18 +208,19 @@ impl FlagShape {
         match self {
             Self::Swallowtail { notch } => in_notch(u, off, notch, 0.5),
             Self::Burgee { notch } => in_notch(u, off, notch, 0.5 * BURGEE_FLY),
-            Self::Rectangle | Self::Pennant => false,
+            Self::Rectangle | Self::Pennant | Self::Image => false,
         }
     }
 
     /// The shape's numbers for the cloth shader: its kind (0 rectangle, 1 swallowtail,
-    /// 2 pennant, 3 burgee) and its notch.
+    /// 2 pennant, 3 burgee, 4 the image's alpha) and its notch.
     pub fn gpu(self) -> (u32, f32) {
         match self {
             Self::Rectangle => (0, 0.0),
             Self::Swallowtail { notch } => (1, notch as f32),
             Self::Pennant => (2, 0.0),
             Self::Burgee { notch } => (3, notch as f32),
+            Self::Image => (4, 0.0),
         }
     }
 

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cloth::{Cloth, GridInfo, Spring, SpringFamily};
 use super::error::{SimError, nearest_name};
-use super::outline::FlagShape;
+use super::outline::{AlphaMask, FlagShape, Outline};
 use super::params::Params;
 use super::simulation::Simulation;
 use crate::upsample::RenderSettings;
@@ -121,6 +121,10 @@ pub struct GridSpec {
     /// are kept. Default the rectangle.
     #[serde(skip_serializing_if = "is_rectangle")]
     pub shape: FlagShape,
+    /// The flag image's transparency, for [`FlagShape::Image`] (not a field: set with the
+    /// image, [`Scene::set_flag_alpha`]; `None` is opaque).
+    #[serde(skip)]
+    pub alpha: Option<std::sync::Arc<AlphaMask>>,
     /// Optional initial positions in node order (rest lengths still come from width/height).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub positions: Option<Vec<[f64; 3]>>,
@@ -145,6 +149,7 @@ impl Default for GridSpec {
             bend: true,
             pins: Pins::default(),
             shape: FlagShape::Rectangle,
+            alpha: None,
             positions: None,
             size_written: [false; 2],
         }
@@ -280,6 +285,17 @@ impl Scene {
             }
         }
         Ok(scene)
+    }
+
+    /// Tells a grid cloth its flag image's transparency (`alpha`, `width × height` values, top
+    /// row first), which the image shape cuts it to; an opaque image (or one whose values do
+    /// not fit its size) leaves it opaque.
+    pub fn set_flag_alpha(&mut self, width: usize, height: usize, alpha: &[u8]) {
+        if let Some(grid) = self.cloth.grid.as_mut() {
+            grid.alpha = AlphaMask::from_alpha(width, height, alpha)
+                .filter(|_| alpha.iter().any(|&a| a < 128))
+                .map(std::sync::Arc::new);
+        }
     }
 
     /// Gives a grid cloth the width/height ratio of a `width × height` pixel image, keeping
@@ -539,6 +555,14 @@ fn is_rectangle(shape: &FlagShape) -> bool {
     *shape == FlagShape::Rectangle
 }
 
+/// `g`'s shape with its image's mask.
+fn outline(g: &GridSpec) -> Outline<'_> {
+    Outline {
+        shape: g.shape,
+        mask: g.alpha.as_deref(),
+    }
+}
+
 /// Where node `(i, j)` of `g` sits in the flag's `(u, v)`.
 fn grid_uv(g: &GridSpec, i: usize, j: usize) -> [f64; 2] {
     [i as f64 / (g.nx - 1) as f64, j as f64 / (g.ny - 1) as f64]
@@ -551,13 +575,14 @@ fn kept_nodes(g: &GridSpec) -> Vec<bool> {
     if g.shape == FlagShape::Rectangle {
         return vec![true; nx * ny];
     }
+    let outline = outline(g);
     // Cell (i, j) spans nodes i..=i+1 and j..=j+1.
     let covered: Vec<bool> = (0..ny - 1)
         .flat_map(|j| (0..nx - 1).map(move |i| (i, j)))
         .map(|(i, j)| {
             let [u0, v0] = grid_uv(g, i, j);
             let [u1, v1] = grid_uv(g, i + 1, j + 1);
-            g.shape.covers_cell([u0, u1], [v0, v1])
+            outline.covers_cell([u0, u1], [v0, v1])
         })
         .collect();
     let cell = |i: usize, j: usize| covered[j * (nx - 1) + i];
@@ -666,9 +691,24 @@ fn build_grid(g: &GridSpec) -> Cloth {
     }
     // A shaped flag: the nodes of the cells the shape covers, the springs that run through it,
     // the triangles of those nodes with a point in it; the mass spread over the nodes kept.
+    // Pinned nodes stay, tied to the cloth by the springs that reach into the shape (a round
+    // image's hoist is mostly transparent, and the flag still hangs from its pole).
     let mut kept = kept_nodes(g);
+    for (k, p) in kept.iter_mut().zip(&pinned) {
+        *k |= *p;
+    }
     let uv = |k: usize| grid_uv(g, k % nx, k / nx);
-    springs.retain(|s| kept[s.a] && kept[s.b] && g.shape.covers_segment(uv(s.a), uv(s.b)));
+    let outline = outline(g);
+    springs.retain(|s| {
+        let (a, b) = (uv(s.a), uv(s.b));
+        kept[s.a]
+            && kept[s.b]
+            && if pinned[s.a] || pinned[s.b] {
+                outline.reaches_segment(a, b)
+            } else {
+                outline.covers_segment(a, b)
+            }
+    });
     // A free node left with fewer than two springs (by a notch's edge) would swing loose: it
     // is cut too, and so on until none is.
     loop {
@@ -693,15 +733,15 @@ fn build_grid(g: &GridSpec) -> Cloth {
         let centre = [(a[0] + b[0] + c[0]) / 3.0, (a[1] + b[1] + c[1]) / 3.0];
         t.iter().all(|&k| kept[k])
             && [a, b, c].iter().any(|corner| {
-                g.shape.covers_segment(centre, *corner) || g.shape.inside(centre[0], centre[1])
+                outline.covers_segment(centre, *corner) || outline.inside(centre[0], centre[1])
             })
     });
-    for (p, k) in pinned.iter_mut().zip(&kept) {
-        *p &= *k;
-    }
     let count = kept.iter().filter(|k| **k).count().max(1);
     let m = vec![g.mass / count as f64; n];
     let cut = kept.iter().map(|k| !k).collect();
+    let mask = (g.shape == FlagShape::Image)
+        .then(|| g.alpha.clone())
+        .flatten();
     Cloth::with_cut(
         x,
         vec![DVec3::ZERO; n],
@@ -710,7 +750,7 @@ fn build_grid(g: &GridSpec) -> Cloth {
         springs,
         triangles,
         grid,
-        cut,
+        (cut, mask),
     )
 }
 

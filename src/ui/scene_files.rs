@@ -40,6 +40,15 @@ fn scene_background(scene: &Scene) -> Result<Option<image::RgbaImage>, String> {
         .map_err(|e| e.to_string())
 }
 
+/// Gives `scene` the transparency of its flag `image` (for the image shape); whether that
+/// changed it.
+fn take_alpha(scene: &mut Scene, image: &image::RgbaImage) -> bool {
+    let before = scene.cloth.grid.as_ref().map(|g| g.alpha.clone());
+    let alpha: Vec<u8> = image.pixels().map(|p| p[3]).collect();
+    scene.set_flag_alpha(image.width() as usize, image.height() as usize, &alpha);
+    scene.cloth.grid.as_ref().map(|g| g.alpha.clone()) != before
+}
+
 /// What a native file dialog is asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pick {
@@ -73,6 +82,7 @@ pub fn load_scene(
     if scene.render.texture.is_some() {
         scene.fit_to_image(image.width(), image.height());
     }
+    take_alpha(&mut scene, &image);
     state.notices.info(format!("loaded {what}"));
     state.view.render = scene.render.clone();
     state.background_path = (scene.render.setting.background.as_ref())
@@ -144,7 +154,15 @@ pub fn set_flag_image(state: &mut UiState, actions: &mut Vec<UiAction>, path: Op
         // The built-in flag is drawn at 3:2 (512 × 341 pixels).
         None => (3, 2),
     };
-    if scene.fit_to_image(w, h) {
+    let resized = scene.fit_to_image(w, h);
+    // A flag cut to its image's outline is cut anew to another image's.
+    let recut = take_alpha(&mut scene, &image)
+        && scene
+            .cloth
+            .grid
+            .as_ref()
+            .is_some_and(|g| g.shape == FlagShape::Image);
+    if resized || recut {
         actions.push(UiAction::Sim(Command::LoadScene(Box::new(scene.clone()))));
         actions.push(UiAction::ResetCamera);
     }
