@@ -191,3 +191,22 @@ fn a_cloth_without_pins_or_below_the_ground_has_nowhere_to_go() {
     assert_eq!(sim.hoist_travel(), 0.0);
     assert_eq!(sim.hoist_drop(), 0.0);
 }
+
+#[test]
+fn lowered_the_flag_stops_on_a_raised_ground() {
+    // The ground collider at 0.4 m: the travel is the lowest pin's 1.6 m less 0.4.
+    let mut scene = flag();
+    for c in &mut scene.params.colliders {
+        if let flagsim::sim::params::Collider::Ground(g) = c {
+            g.height = 0.4;
+        }
+    }
+    scene.params.hoist.height = 0.0;
+    let sim = scene.simulation().unwrap();
+    assert!((sim.hoist_travel() - (BOTTOM - 0.4)).abs() < 1e-12);
+    let lowest = pinned_y(&sim).into_iter().fold(f64::MAX, f64::min);
+    assert!(
+        (lowest - 0.4).abs() < 1e-9,
+        "lowest pinned node at {lowest}"
+    );
+}
