@@ -369,6 +369,47 @@ mod tests {
         assert!(tail.covers_segment([0.9, 0.0], [0.9, 0.1]));
     }
 
+    #[test]
+    fn a_mask_reads_the_image_top_row_first_and_refuses_what_does_not_fit() {
+        // 2 × 2, top row first: opaque, clear / clear, opaque; 128 is opaque, 127 is not.
+        let mask = AlphaMask::from_alpha(2, 2, &[128, 127, 0, 255]).unwrap();
+        assert!(mask.opaque_at(0.25, 0.75), "top left");
+        assert!(!mask.opaque_at(0.75, 0.75), "top right");
+        assert!(!mask.opaque_at(0.25, 0.25), "bottom left");
+        assert!(mask.opaque_at(0.75, 0.25), "bottom right");
+        // Outside 0..=1: the nearest edge pixel.
+        assert!(mask.opaque_at(-1.0, 2.0) && mask.opaque_at(2.0, -1.0));
+        assert!(!mask.opaque_at(2.0, 2.0) && !mask.opaque_at(-1.0, -1.0));
+        assert!(
+            mask.opaque_at(1.0, 0.0),
+            "u = 1 is the last column, v = 0 the last row"
+        );
+        for (w, h, n) in [(0, 2, 0), (2, 0, 0), (0, 0, 0), (2, 2, 3), (2, 2, 5)] {
+            assert_eq!(
+                AlphaMask::from_alpha(w, h, &vec![255; n]),
+                None,
+                "{w} × {h}, {n}"
+            );
+        }
+        assert!(AlphaMask::from_alpha(3, 1, &[255; 3]).is_some());
+        // The image shape reads it; the others do not.
+        let image = Outline {
+            shape: FlagShape::Image,
+            mask: Some(&mask),
+        };
+        assert!(image.inside(0.25, 0.75) && !image.inside(0.75, 0.75));
+        assert!(image.in_gap(0.75, 0.75) && !image.in_gap(0.25, 0.75));
+        let plain = Outline {
+            shape: FlagShape::Rectangle,
+            mask: Some(&mask),
+        };
+        assert!(plain.inside(0.75, 0.75) && !plain.in_gap(0.75, 0.75));
+        assert!(
+            FlagShape::Image.inside(0.75, 0.75),
+            "without its mask: the rectangle"
+        );
+    }
+
     fn read(json: &str) -> serde_json::Result<FlagShape> {
         serde_json::from_str(json)
     }
