@@ -69,43 +69,52 @@ pub fn fill_cut_keys(keys: &mut [Vec3], cut: &[bool], nx: usize, ny: usize) {
     if cut.len() != keys.len() || keys.len() != nx * ny || !cut.iter().any(|c| *c) {
         return;
     }
-    let mut filled_rows = vec![false; ny];
-    for j in 0..ny {
-        let row = j * nx..(j + 1) * nx;
-        let kept: Vec<usize> = row
-            .clone()
-            .filter(|&k| !cut[k])
-            .map(|k| k - j * nx)
-            .collect();
-        if kept.len() < 2 {
-            continue;
-        }
-        filled_rows[j] = true;
-        for i in (0..nx).filter(|&i| cut[j * nx + i]) {
-            let right = kept.partition_point(|&k| k < i);
-            // The two kept nodes to use: around `i`, or the last two on one side.
-            let (a, b) = match (right.checked_sub(1), kept.get(right)) {
-                (Some(l), Some(_)) => (kept[l], kept[right]),
-                (Some(l), None) => (kept[l - 1], kept[l]),
-                (None, _) => (kept[0], kept[1]),
+    // Whether row `j` has the two kept nodes its cut ones are drawn from.
+    let filled = |j: usize| cut[j * nx..(j + 1) * nx].iter().filter(|c| !**c).count() >= 2;
+    for j in (0..ny).filter(|&j| filled(j)) {
+        let row = j * nx;
+        let kept = |i: usize| !cut[row + i];
+        // Each run of cut nodes `s..e`, between (or beside) the kept nodes around it.
+        let (mut last, mut before_last) = (None, None);
+        let mut i = 0;
+        while i < nx {
+            if kept(i) {
+                (before_last, last) = (last, Some(i));
+                i += 1;
+                continue;
+            }
+            let s = i;
+            while i < nx && !kept(i) {
+                i += 1;
+            }
+            let first_after = (i..nx).find(|&k| kept(k));
+            let (a, b) = match (last, first_after) {
+                (Some(l), Some(r)) => (l, r),
+                (Some(l), None) => (before_last.unwrap_or(l), l),
+                (None, Some(r)) => (r, (r + 1..nx).find(|&k| kept(k)).unwrap_or(r)),
+                (None, None) => continue,
             };
-            let t = (i as f32 - a as f32) / (b as f32 - a as f32);
-            let (pa, pb) = (keys[j * nx + a], keys[j * nx + b]);
-            keys[j * nx + i] = pa + (pb - pa) * t;
+            if a == b {
+                continue;
+            }
+            let (pa, pb) = (keys[row + a], keys[row + b]);
+            for k in s..i {
+                let t = (k as f32 - a as f32) / (b as f32 - a as f32);
+                keys[row + k] = pa + (pb - pa) * t;
+            }
         }
     }
     // Rows with fewer than two kept nodes take the nearest filled row's positions, shifted by
     // the step between that row and the next one towards this row.
-    for j in 0..ny {
-        if filled_rows[j] {
-            continue;
-        }
-        let near = (0..ny)
-            .filter(|&r| filled_rows[r])
-            .min_by_key(|&r| r.abs_diff(j));
-        let Some(r) = near else { return };
-        let toward = if r < j { r.checked_sub(1) } else { Some(r + 1) }
-            .filter(|&q| q < ny && filled_rows[q]);
+    for j in (0..ny).filter(|&j| !filled(j)) {
+        let Some(r) = (0..ny)
+            .filter(|&r| filled(r))
+            .min_by_key(|&r| r.abs_diff(j))
+        else {
+            return;
+        };
+        let toward =
+            if r < j { r.checked_sub(1) } else { Some(r + 1) }.filter(|&q| q < ny && filled(q));
         for i in 0..nx {
             let base = keys[r * nx + i];
             let step = toward.map_or(Vec3::ZERO, |q| base - keys[q * nx + i]);
