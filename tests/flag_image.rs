@@ -4,6 +4,8 @@
 //! Without a GPU adapter the render tests print `SKIPPED` and pass, except under `CI=true`.
 #![allow(clippy::trivially_copy_pass_by_ref)] // reason: pixel predicates take `&Rgba` as iterators hand them out
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use flagsim::render::flag_texture::{MAX_DECODE_SIDE, MAX_FLAG_SIDE, load_flag_image};
@@ -392,17 +394,7 @@ fn colour_spread(image: &RgbaImage) -> ((usize, f64), (usize, f64)) {
 }
 
 fn renderer() -> Option<HeadlessRenderer> {
-    match HeadlessRenderer::new(480, 320) {
-        Ok(r) => Some(r),
-        Err(e) => {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "CI=true but no GPU adapter: {e}"
-            );
-            eprintln!("SKIPPED: no GPU adapter ({e})");
-            None
-        }
-    }
+    common::headless_or_skip(480, 320)
 }
 
 /// Renders `scene` after 30 steps, from the front (the automatic framing) or from behind.

@@ -6,6 +6,8 @@
 //! The expected counts are worked out here from the outlines' inequalities, densely sampled
 //! (64 × 64 points a cell, 255 points a spring), not from the code's own sampling.
 
+mod common;
+
 use flagsim::render::headless::HeadlessRenderer;
 use flagsim::render::view::{self, ViewSettings};
 use flagsim::setting::{Color, Setting, Sky};
@@ -249,19 +251,33 @@ fn a_scene_file_says_its_shape_and_a_bad_one_is_refused() {
     }
 }
 
+/// Where point `(u, v)` of a flat 10 × 10 flag in `snap` lands on a 480 × 320 picture seen by
+/// `camera`.
+fn pixel_of(
+    snap: &Snapshot,
+    camera: &flagsim::render::OrbitCamera,
+) -> impl Fn(f64, f64) -> (u32, u32) {
+    let nx = snap.grid.unwrap().nx;
+    let corner = |i: usize, j: usize| snap.x[j * nx + i];
+    let (o, du, dv) = (
+        corner(0, 0),
+        corner(9, 0) - corner(0, 0),
+        corner(0, 9) - corner(0, 0),
+    );
+    let vp = flagsim::render::CameraMatrices::from_orbit(camera, 480.0 / 320.0).view_proj;
+    move |u, v| {
+        let c = vp * (o + du * u + dv * v).as_vec3().extend(1.0);
+        let ndc = c.truncate() / c.w;
+        (
+            ((ndc.x + 1.0) * 240.0) as u32,
+            ((1.0 - ndc.y) * 160.0) as u32,
+        )
+    }
+}
+
 #[test]
 fn the_background_shows_through_the_notch_and_not_through_the_flag() {
-    let renderer = match HeadlessRenderer::new(480, 320) {
-        Ok(r) => Some(r),
-        Err(e) => {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "CI=true but no GPU adapter: {e}"
-            );
-            eprintln!("SKIPPED: no GPU adapter ({e})");
-            None
-        }
-    };
+    let renderer = common::headless_or_skip(480, 320);
     let Some(mut headless) = renderer else {
         return;
     };
@@ -291,23 +307,7 @@ fn the_background_shows_through_the_notch_and_not_through_the_flag() {
     let (rect, snap, camera) = draw(&mut headless, FlagShape::Rectangle);
     let (tail, _, _) = draw(&mut headless, FlagShape::Swallowtail { notch: 1.0 / 3.0 });
     // Where a point of the flag (u, v) lands on the picture.
-    let grid = snap.grid.unwrap();
-    let corner = |i: usize, j: usize| snap.x[j * grid.nx + i];
-    let (o, du, dv) = (
-        corner(0, 0),
-        corner(9, 0) - corner(0, 0),
-        corner(0, 9) - corner(0, 0),
-    );
-    let vp = flagsim::render::CameraMatrices::from_orbit(&camera, 480.0 / 320.0).view_proj;
-    let pixel = |u: f64, v: f64| {
-        let p = (o + du * u + dv * v).as_vec3();
-        let c = vp * p.extend(1.0);
-        let ndc = c.truncate() / c.w;
-        (
-            ((ndc.x + 1.0) * 240.0) as u32,
-            ((1.0 - ndc.y) * 160.0) as u32,
-        )
-    };
+    let pixel = pixel_of(&snap, &camera);
     // Magenta, as the sky is (a little darker below the horizon, where the view looks down
     // into the haze); none of the flag's colours comes near it.
     let is_sky = |image: &image::RgbaImage, (x, y): (u32, u32)| {
@@ -475,12 +475,7 @@ fn the_image_shape_cuts_the_cloth_to_the_images_opaque_part() {
 
 #[test]
 fn the_image_shape_shows_the_background_where_the_image_is_transparent() {
-    let Ok(mut headless) = HeadlessRenderer::new(480, 320) else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but no GPU adapter"
-        );
-        eprintln!("SKIPPED: no GPU adapter");
+    let Some(mut headless) = common::headless_or_skip(480, 320) else {
         return;
     };
     let mut scene = oval_scene();
@@ -499,22 +494,7 @@ fn the_image_shape_shows_the_background_where_the_image_is_transparent() {
     camera.pitch = 0.0;
     camera.yaw = 0.0;
     let image = headless.render(&snap, &view, &camera).unwrap();
-    let grid = snap.grid.unwrap();
-    let corner = |i: usize, j: usize| snap.x[j * grid.nx + i];
-    let (o, du, dv) = (
-        corner(0, 0),
-        corner(9, 0) - corner(0, 0),
-        corner(0, 9) - corner(0, 0),
-    );
-    let vp = flagsim::render::CameraMatrices::from_orbit(&camera, 1.5).view_proj;
-    let pixel = |u: f64, v: f64| {
-        let c = vp * (o + du * u + dv * v).as_vec3().extend(1.0);
-        let ndc = c.truncate() / c.w;
-        (
-            ((ndc.x + 1.0) * 240.0) as u32,
-            ((1.0 - ndc.y) * 160.0) as u32,
-        )
-    };
+    let pixel = pixel_of(&snap, &camera);
     let sky = |(x, y): (u32, u32)| {
         let [r, g, b, _] = image.get_pixel(x, y).0;
         r > 200 && b > 200 && g < 40

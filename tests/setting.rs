@@ -4,6 +4,8 @@
 //! (lavapipe in CI) show them. Without a GPU adapter the render tests print `SKIPPED` and pass,
 //! except under `CI=true`.
 
+mod common;
+
 use std::path::PathBuf;
 
 use flagsim::render::headless::HeadlessRenderer;
@@ -226,17 +228,7 @@ fn the_command_line_refuses_a_missing_background_before_rendering() {
 // Renders.
 
 fn renderer() -> Option<HeadlessRenderer> {
-    match HeadlessRenderer::new(SIZE[0], SIZE[1]) {
-        Ok(r) => Some(r),
-        Err(e) => {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "CI=true but no GPU adapter: {e}"
-            );
-            eprintln!("SKIPPED: no GPU adapter ({e})");
-            None
-        }
-    }
+    common::headless_or_skip(SIZE[0], SIZE[1])
 }
 
 /// The flag preset after 30 steps.

@@ -146,3 +146,22 @@ pub fn every_mode_and_option(resolution: [u32; 2]) -> Vec<RenderSettings> {
     }
     all
 }
+
+/// A headless renderer of `width × height` pixels; without a GPU adapter `None` after a loud
+/// `SKIPPED` line, except under `CI=true`, where a missing adapter fails the test.
+pub fn headless_or_skip(
+    width: u32,
+    height: u32,
+) -> Option<flagsim::render::headless::HeadlessRenderer> {
+    match flagsim::render::headless::HeadlessRenderer::new(width, height) {
+        Ok(r) => Some(r),
+        Err(e) => {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "CI=true but no GPU adapter: {e}"
+            );
+            eprintln!("SKIPPED: no GPU adapter ({e})");
+            None
+        }
+    }
+}
