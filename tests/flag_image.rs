@@ -276,7 +276,8 @@ fn flag_images(actions: &[UiAction]) -> Vec<(u32, u32)> {
     actions
         .iter()
         .filter_map(|a| match a {
-            UiAction::FlagImage(image) => Some(image.dimensions()),
+            UiAction::FlagImage(0, image) => Some(image.dimensions()),
+            UiAction::FlagImages(images) if images.len() == 1 => Some(images[0].dimensions()),
             _ => None,
         })
         .collect()

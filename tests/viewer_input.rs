@@ -36,7 +36,7 @@ fn a_ray_through_the_centre_of_the_view_hits_the_centre_of_a_facing_flag() {
         .ray_through_pixel(640.0, 400.0, SIZE.x, SIZE.y);
     // The ray runs along the view direction to the target.
     assert!((dir - controls.camera.forward()).length() < 1e-5);
-    let (node, point) = controls
+    let (_, node, point) = controls
         .pick(SIZE / 2.0, &snap, &ViewSettings::default())
         .expect("the flag is under the centre of the view");
     assert!(
@@ -436,7 +436,7 @@ fn dragging_a_pinned_node_moves_the_pole_instead_of_grabbing_it() {
     let view = ViewSettings::default();
     // Just inside the hoist edge, at mid-height: the key node nearest is a pinned one (i = 0).
     let at = pixel(&controls, Vec3::new(0.02, 2.0, 0.0));
-    let (node, _) = controls.pick(at, &snap, &view).expect("on the flag");
+    let (_, node, _) = controls.pick(at, &snap, &view).expect("on the flag");
     assert!(snap.pinned[node], "picked free node {node}");
     let cmds = press(&mut controls, &snap, Button::Left, at);
     assert!(cmds.is_empty(), "a pinned node was grabbed: {cmds:?}");
@@ -465,7 +465,7 @@ fn picking_works_on_a_cloth_without_a_grid() {
     let view = ViewSettings::default();
     for node in 0..snap.x.len() {
         let at = pixel(&controls, snap.x[node].as_vec3());
-        let (picked, point) = controls
+        let (_, picked, point) = controls
             .pick(at, &snap, &view)
             .expect("a node under the cursor");
         assert_eq!(picked, node);
@@ -953,10 +953,10 @@ fn on_a_cloth_without_a_grid_a_node_is_picked_within_three_percent_of_the_view_d
     let right = camera.forward().cross(Vec3::Y).normalize();
     let node = snap.x[0].as_vec3();
     let near = pixel(&controls, node + right * (0.02 * camera.distance));
-    assert_eq!(controls.pick(near, &snap, &view).map(|p| p.0), Some(0));
+    assert_eq!(controls.pick(near, &snap, &view).map(|p| p.1), Some(0));
     let far = pixel(&controls, node - right * (0.05 * camera.distance));
     assert!(
-        controls.pick(far, &snap, &view).is_none_or(|p| p.0 != 0),
+        controls.pick(far, &snap, &view).is_none_or(|p| p.1 != 0),
         "picked node 0 from 5 % of the distance away"
     );
 }

@@ -60,6 +60,8 @@ enum Drag {
     /// A key node follows the cursor in the plane through the picked point facing the camera,
     /// keeping its offset from that point (so it does not jump when grabbed).
     Grab {
+        /// The flag whose node it is (0 is the first).
+        flag: usize,
         node: usize,
         plane_point: Vec3,
         plane_normal: Vec3,
@@ -84,6 +86,9 @@ pub struct Controls {
     shift: bool,
     /// Viewport size, physical pixels.
     pub size: Vec2,
+    /// The selected flag of several (0 is the first): a shift-drag moves its pole, and a click
+    /// on another flag's cloth selects that one.
+    pub flag: usize,
 }
 
 impl Controls {
@@ -95,6 +100,7 @@ impl Controls {
             cursor: None,
             shift: false,
             size,
+            flag: 0,
         }
     }
 
@@ -116,8 +122,9 @@ impl Controls {
             .ray_through_pixel(p.x, p.y, self.size.x.max(1.0), self.size.y.max(1.0))
     }
 
-    /// Handles one event; returns the simulation commands it causes. `snap` and `view` are what
-    /// is on screen (for picking).
+    /// Handles one event; returns the simulation commands it causes (for one of several
+    /// flags wrapped in [`Command::Flag`]). `snap` and `view` are what is on screen (for
+    /// picking).
     pub fn handle(
         &mut self,
         input: Input,
@@ -126,9 +133,32 @@ impl Controls {
         view: &ViewSettings,
     ) -> Vec<Command> {
         let mut out = Vec::new();
+        let before = self.drag;
+        self.handle_flag(input, egui_consumed, snap, view, &mut out);
+        let flag = match (self.drag, before) {
+            (Drag::Grab { flag, .. }, _) | (_, Drag::Grab { flag, .. }) => flag,
+            _ => self.flag,
+        };
+        if !snap.flags.is_empty() {
+            for cmd in &mut out {
+                let inner = std::mem::replace(cmd, Command::Step);
+                *cmd = Command::Flag(flag, Box::new(inner));
+            }
+        }
+        out
+    }
+
+    fn handle_flag(
+        &mut self,
+        input: Input,
+        egui_consumed: bool,
+        snap: &Snapshot,
+        view: &ViewSettings,
+        out: &mut Vec<Command>,
+    ) {
         if let Input::Shift(s) = input {
             self.shift = s;
-            return out;
+            return;
         }
         let releasing = matches!(input, Input::Button { pressed: false, .. });
         let moving = matches!(input, Input::CursorMoved(_));
@@ -137,7 +167,7 @@ impl Controls {
             if let Input::CursorMoved(p) = input {
                 self.cursor = Some(p);
             }
-            return out;
+            return;
         }
         match input {
             Input::CursorMoved(p) => {
@@ -179,27 +209,32 @@ impl Controls {
                 pressed: true,
             } => {
                 if self.dragging() {
-                    return out;
+                    return;
                 }
                 let Some(p) = self.cursor else {
-                    return out;
+                    return;
                 };
                 self.drag = match button {
                     Button::Left if self.shift => self.start_pole_drag(p, snap),
                     Button::Left => match self.pick(p, snap, view) {
-                        // A pinned node is tied to the pole: dragging it moves the pole.
-                        Some((node, _)) if snap.pinned[node] => self.start_pole_drag(p, snap),
-                        Some((node, point)) => {
-                            let node_start = snap.x[node].as_vec3();
-                            out.push(Command::Grab {
-                                node,
-                                target: snap.x[node],
-                            });
+                        // A click on a flag selects it; dragging a pinned node, tied to the
+                        // pole, moves its pole.
+                        Some((flag, node, _))
+                            if snap.flag(flag).is_some_and(|f| f.pinned[node]) =>
+                        {
+                            self.flag = flag;
+                            self.start_pole_drag(p, snap)
+                        }
+                        Some((flag, node, point)) => {
+                            self.flag = flag;
+                            let x = snap.flag(flag).map_or(glam::DVec3::ZERO, |f| f.x[node]);
+                            out.push(Command::Grab { node, target: x });
                             Drag::Grab {
+                                flag,
                                 node,
                                 plane_point: point,
                                 plane_normal: self.camera.forward(),
-                                node_start,
+                                node_start: x.as_vec3(),
                             }
                         }
                         None => Drag::Orbit,
@@ -225,7 +260,6 @@ impl Controls {
             },
             Input::Shift(_) => {}
         }
-        out
     }
 
     /// Moves the camera target in the view plane by a cursor delta (pixels).
@@ -238,8 +272,27 @@ impl Controls {
         self.camera.target += (-delta.x * right + delta.y * up) * scale;
     }
 
-    /// The key node under pixel `p` (picked on the drawn surface) and the surface point hit.
-    pub fn pick(&self, p: Vec2, snap: &Snapshot, view: &ViewSettings) -> Option<(usize, Vec3)> {
+    /// The flag (0 is the first), its key node under pixel `p` (picked on the drawn surface)
+    /// and the surface point hit: the nearest of the flags the ray meets.
+    pub fn pick(
+        &self,
+        p: Vec2,
+        snap: &Snapshot,
+        view: &ViewSettings,
+    ) -> Option<(usize, usize, Vec3)> {
+        snap.all_flags()
+            .enumerate()
+            .filter_map(|(k, flag)| {
+                let (node, point) = self.pick_flag(p, flag, view)?;
+                let distance = (point - self.ray(p).0).length();
+                Some((distance, (k, node, point)))
+            })
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, hit)| hit)
+    }
+
+    /// The key node of one flag under pixel `p`, and the surface point hit.
+    fn pick_flag(&self, p: Vec2, snap: &Snapshot, view: &ViewSettings) -> Option<(usize, Vec3)> {
         let (origin, dir) = self.ray(p);
         let mut keys = view::key_positions(&snap.x);
         if let Some(g) = snap.grid {
@@ -263,6 +316,9 @@ impl Controls {
     }
 
     fn start_pole_drag(&self, p: Vec2, snap: &Snapshot) -> Drag {
+        let Some(snap) = snap.flag(self.flag) else {
+            return Drag::Orbit;
+        };
         let Some(pole) = view::pole(snap) else {
             return Drag::Orbit;
         };

@@ -5,7 +5,7 @@
 //! viewer draws the current snapshot's key nodes interpolated from the previous one's by the
 //! wall time since the current one was published: a 60 Hz simulation looks smooth on a 144 Hz
 //! display. Never across a reset or a scene load (a new generation), never while paused, and
-//! never between cloths of different sizes.
+//! never between cloths of different sizes. Each of several flags is interpolated alike.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -58,8 +58,18 @@ impl SnapshotFeed {
         let interval = (snap.params.dt / snap.time_scale.max(1e-3)).max(1e-4);
         let since = now.saturating_duration_since(snap.published_at);
         let alpha = (since.as_secs_f64() / interval).clamp(0.0, 1.0);
-        for (x, p) in snap.x.iter_mut().zip(&prev.x) {
-            *x = *p + (*x - *p) * alpha;
+        let lerp = |now: &mut Snapshot, before: &Snapshot| {
+            if now.x.len() == before.x.len() {
+                for (x, p) in now.x.iter_mut().zip(&before.x) {
+                    *x = *p + (*x - *p) * alpha;
+                }
+            }
+        };
+        lerp(&mut snap, prev);
+        if snap.flags.len() == prev.flags.len() {
+            for (flag, before) in snap.flags.iter_mut().zip(&prev.flags) {
+                lerp(flag, before);
+            }
         }
         snap
     }

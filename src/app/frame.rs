@@ -5,7 +5,7 @@
 
 use crate::render::camera::OrbitCamera;
 use crate::render::edges::{self, WorldBox};
-use crate::render::frame::ClothScene;
+use crate::render::frame::{ClothScene, FlagScenes, PoleLook};
 use crate::render::fullscreen;
 use crate::render::gpu::GpuError;
 use crate::render::renderer;
@@ -39,7 +39,8 @@ pub struct SceneDraw {
     pub quality: RenderQuality,
     format: wgpu::TextureFormat,
     pub renderer: Renderer,
-    pub cloth: ClothScene,
+    /// Every flag's upsampler and buffers (flag 0's is the lab's copy 0).
+    pub flags: FlagScenes,
     /// The lab's other copies' upsamplers and buffers (copy 1 first; empty outside the lab).
     lab: Vec<ClothScene>,
     /// The part of the frame the lab's cells divide, as the window last showed it: a capture
@@ -53,9 +54,9 @@ pub struct SceneDraw {
     scaled: Option<ViewImage>,
     /// A full-size image, with FXAA (the view at scale 1, and captures).
     full: Option<ViewImage>,
-    /// The flag image in use (`None`: the built-in flag), re-uploaded when the renderer is
+    /// Each flag's image in use (`None`: the built-in flag), re-uploaded when the renderer is
     /// rebuilt.
-    flag: Option<image::RgbaImage>,
+    flag_images: Vec<Option<image::RgbaImage>>,
     /// The background image, for the same reason.
     background: Option<image::RgbaImage>,
     /// This frame's rectangles of the image where there can be edges, for FXAA, and the world
@@ -177,7 +178,7 @@ impl SceneDraw {
             quality,
             format,
             renderer,
-            cloth: ClothScene::new(device)?,
+            flags: FlagScenes::new(device)?,
             lab: Vec::new(),
             lab_area: None,
             msaa,
@@ -185,7 +186,7 @@ impl SceneDraw {
             upscale: UpscalePass::new(device, format),
             scaled: None,
             full: None,
-            flag: None,
+            flag_images: Vec::new(),
             background: None,
             edges: Vec::new(),
             boxes: Vec::new(),
@@ -208,8 +209,10 @@ impl SceneDraw {
         quality: RenderQuality,
     ) -> Result<(), FrameError> {
         let mut renderer = Renderer::with_quality(device, queue, self.format, quality)?;
-        if let Some(image) = &self.flag {
-            renderer.set_flag_image(device, queue, image)?;
+        for (k, image) in self.flag_images.iter().enumerate() {
+            if image.is_some() {
+                renderer.set_flag_image_of(device, queue, k, image.as_ref())?;
+            }
         }
         if self.background.is_some() {
             renderer.set_background(device, queue, self.background.as_ref())?;
@@ -230,9 +233,62 @@ impl SceneDraw {
         queue: &wgpu::Queue,
         image: image::RgbaImage,
     ) -> Result<(), FrameError> {
-        self.renderer.set_flag_image(device, queue, &image)?;
-        self.flag = Some(image);
+        self.set_flag_image_of(device, queue, 0, Some(image))
+    }
+
+    /// Draws flag `flag` (0 is the first) with `image` (`None`: the built-in flag) from now
+    /// on; on an error its image stays.
+    pub fn set_flag_image_of(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        flag: usize,
+        image: Option<image::RgbaImage>,
+    ) -> Result<(), FrameError> {
+        self.renderer
+            .set_flag_image_of(device, queue, flag, image.as_ref())?;
+        if self.flag_images.len() <= flag {
+            self.flag_images.resize(flag + 1, None);
+        }
+        self.flag_images[flag] = image;
         Ok(())
+    }
+
+    /// Each flag's image from now on (index `k` for flag `k`; flags past the end draw the
+    /// built-in flag), replacing all of them; on an error the images stay as they were.
+    pub fn set_flag_images(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        images: Vec<Option<image::RgbaImage>>,
+    ) -> Result<(), FrameError> {
+        let count = images.len().max(self.flag_images.len());
+        for k in 0..count {
+            let image = images.get(k).cloned().flatten();
+            self.renderer
+                .set_flag_image_of(device, queue, k, image.as_ref())?;
+        }
+        self.flag_images = images;
+        Ok(())
+    }
+
+    /// Flag `k`'s image is gone with it: the flags after it move up one, with their images.
+    pub fn remove_flag_image(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        k: usize,
+    ) -> Result<(), FrameError> {
+        let mut images = self.flag_images.clone();
+        if k < images.len() {
+            images.remove(k);
+        }
+        self.set_flag_images(device, queue, images)
+    }
+
+    /// Each flag's pole colours and finial (index `k` for flag `k`).
+    pub fn set_pole_looks(&mut self, looks: Vec<PoleLook>) {
+        self.flags.looks = looks;
     }
 
     /// Draws `image` behind everything instead of the sky from now on (`None`: the sky; kept
@@ -391,7 +447,11 @@ impl SceneDraw {
         snap: &Snapshot,
         view: &ViewSettings,
     ) -> Result<(), FrameError> {
-        self.cloth.prepare(device, queue, encoder, snap, view)?;
+        if snap.lab.is_empty() {
+            self.flags.prepare(device, queue, encoder, snap, view)?;
+        } else {
+            self.flags.scenes[0].prepare(device, queue, encoder, snap, view)?;
+        }
         Ok(())
     }
 
@@ -418,9 +478,10 @@ impl SceneDraw {
         // an image of its own, as a lab copy into its cell), not the whole window behind them.
         let framed = visible.map_or(size, |r| [r.width, r.height]);
         let aspect = framed[0] as f32 / framed[1].max(1) as f32;
+        let more = self.flags.more_cloths(frame.snap, frame.view);
         let data = self
-            .cloth
-            .frame_data(frame.snap, frame.view, frame.camera, aspect);
+            .flags
+            .frame_data(frame.snap, frame.view, frame.camera, aspect, &more);
         let multisampled = self.renderer.targets().sample_count > 1;
         let margin = self.margin();
         let post_aa = self.quality.post_aa();
@@ -536,7 +597,7 @@ impl SceneDraw {
         self.edges.clear();
         for i in (1..n).chain([0]) {
             let (snap, cloth) = if i == 0 {
-                (frame.snap, &mut self.cloth)
+                (frame.snap, &mut self.flags.scenes[0])
             } else {
                 (&frame.snap.lab[i - 1], &mut self.lab[i - 1])
             };

@@ -33,6 +33,7 @@ mod files;
 use super::screenshot;
 use super::settings::{self, Store};
 use super::surface::{self, WindowSurface};
+use crate::render::frame::PoleLook;
 use crate::render::view;
 use crate::render::{PixelRect, RenderQuality, RenderScale, ScaleMode};
 use crate::sim::scene::Scene;
@@ -57,9 +58,9 @@ pub struct ViewerOptions {
     pub compare: Vec<crate::sim::lab::CopySpec>,
     /// Start the lab's reference copy with it (`--reference`).
     pub reference: bool,
-    /// The flag's image, decoded and checked (`None`: the built-in flag); the scene is already
-    /// fitted to it.
-    pub flag_image: Option<image::RgbaImage>,
+    /// Each flag's image, decoded and checked (flag 0 first; `None`: the built-in flag); the
+    /// scene is already fitted to them.
+    pub flag_images: Vec<Option<image::RgbaImage>>,
     /// The scene's background image, decoded and checked (`None`: the sky).
     pub background: Option<image::RgbaImage>,
     /// Press F12 when drawing this frame (tests: a screenshot through the key's code).
@@ -261,9 +262,7 @@ impl App {
             quality,
             surface.size_px(),
         )?;
-        if let Some(image) = &self.options.flag_image {
-            scene.set_flag_image(&device, &queue, image.clone())?;
-        }
+        scene.set_flag_images(&device, &queue, self.options.flag_images.clone())?;
         if let Some(image) = &self.options.background {
             scene.set_background(&device, &queue, Some(image.clone()))?;
         }
@@ -286,8 +285,13 @@ impl App {
         // A lab cell's camera stands farther back (as the renderer draws it); zooms scale it.
         let zoom = self.lab.zoom();
         self.controls.camera.distance *= zoom;
+        self.controls.flag = self.ui.selected_flag;
         let commands = self.controls.handle(input, egui_consumed, snap, &view);
         self.controls.camera.distance /= zoom;
+        if self.controls.flag != self.ui.selected_flag {
+            // A click on another flag's cloth selects it.
+            self.ui.select_flag(self.controls.flag, &current);
+        }
         for cmd in commands {
             self.sim.send(lab_view::for_copy(&current, copy, cmd));
         }
@@ -435,6 +439,12 @@ impl App {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("viewer frame"),
             });
+        if !snap.flags.is_empty() {
+            let setting = &self.ui.view.render.setting;
+            let looks = self.ui.scene.flags.iter();
+            gpu.scene
+                .set_pole_looks(looks.map(|f| PoleLook::of_flag(setting, f)).collect());
+        }
         let drew = gpu.scene.draw(
             &gpu.device,
             &gpu.queue,

@@ -9,6 +9,7 @@ use crate::app::egui_glue::{Canvas, EguiPainter};
 use crate::render::gpu::GpuContext;
 use crate::render::view::{self, ViewSettings};
 use crate::render::{AUTO_MIN_RENDER_SCALE, GpuTimer, OffscreenTarget};
+use crate::sim::flags::FlagSet;
 use crate::sim::scene::Scene;
 use crate::sim::snapshot::Snapshot;
 
@@ -22,6 +23,12 @@ const CONTROLS_WIDTH: f32 = 320.0;
 pub struct FrameSplit {
     pub width: u32,
     pub height: u32,
+    /// The scene drawn (`flag` unless `--scene` named another) and how many flags it flies.
+    pub scene: String,
+    pub flags: usize,
+    /// The simulation's time step, s: the simulation keeps real time while `simulation`
+    /// (every flag's step) stays under it.
+    pub dt: f64,
     pub simulation: Stat,
     pub upload: Stat,
     /// Wall clock from submitting the upsampling to its end (the GPU's work and the wait).
@@ -154,6 +161,17 @@ impl Bench<'_> {
 /// plots of a 4-copy lab on their own. Where the adapter has timestamp queries, each GPU part
 /// is also timed on the GPU.
 pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
+    frame_split_of(cfg, gpu, "flag", &Scene::load("flag").ok()?)
+}
+
+/// [`frame_split`] of `scene` (named `name` in the report), every flag of it stepped and drawn
+/// in each frame, with each flag's image.
+pub fn frame_split_of(
+    cfg: &BenchConfig,
+    gpu: &GpuContext,
+    name: &str,
+    scene: &Scene,
+) -> Option<FrameSplit> {
     use crate::app::frame::{FrameView, SceneDraw, panels, uncovered};
     use crate::render::RenderQuality;
     let [w, h] = SIZE;
@@ -174,13 +192,18 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
     let target = OffscreenTarget::with_format(device, w, h, format).ok()?;
     let mut draw = SceneDraw::new(device, queue, format, quality, [w, h]).ok()?;
     draw.set_scale(device, render_scale);
-    let scene = Scene::load("flag").ok()?;
-    let mut sim = scene.simulation().ok()?;
+    let mut scene = scene.clone();
+    let images = crate::cli::flag_images(&mut scene, None).ok()?;
+    draw.set_flag_images(device, queue, images).ok()?;
+    let mut sim = FlagSet::new(&scene).ok()?;
     for _ in 0..60 {
         sim.step();
     }
-    let view_settings = ViewSettings::default();
-    let camera = view::framing_camera(&[&Snapshot::of(&sim)]);
+    let view_settings = ViewSettings {
+        render: scene.render.clone(),
+        ..ViewSettings::default()
+    };
+    let camera = view::framing_camera(&[&sim.snapshot()]);
     let egui_ctx = egui::Context::default();
     let mut painter = EguiPainter::new(device, format);
     let mut ui_state = crate::ui::UiState::new(scene.clone(), 0.12);
@@ -196,7 +219,7 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
         let t = Instant::now();
         sim.step();
         let sim_s = t.elapsed().as_secs_f64();
-        let snap = Snapshot::of(&sim);
+        let snap = sim.snapshot();
         // The viewer's frame, in its parts: upload and record the upsampling …
         let t = Instant::now();
         let mut enc = bench.timed_encoder("bench upsampling");
@@ -254,6 +277,9 @@ pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
     Some(FrameSplit {
         width: w,
         height: h,
+        scene: name.to_string(),
+        flags: sim.flags.len(),
+        dt: scene.params.dt,
         simulation: Stat::of(t_sim),
         upload: Stat::of(t_up),
         upsampling: Stat::of(ups.wall),

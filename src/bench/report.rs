@@ -256,6 +256,15 @@ pub fn frame_table(f: &FrameSplit) -> String {
         f.width, f.height, f.adapter
     ));
     line(format!(
+        "  scene {}: {} flag{}, every flag's step {:.2} ms of the {:.2} ms dt ({:.0} × real time)",
+        f.scene,
+        f.flags,
+        if f.flags == 1 { "" } else { "s" },
+        f.simulation.median * 1e3,
+        f.dt * 1e3,
+        f.dt / f.simulation.median.max(1e-12)
+    ));
+    line(format!(
         "  {:<12} {:<36} {}",
         "part", "wall clock (median, min … max)", "GPU time (timestamps)"
     ));

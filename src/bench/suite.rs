@@ -132,6 +132,7 @@ pub fn square_flag(n: usize, integrator: IntegratorKind) -> Scene {
             ..Params::default()
         },
         render: RenderSettings::default(),
+        flags: Vec::new(),
     }
 }
 

@@ -202,6 +202,10 @@ pub struct BenchArgs {
     /// figures.
     #[arg(long)]
     pub frame: bool,
+    /// With `--frame`: the scene to draw (a scene file or preset name; default `flag`), every
+    /// flag of it stepped and drawn in each frame, e.g. `assets/flags/eight.json` for 8 flags.
+    #[arg(long, value_name = "SCENE", requires = "frame")]
+    pub scene: Option<String>,
 }
 
 #[derive(Debug, Args, Default)]
@@ -444,14 +448,17 @@ fn view(args: ViewArgs) -> Result<()> {
         Some(scene) => scene,
         None => load_scene(args.scene.as_deref().unwrap_or("flag"), None)?,
     };
-    let flag_image = match flag_image(&mut scene, args.flag_image.as_deref()) {
+    let flag_images = match flag_images(&mut scene, args.flag_image.as_deref()) {
         // A remembered image that has gone is a warning, never a failed start.
         Err(e) if restored && args.flag_image.is_none() => {
             (persisted.warnings).push(format!(
                 "the last flag image: {e}; the built-in flag instead"
             ));
             scene.render.texture = None;
-            None
+            for flag in &mut scene.flags {
+                flag.image = None;
+            }
+            Vec::new()
         }
         other => other?,
     };
@@ -486,7 +493,7 @@ fn view(args: ViewArgs) -> Result<()> {
         persisted,
         compare: args.compare.map(|c| c.0).unwrap_or_default(),
         reference: args.reference,
-        flag_image,
+        flag_images,
         background,
         press_f12_at_frame: args.press_f12_at_frame,
         toggle_recording_at_frames: args.toggle_recording_at_frame,
@@ -549,7 +556,7 @@ fn bench(args: BenchArgs) -> Result<()> {
     }
     let cfg = crate::bench::BenchConfig { quick: args.quick };
     if args.frame {
-        return bench_frame(cfg, args.json);
+        return bench_frame(cfg, args.scene.as_deref(), args.json);
     }
     let spinner = progress::spinner("flagsim bench");
     let report = crate::bench::run(&cfg, |section| spinner.set_message(section.to_string()));
@@ -569,10 +576,14 @@ fn bench(args: BenchArgs) -> Result<()> {
 }
 
 /// `flagsim bench --frame`: the viewer's frame split alone.
-fn bench_frame(cfg: crate::bench::BenchConfig, json: bool) -> Result<()> {
+fn bench_frame(cfg: crate::bench::BenchConfig, scene: Option<&str>, json: bool) -> Result<()> {
+    let name = scene.unwrap_or("flag");
+    let mut scene = load_scene(name, None)?;
+    // Every flag's image is checked here, before the GPU: a bad one is bad input.
+    flag_images(&mut scene, None)?;
     let gpu = crate::render::GpuContext::new_headless().map_err(failed)?;
     let spinner = progress::spinner("flagsim bench --frame");
-    let split = crate::bench::frame_split(&cfg, &gpu);
+    let split = crate::bench::frame_split_of(&cfg, &gpu, name, &scene);
     spinner.finish_and_clear();
     gpu.check().map_err(failed)?;
     let split = split.ok_or_else(|| failed("the viewer's frame could not be set up on the GPU"))?;
@@ -614,22 +625,36 @@ pub fn load_scene(name: &str, integrator: Option<IntegratorKind>) -> Result<Scen
     Ok(scene)
 }
 
-/// The flag's image for `scene`: `path` (which replaces the scene's `render.texture`) or the
-/// scene's own, decoded and checked (a bad one is bad input), with the cloth fitted to its
-/// shape ([`Scene::fit_to_image`]). `None`: the built-in flag.
-pub fn flag_image(scene: &mut Scene, path: Option<&Path>) -> Result<Option<image::RgbaImage>> {
+/// Each flag's image for `scene` (flag 0 first): `path` (which replaces the scene's
+/// `render.texture`, the image of every flag that does not give its own) or the scene's own,
+/// decoded and checked (a bad one is bad input), with each flag fitted to its image's
+/// proportions ([`Scene::fit_flag_to_image`]) and cut to its transparency for the image shape.
+/// `None`: the built-in flag.
+pub fn flag_images(
+    scene: &mut Scene,
+    path: Option<&Path>,
+) -> Result<Vec<Option<image::RgbaImage>>> {
     if let Some(path) = path {
         scene.render.texture = Some(path.to_path_buf());
     }
-    let Some(texture) = &scene.render.texture else {
-        return Ok(None);
-    };
-    let image = crate::render::flag_texture::load_flag_image(texture)
-        .map_err(|e| CliError::BadInput(e.to_string()))?;
-    scene.fit_to_image(image.width(), image.height());
-    let alpha: Vec<u8> = image.pixels().map(|p| p[3]).collect();
-    scene.set_flag_alpha(image.width() as usize, image.height() as usize, &alpha);
-    Ok(Some(image))
+    (0..scene.flag_count())
+        .map(|k| {
+            let Some(texture) = scene.flag_scene(k).render.texture else {
+                return Ok(None);
+            };
+            let image = crate::render::flag_texture::load_flag_image(&texture)
+                .map_err(|e| CliError::BadInput(e.to_string()))?;
+            scene.fit_flag_to_image(k, image.width(), image.height());
+            let alpha: Vec<u8> = image.pixels().map(|p| p[3]).collect();
+            scene.set_alpha_of_flag(k, image.width() as usize, image.height() as usize, &alpha);
+            Ok(Some(image))
+        })
+        .collect()
+}
+
+/// Flag 0's image ([`flag_images`]; every flag is fitted to its own).
+pub fn flag_image(scene: &mut Scene, path: Option<&Path>) -> Result<Option<image::RgbaImage>> {
+    Ok(flag_images(scene, path)?.into_iter().next().flatten())
 }
 
 /// The scene's background image (`render.setting.background`), decoded and checked before

@@ -2,11 +2,12 @@
 
 use std::path::Path;
 
-use super::{CliError, RenderArgs, Result, background_image, failed, flag_image, load_scene};
+use super::{CliError, RenderArgs, Result, background_image, failed, flag_images, load_scene};
 use crate::render::camera::OrbitCamera;
+use crate::render::frame::PoleLook;
 use crate::render::headless::HeadlessRenderer;
 use crate::render::view::{self, ViewSettings};
-use crate::sim::Simulation;
+use crate::sim::flags::FlagSet;
 use crate::sim::snapshot::Snapshot;
 use crate::upsample::DisplayMode;
 use crate::video::{Encoder, VideoError, VideoFormat, VideoWriter, step_of_frame};
@@ -18,7 +19,7 @@ const FRAMING_SAMPLES: u32 = 32;
 
 pub(super) fn render(args: RenderArgs) -> Result<()> {
     let mut scene = load_scene(&args.scene, args.integrator)?;
-    let flag_image = flag_image(&mut scene, args.flag_image.as_deref())?;
+    let flag_images = flag_images(&mut scene, args.flag_image.as_deref())?;
     let background = background_image(&scene)?;
     if let Some(mode) = args.mode {
         scene.render.mode = mode;
@@ -60,10 +61,9 @@ pub(super) fn render(args: RenderArgs) -> Result<()> {
             ));
         }
     };
-    let mut sim = scene
-        .simulation()
-        .map_err(|e| CliError::BadInput(format!("{}: {e}", args.scene)))?;
-    let initial = Snapshot::of(&sim);
+    let mut sim =
+        FlagSet::new(&scene).map_err(|e| CliError::BadInput(format!("{}: {e}", args.scene)))?;
+    let initial = sim.snapshot();
     for _ in 0..args.steps {
         if !sim.step() {
             break;
@@ -78,9 +78,20 @@ pub(super) fn render(args: RenderArgs) -> Result<()> {
     };
     let (w, h) = args.size;
     let mut headless = HeadlessRenderer::new(w, h).map_err(failed)?;
-    if let Some(image) = &flag_image {
-        headless.set_flag_image(image).map_err(failed)?;
+    for (k, image) in flag_images.iter().enumerate() {
+        if image.is_some() {
+            headless
+                .set_flag_image_of(k, image.as_ref())
+                .map_err(failed)?;
+        }
     }
+    headless.set_pole_looks(
+        scene
+            .flag_scenes()
+            .iter()
+            .map(|s| PoleLook::of(&s.render.setting))
+            .collect(),
+    );
     if background.is_some() {
         headless
             .set_background(background.as_ref())
@@ -94,8 +105,9 @@ pub(super) fn render(args: RenderArgs) -> Result<()> {
     };
     match target {
         Target::Png(out) => {
-            if let Some(d) = &sim.divergence {
-                log::warn!("{d}; rendering the last good state");
+            if let Some((k, d)) = sim.divergence() {
+                let flag = flag_name(&sim, k);
+                log::warn!("{flag}{d}; rendering the last good state");
             }
             shot.png(&sim, &initial, out)
         }
@@ -160,8 +172,8 @@ impl Shot {
         camera
     }
 
-    fn png(&mut self, sim: &Simulation, initial: &Snapshot, out: &Path) -> Result<()> {
-        let snap = Snapshot::of(sim);
+    fn png(&mut self, sim: &FlagSet, initial: &Snapshot, out: &Path) -> Result<()> {
+        let snap = sim.snapshot();
         // Frame where the cloth started and where it ended (a drop, a blown-out flag).
         let camera = self.camera(&[initial, &snap]);
         let image = (self.headless)
@@ -175,8 +187,8 @@ impl Shot {
         log::info!(
             "wrote {} ({w}×{h}, step {}, t = {:.3} s, {})",
             out.display(),
-            sim.step_index,
-            sim.time,
+            sim.first().step_index,
+            sim.first().time,
             self.headless.ctx.adapter_report()
         );
         Ok(())
@@ -186,7 +198,7 @@ impl Shot {
     /// [`step_of_frame`] steps after the first, so the clip plays at the simulation's speed.
     fn video(
         &mut self,
-        mut sim: Simulation,
+        mut sim: FlagSet,
         initial: &Snapshot,
         clip: &Clip,
         writer: VideoWriter,
@@ -206,14 +218,12 @@ impl Shot {
         let mut warned = false;
         for k in 0..clip.frames {
             step_to(&mut sim, &mut step, step_of_frame(k, clip.fps, dt));
-            if let (Some(d), false) = (&sim.divergence, warned) {
-                log::warn!("{d}; the rest of the clip shows the last good state");
+            if let (Some((k, d)), false) = (sim.divergence(), warned) {
+                let flag = flag_name(&sim, k);
+                log::warn!("{flag}{d}; the rest of the clip shows the last good state");
                 warned = true;
             }
-            let image = match self
-                .headless
-                .render(&Snapshot::of(&sim), &self.view, &camera)
-            {
+            let image = match self.headless.render(&sim.snapshot(), &self.view, &camera) {
                 Ok(image) => image,
                 Err(e) => {
                     // A clip cut short is not the clip asked for: nothing is written.
@@ -232,16 +242,25 @@ impl Shot {
             size.0,
             size.1,
             clip.fps,
-            sim.time,
+            sim.first().time,
             self.headless.ctx.adapter_report()
         );
         Ok(())
     }
 }
 
-/// Steps `sim`, now `*step` steps into the clip, until it is `target` steps in (or diverges:
-/// it then keeps its last good state).
-fn step_to(sim: &mut Simulation, step: &mut u64, target: u64) {
+/// "flag N: " for a flag of several, nothing for one.
+fn flag_name(sim: &FlagSet, k: usize) -> String {
+    if sim.flags.len() > 1 {
+        format!("flag {}: ", k + 1)
+    } else {
+        String::new()
+    }
+}
+
+/// Steps `sim`, now `*step` steps into the clip, until it is `target` steps in (or every flag
+/// diverges: each then keeps its last good state).
+fn step_to(sim: &mut FlagSet, step: &mut u64, target: u64) {
     while *step < target && sim.step() {
         *step += 1;
     }
@@ -249,15 +268,15 @@ fn step_to(sim: &mut Simulation, step: &mut u64, target: u64) {
 
 /// Up to [`FRAMING_SAMPLES`] snapshots spread over the clip (the first and the last included),
 /// from a copy of `sim` run through it.
-fn clip_samples(sim: &Simulation, initial: &Snapshot, clip: &Clip, dt: f64) -> Vec<Snapshot> {
+fn clip_samples(sim: &FlagSet, initial: &Snapshot, clip: &Clip, dt: f64) -> Vec<Snapshot> {
     let mut run = sim.clone();
-    let mut samples = vec![initial.clone(), Snapshot::of(&run)];
+    let mut samples = vec![initial.clone(), run.snapshot()];
     let every = clip.frames.div_ceil(FRAMING_SAMPLES).max(1);
     let mut step = 0;
     for k in 1..clip.frames {
         step_to(&mut run, &mut step, step_of_frame(k, clip.fps, dt));
         if k % every == 0 || k + 1 == clip.frames {
-            samples.push(Snapshot::of(&run));
+            samples.push(run.snapshot());
         }
     }
     samples

@@ -24,6 +24,26 @@ struct FrameOut {
     step: u64,
     time: f64,
     nodes: Vec<NodeOut>,
+    /// The other flags' nodes in a scene of several (flag 1 first).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    flags: Vec<FlagFrameOut>,
+}
+
+#[derive(Serialize)]
+struct FlagFrameOut {
+    nodes: Vec<NodeOut>,
+}
+
+/// Another flag of a scene of several, at the end.
+#[derive(Serialize)]
+struct FlagOut {
+    name: String,
+    nodes: Vec<NodeOut>,
+    max_strain: f64,
+    diverged: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    divergence: Option<String>,
+    shortest_edge: f64,
 }
 
 #[derive(Serialize)]
@@ -69,6 +89,9 @@ struct SimulateOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     render: Option<RenderOut>,
     stats: StatsOut,
+    /// The other flags of a scene of several (flag 1 first); the fields above are flag 0's.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    flags: Vec<FlagOut>,
 }
 
 fn nodes_of(sim: &Simulation) -> Vec<NodeOut> {
@@ -103,14 +126,16 @@ pub(super) fn simulate(args: SimulateArgs) -> Result<()> {
             )));
         }
     }
-    let sim = scene
-        .simulation()
-        .map_err(|e| CliError::BadInput(format!("{}: {e}", args.scene)))?;
+    let mut flags = crate::sim::flags::FlagSet::new(&scene)
+        .map_err(|e| CliError::BadInput(format!("{}: {e}", args.scene)))?
+        .flags;
+    let sim = flags.remove(0);
+    let others = flags;
     // A failure that is not the output's own (the GPU upsampler) stops the writing and is
     // reported as itself.
     let mut failure = None;
     let write = |out: &mut dyn Write| {
-        run(sim, &scene, &args, out).map_err(|e| match e {
+        run(sim, others.clone(), &scene, &args, out).map_err(|e| match e {
             Stop::Write(e) => e,
             Stop::Failed(e) => {
                 failure = Some(e);
@@ -154,6 +179,7 @@ impl From<std::io::Error> for Stop {
 /// `--format jsonl` writes each frame as a line of its own, then one line with the rest.
 fn run(
     mut sim: Simulation,
+    mut others: Vec<Simulation>,
     scene: &Scene,
     args: &SimulateArgs,
     out: &mut dyn Write,
@@ -169,6 +195,11 @@ fn run(
     }
     let bar = super::progress::bar(args.steps, "flagsim simulate");
     for _ in 0..args.steps {
+        // Every flag steps alike (a flag that diverged keeps its last good state); the run
+        // stops when the first does, as a run of one flag does.
+        for other in &mut others {
+            other.step();
+        }
         if !sim.step() {
             break;
         }
@@ -188,6 +219,9 @@ fn run(
                     step: sim.step_index,
                     time: sim.time,
                     nodes: nodes_of(&sim),
+                    flags: (others.iter())
+                        .map(|f| FlagFrameOut { nodes: nodes_of(f) })
+                        .collect(),
                 },
             )
             .map_err(std::io::Error::from)?;
@@ -235,6 +269,21 @@ fn run(
             shortest_edge: edges.shortest,
             short_edges: edges.share_short,
         },
+        flags: others
+            .iter()
+            .enumerate()
+            .map(|(k, f)| FlagOut {
+                name: scene
+                    .flags
+                    .get(k + 1)
+                    .map_or_else(|| format!("flag {}", k + 2), |s| s.label(k + 1)),
+                nodes: nodes_of(f),
+                max_strain: f.cloth.max_strain(),
+                diverged: f.divergence.is_some(),
+                divergence: f.divergence.as_ref().map(ToString::to_string),
+                shortest_edge: crate::sim::shape::structural_edges(&f.cloth, &f.cloth.x).shortest,
+            })
+            .collect(),
     };
     let text = serde_json::to_string(&rest).map_err(std::io::Error::from)?;
     if args.every.is_some() && !lines {

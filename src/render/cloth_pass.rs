@@ -250,21 +250,50 @@ struct BoundBuffers {
     strain: Option<wgpu::Buffer>,
 }
 
-/// The long-lived cloth pass.
+/// One flag's part of the pass: its uniforms, its image, its index and bind groups.
+#[derive(Debug)]
+struct ClothSlot {
+    uniforms: wgpu::Buffer,
+    /// The flag's own image; `None` draws the built-in flag.
+    texture: Option<GpuTexture>,
+    indices: Option<GridIndices>,
+    bind_group: Option<(BoundBuffers, wgpu::BindGroup)>,
+    /// Whether the last `prepare` asked for a wireframe.
+    wireframe: bool,
+}
+
+impl ClothSlot {
+    fn new(device: &wgpu::Device) -> Self {
+        Self {
+            uniforms: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("cloth uniform buffer"),
+                size: std::mem::size_of::<ClothUniforms>() as u64,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            texture: None,
+            indices: None,
+            bind_group: None,
+            wireframe: false,
+        }
+    }
+}
+
+/// The long-lived cloth pass: one slot per flag (slot 0 the first), each drawn with the same
+/// pipelines.
 #[derive(Debug)]
 pub struct ClothPass {
     surface_pipeline: wgpu::RenderPipeline,
     wire_pipeline: wgpu::RenderPipeline,
     layout: wgpu::BindGroupLayout,
-    uniforms: wgpu::Buffer,
-    texture: GpuTexture,
+    /// The built-in flag, which a slot without an image of its own draws.
+    default_texture: GpuTexture,
     sampler: wgpu::Sampler,
     /// Bound as `render_strain` when the frame has no strain buffer (4 bytes, reads as 0).
     no_strain: wgpu::Buffer,
-    indices: Option<GridIndices>,
-    bind_group: Option<(BoundBuffers, wgpu::BindGroup)>,
-    /// Whether the last `prepare` asked for a wireframe.
-    wireframe: bool,
+    slots: Vec<ClothSlot>,
+    /// How many slots the present frame draws (those prepared since [`ClothPass::begin`]).
+    drawn: usize,
 }
 
 impl ClothPass {
@@ -368,13 +397,7 @@ impl ClothPass {
             Some(wgpu::BlendState::ALPHA_BLENDING),
             false,
         );
-        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("cloth uniform buffer"),
-            size: std::mem::size_of::<ClothUniforms>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let texture = flag_texture::upload_rgba(
+        let default_texture = flag_texture::upload_rgba(
             device,
             queue,
             &flag_texture::default_flag_image()?,
@@ -399,31 +422,59 @@ impl ClothPass {
             surface_pipeline,
             wire_pipeline,
             layout,
-            uniforms,
-            texture,
+            default_texture,
             sampler,
             no_strain,
-            indices: None,
-            bind_group: None,
-            wireframe: false,
+            slots: vec![ClothSlot::new(device)],
+            drawn: 0,
         })
     }
 
-    /// Replaces the flag texture by `image` (sRGB RGBA8, at most the device's texture size a
-    /// side: [`flag_texture::fit_for_gpu`]); on an error the current texture stays.
+    fn slot_mut(&mut self, device: &wgpu::Device, flag: usize) -> &mut ClothSlot {
+        while self.slots.len() <= flag {
+            self.slots.push(ClothSlot::new(device));
+        }
+        &mut self.slots[flag]
+    }
+
+    /// Replaces flag `flag`'s texture (0 is the first) by `image` (sRGB RGBA8, at most the
+    /// device's texture size a side: [`flag_texture::fit_for_gpu`]), or by the built-in flag
+    /// for `None`; on an error the current texture stays.
     pub fn set_texture(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        image: &image::RgbaImage,
+        flag: usize,
+        image: Option<&image::RgbaImage>,
     ) -> Result<(), RenderError> {
-        self.texture = flag_texture::upload_rgba(device, queue, image, "flag texture")?;
+        let texture = match image {
+            Some(image) => Some(flag_texture::upload_rgba(
+                device,
+                queue,
+                image,
+                "flag texture",
+            )?),
+            None => None,
+        };
+        let slot = self.slot_mut(device, flag);
+        slot.texture = texture;
         // The bind group holds the old view: the next prepare makes a new one.
-        self.bind_group = None;
+        slot.bind_group = None;
         Ok(())
     }
 
-    /// Checks the frame's buffers against its resolution, then uploads what changed.
+    /// Starts a frame: no cloth is drawn until [`ClothPass::prepare`] adds it.
+    pub fn begin(&mut self) {
+        self.drawn = 0;
+    }
+
+    /// How many flags the present frame draws.
+    pub fn drawn(&self) -> usize {
+        self.drawn
+    }
+
+    /// Checks the frame's buffers against its resolution, then uploads what changed, for the
+    /// next flag of the frame (the first after [`ClothPass::begin`] is flag 0, and so on).
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
@@ -444,30 +495,35 @@ impl ClothPass {
             check_node_buffer("render_strain", strain, nodes * 4)?;
         }
 
-        if self
+        let flag = self.drawn;
+        self.slot_mut(device, flag);
+        let (slots, layout) = (&mut self.slots, &self.layout);
+        let slot = &mut slots[flag];
+        if slot
             .indices
             .as_ref()
             .is_none_or(|m| m.resolution != frame.resolution)
         {
-            self.indices = Some(build_indices(device, frame.resolution));
+            slot.indices = Some(build_indices(device, frame.resolution));
         }
         let wanted = BoundBuffers {
             positions: frame.positions.clone(),
             normals: frame.normals.clone(),
             strain: frame.strain.cloned(),
         };
-        if self
+        if slot
             .bind_group
             .as_ref()
             .is_none_or(|(bound, _)| *bound != wanted)
         {
+            let texture = slot.texture.as_ref().unwrap_or(&self.default_texture);
             let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("cloth bind group"),
-                layout: &self.layout,
+                layout,
                 entries: &[
                     wgpu::BindGroupEntry {
                         binding: 0,
-                        resource: self.uniforms.as_entire_binding(),
+                        resource: slot.uniforms.as_entire_binding(),
                     },
                     wgpu::BindGroupEntry {
                         binding: 1,
@@ -487,7 +543,7 @@ impl ClothPass {
                     },
                     wgpu::BindGroupEntry {
                         binding: 4,
-                        resource: wgpu::BindingResource::TextureView(&self.texture.view),
+                        resource: wgpu::BindingResource::TextureView(&texture.view),
                     },
                     wgpu::BindGroupEntry {
                         binding: 5,
@@ -495,32 +551,34 @@ impl ClothPass {
                     },
                 ],
             });
-            self.bind_group = Some((wanted, bind_group));
+            slot.bind_group = Some((wanted, bind_group));
         }
         queue.write_buffer(
-            &self.uniforms,
+            &slot.uniforms,
             0,
             bytemuck::bytes_of(&ClothUniforms::new(frame)),
         );
-        self.wireframe = frame.style.wireframe.is_some();
+        slot.wireframe = frame.style.wireframe.is_some();
+        self.drawn = flag + 1;
         Ok(())
     }
 
-    /// Records the surface and, if asked for, the wireframe. Draws nothing before the first
-    /// successful [`ClothPass::prepare`].
+    /// Records each prepared flag's surface and, if asked for, its wireframe.
     pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, globals: &wgpu::BindGroup) {
-        let (Some(indices), Some((_, bind_group))) = (&self.indices, &self.bind_group) else {
-            return;
-        };
         pass.set_bind_group(0, globals, &[]);
-        pass.set_bind_group(1, bind_group, &[]);
-        pass.set_pipeline(&self.surface_pipeline);
-        pass.set_index_buffer(indices.triangles.slice(..), wgpu::IndexFormat::Uint32);
-        pass.draw_indexed(0..indices.triangle_index_count, 0, 0..1);
-        if self.wireframe {
-            pass.set_pipeline(&self.wire_pipeline);
-            pass.set_index_buffer(indices.lines.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..indices.line_index_count, 0, 0..1);
+        for slot in &self.slots[..self.drawn] {
+            let (Some(indices), Some((_, bind_group))) = (&slot.indices, &slot.bind_group) else {
+                continue;
+            };
+            pass.set_bind_group(1, bind_group, &[]);
+            pass.set_pipeline(&self.surface_pipeline);
+            pass.set_index_buffer(indices.triangles.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..indices.triangle_index_count, 0, 0..1);
+            if slot.wireframe {
+                pass.set_pipeline(&self.wire_pipeline);
+                pass.set_index_buffer(indices.lines.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(0..indices.line_index_count, 0, 0..1);
+            }
         }
     }
 }

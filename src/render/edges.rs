@@ -115,10 +115,11 @@ pub fn union(a: &PixelRect, b: &PixelRect) -> PixelRect {
 /// and the overlay lines. `None` for a cloth of unknown extent: then any pixel may be an edge.
 pub fn world_boxes(frame: &FrameData<'_>, out: &mut Vec<WorldBox>) -> Option<()> {
     out.clear();
-    if let Some(cloth) = &frame.cloth {
+    for cloth in frame.cloth.iter().chain(frame.more_cloths) {
         out.push(cloth.bounds?);
     }
-    if let Some(pole) = frame.scene.pole {
+    let more = frame.scene.more_poles.iter().map(|p| p.pole);
+    for pole in frame.scene.pole.into_iter().chain(more) {
         // With whichever finial it has (`ScenePass::prepare`).
         out.push(bounding_box(pole.reach())?);
     }

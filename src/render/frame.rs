@@ -9,13 +9,16 @@ use glam::Vec3;
 use super::camera::OrbitCamera;
 use super::cloth_pass::{ClothFrame, ClothStyle, ColorMode};
 use super::edges::{self, WorldBox};
+use super::error::RenderError;
 use super::globals::{CameraMatrices, Light};
 use super::gpu::GpuError;
 use super::lines_pass::LineVertex;
 use super::renderer::FrameData;
-use super::scene_pass::{SceneFrame, SceneStyle, Sphere};
+use super::scene_pass::{SceneFrame, SceneStyle, Sphere, StyledPole};
 use super::upsample_pass::UpsamplePass;
 use super::view::{self, ViewSettings};
+use crate::setting::{Finial, Setting};
+use crate::sim::flags::FlagSpec;
 use crate::sim::outline::FlagShape;
 use crate::sim::snapshot::Snapshot;
 use crate::upsample::{DisplayMode, KeyGrid, UpsampleError};
@@ -118,7 +121,34 @@ impl ClothScene {
         aspect: f32,
     ) -> FrameData<'a> {
         let setting = &view_settings.render.setting;
-        let cloth = match (
+        FrameData {
+            camera: CameraMatrices::from_orbit(camera, aspect),
+            light: Light::default(),
+            cloth: self.cloth_frame(snap, view_settings),
+            more_cloths: &[],
+            lines: &self.lines,
+            scene: SceneFrame {
+                pole: view::pole(snap),
+                more_poles: &[],
+                spheres: &self.spheres,
+                ground_height: setting.ground.then(|| view::ground_height(&snap.params)),
+                style: SceneStyle::from_setting(setting),
+            },
+            visible: None,
+            viewport: None,
+            load: false,
+            more_follow: false,
+        }
+    }
+
+    /// The cloth this scene uploaded for `snap`, as the renderer draws it; `None` before the
+    /// first upload of a grid cloth.
+    pub fn cloth_frame<'a>(
+        &'a self,
+        snap: &Snapshot,
+        view_settings: &ViewSettings,
+    ) -> Option<ClothFrame<'a>> {
+        match (
             self.has_surface,
             self.upsample.render_positions_buffer(),
             self.upsample.render_normals_buffer(),
@@ -156,23 +186,136 @@ impl ClothScene {
                 bounds: self.bounds,
             }),
             _ => None,
-        };
-        FrameData {
-            camera: CameraMatrices::from_orbit(camera, aspect),
-            light: Light::default(),
-            cloth,
-            lines: &self.lines,
-            scene: SceneFrame {
-                pole: view::pole(snap),
-                spheres: &self.spheres,
-                ground_height: setting.ground.then(|| view::ground_height(&snap.params)),
-                style: SceneStyle::from_setting(setting),
-            },
-            visible: None,
-            viewport: None,
-            load: false,
-            more_follow: false,
         }
+    }
+}
+
+/// A flag's pole colours and finial (sRGB 0..1), from its scene's setting.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PoleLook {
+    pub color: [f32; 3],
+    pub finial: Finial,
+    pub finial_color: [f32; 3],
+}
+
+impl PoleLook {
+    pub fn of(setting: &Setting) -> Self {
+        Self {
+            color: setting.pole_color.0,
+            finial: setting.finial,
+            finial_color: setting.finial_color.0,
+        }
+    }
+
+    /// A flag's pole: what its entry gives, the scene's `setting` for the rest.
+    pub fn of_flag(setting: &Setting, flag: &FlagSpec) -> Self {
+        let pole = &flag.pole;
+        Self {
+            color: pole.color.unwrap_or(setting.pole_color).0,
+            finial: pole.finial.unwrap_or(setting.finial),
+            finial_color: pole.finial_color.unwrap_or(setting.finial_color).0,
+        }
+    }
+}
+
+/// Every flag of a scene of several: one [`ClothScene`] per flag (flag 0 first), and what the
+/// other flags add to flag 0's frame (their cloths, poles and overlay lines).
+#[derive(Debug)]
+pub struct FlagScenes {
+    pub scenes: Vec<ClothScene>,
+    /// Each flag's pole colours (index `k` for flag `k`; flag 0's come from the frame's
+    /// setting). A flag past the end takes flag 0's.
+    pub looks: Vec<PoleLook>,
+    poles: Vec<StyledPole>,
+    lines: Vec<LineVertex>,
+}
+
+impl FlagScenes {
+    pub fn new(device: &wgpu::Device) -> Result<Self, GpuError> {
+        Ok(Self {
+            scenes: vec![ClothScene::new(device)?],
+            looks: Vec::new(),
+            poles: Vec::new(),
+            lines: Vec::new(),
+        })
+    }
+
+    /// Flag 0's scene.
+    pub fn first(&self) -> &ClothScene {
+        &self.scenes[0]
+    }
+
+    /// Uploads every flag of `snap` (one scene per flag, made as needed) and records their
+    /// upsampling.
+    pub fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        snap: &Snapshot,
+        view_settings: &ViewSettings,
+    ) -> Result<(), RenderError> {
+        while self.scenes.len() < snap.flag_count() {
+            self.scenes.push(ClothScene::new(device)?);
+        }
+        self.scenes.truncate(snap.flag_count());
+        for (scene, flag) in self.scenes.iter_mut().zip(snap.all_flags()) {
+            scene.prepare(device, queue, encoder, flag, view_settings)?;
+        }
+        self.poles.clear();
+        self.lines.clear();
+        for (k, flag) in snap.flags.iter().enumerate() {
+            let look = self
+                .looks
+                .get(k + 1)
+                .copied()
+                .unwrap_or_else(|| PoleLook::of(&view_settings.render.setting));
+            if let Some(pole) = view::pole(flag) {
+                self.poles.push(StyledPole {
+                    pole,
+                    color: look.color,
+                    finial: look.finial,
+                    finial_color: look.finial_color,
+                });
+            }
+        }
+        for scene in &self.scenes {
+            self.lines.extend_from_slice(&scene.lines);
+        }
+        Ok(())
+    }
+
+    /// The other flags' cloths (flag 1 first), for [`FrameData::more_cloths`].
+    pub fn more_cloths<'a>(
+        &'a self,
+        snap: &Snapshot,
+        view_settings: &ViewSettings,
+    ) -> Vec<ClothFrame<'a>> {
+        self.scenes
+            .iter()
+            .skip(1)
+            .zip(&snap.flags)
+            .filter_map(|(scene, flag)| scene.cloth_frame(flag, view_settings))
+            .collect()
+    }
+
+    /// Every flag's frame, seen by `camera` on an image of `aspect`: flag 0's with the other
+    /// flags' cloths (`more`, from [`FlagScenes::more_cloths`]), poles and lines.
+    pub fn frame_data<'a>(
+        &'a self,
+        snap: &Snapshot,
+        view_settings: &ViewSettings,
+        camera: &OrbitCamera,
+        aspect: f32,
+        more: &'a [ClothFrame<'a>],
+    ) -> FrameData<'a> {
+        let mut data = self.scenes[0].frame_data(snap, view_settings, camera, aspect);
+        if !snap.flags.is_empty() {
+            data.more_cloths = more;
+            data.scene.more_poles = &self.poles;
+            data.lines = &self.lines;
+        }
+        data
     }
 }
 

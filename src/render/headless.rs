@@ -5,7 +5,7 @@ use image::RgbaImage;
 
 use super::camera::OrbitCamera;
 use super::error::RenderError;
-use super::frame::ClothScene;
+use super::frame::{FlagScenes, PoleLook};
 use super::gpu::GpuContext;
 use super::offscreen::OffscreenTarget;
 use super::renderer::Renderer;
@@ -15,7 +15,7 @@ use crate::upsample::{KeyGrid, RenderMesh, RenderSettings};
 
 pub struct HeadlessRenderer {
     pub ctx: GpuContext,
-    scene: ClothScene,
+    flags: FlagScenes,
     renderer: Renderer,
     target: OffscreenTarget,
 }
@@ -26,10 +26,10 @@ impl HeadlessRenderer {
         let ctx = GpuContext::new_headless()?;
         let target = OffscreenTarget::new(&ctx.device, width, height)?;
         let renderer = Renderer::new(&ctx.device, &ctx.queue, OffscreenTarget::FORMAT)?;
-        let scene = ClothScene::new(&ctx.device)?;
+        let flags = FlagScenes::new(&ctx.device)?;
         Ok(Self {
             ctx,
-            scene,
+            flags,
             renderer,
             target,
         })
@@ -39,6 +39,22 @@ impl HeadlessRenderer {
     pub fn set_flag_image(&mut self, image: &RgbaImage) -> Result<(), RenderError> {
         self.renderer
             .set_flag_image(&self.ctx.device, &self.ctx.queue, image)
+    }
+
+    /// Draws flag `flag` (0 is the first) with `image` from now on (`None`: the built-in
+    /// flag); on an error its image stays.
+    pub fn set_flag_image_of(
+        &mut self,
+        flag: usize,
+        image: Option<&RgbaImage>,
+    ) -> Result<(), RenderError> {
+        self.renderer
+            .set_flag_image_of(&self.ctx.device, &self.ctx.queue, flag, image)
+    }
+
+    /// Each flag's pole colours and finial (index `k` for flag `k`).
+    pub fn set_pole_looks(&mut self, looks: Vec<PoleLook>) {
+        self.flags.looks = looks;
     }
 
     /// Draws `image` behind everything instead of the sky (`None`: the sky); on an error the
@@ -60,12 +76,13 @@ impl HeadlessRenderer {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("headless upsample encoder"),
         });
-        self.scene
+        self.flags
             .prepare(device, queue, &mut encoder, snap, view)?;
         queue.submit([encoder.finish()]);
+        let more = self.flags.more_cloths(snap, view);
         let frame = self
-            .scene
-            .frame_data(snap, view, camera, self.target.aspect());
+            .flags
+            .frame_data(snap, view, camera, self.target.aspect(), &more);
         let image = self
             .renderer
             .render_offscreen(device, queue, &self.target, &frame)?;
@@ -79,7 +96,7 @@ impl HeadlessRenderer {
         grid: &KeyGrid,
         settings: &RenderSettings,
     ) -> Result<RenderMesh, RenderError> {
-        let upsample = &mut self.scene.upsample;
+        let upsample = &mut self.flags.scenes[0].upsample;
         let _recreated = upsample.upload_keys(&self.ctx.device, &self.ctx.queue, grid, settings)?;
         let mesh = upsample.run_and_read_back(&self.ctx)?;
         self.ctx.check()?;

@@ -29,6 +29,9 @@ pub struct FrameData<'a> {
     pub light: Light,
     /// The cloth (upsample output buffers and how to colour them); `None` draws no cloth.
     pub cloth: Option<ClothFrame<'a>>,
+    /// The other flags' cloths in a scene of several (flag 1 first; drawn with flag `k`'s
+    /// image, [`Renderer::set_flag_image_of`]); may be empty.
+    pub more_cloths: &'a [ClothFrame<'a>],
     /// Line segments, two vertices each (key mesh, `Δv`, comparisons); may be empty.
     pub lines: &'a [LineVertex],
     /// Pole, sphere colliders, ground and sky.
@@ -53,6 +56,7 @@ impl FrameData<'_> {
             camera: CameraMatrices::from_orbit(camera, aspect),
             light: Light::default(),
             cloth: None,
+            more_cloths: &[],
             lines: &[],
             scene: SceneFrame::default(),
             visible: None,
@@ -71,7 +75,6 @@ pub struct Renderer {
     scene: ScenePass,
     cloth: ClothPass,
     lines: LinesPass,
-    draw_cloth: bool,
     backdrop: Backdrop,
 }
 
@@ -110,7 +113,6 @@ impl Renderer {
             )?,
             lines: LinesPass::new(device, &globals.layout, &targets),
             globals,
-            draw_cloth: false,
             backdrop: Backdrop::default(),
         })
     }
@@ -123,7 +125,19 @@ impl Renderer {
         queue: &wgpu::Queue,
         image: &image::RgbaImage,
     ) -> Result<(), RenderError> {
-        self.cloth.set_texture(device, queue, image)
+        self.cloth.set_texture(device, queue, 0, Some(image))
+    }
+
+    /// Draws flag `flag` (0 is the first) with `image` from now on, or with the built-in flag
+    /// for `None`; on an error its image stays.
+    pub fn set_flag_image_of(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        flag: usize,
+        image: Option<&image::RgbaImage>,
+    ) -> Result<(), RenderError> {
+        self.cloth.set_texture(device, queue, flag, image)
     }
 
     /// Draws `image` behind everything instead of the sky from now on (`None`: the sky again;
@@ -231,9 +245,7 @@ impl Renderer {
         set_view(&mut pass, frame.viewport, scissor);
         let globals = &self.globals.bind_group;
         self.scene.draw_objects(&mut pass, globals);
-        if self.draw_cloth {
-            self.cloth.draw(&mut pass, globals);
-        }
+        self.cloth.draw(&mut pass, globals);
         if !from_backdrop {
             // Last of the opaque work, so only uncovered pixels pay for the ground and the sky.
             self.scene.draw_background(&mut pass, globals);
@@ -268,10 +280,9 @@ impl Renderer {
             GlobalUniforms::new(&frame.camera, &frame.light, self.targets.color.is_srgb());
         self.globals.upload(queue, &uniforms);
         self.scene.prepare(device, queue, &frame.scene);
-        self.draw_cloth = false;
-        if let Some(cloth) = &frame.cloth {
+        self.cloth.begin();
+        for cloth in frame.cloth.iter().chain(frame.more_cloths) {
             self.cloth.prepare(device, queue, cloth)?;
-            self.draw_cloth = true;
         }
         self.lines.set_segments(device, queue, frame.lines);
         Ok(uniforms)

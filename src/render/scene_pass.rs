@@ -137,10 +137,22 @@ impl SceneStyle {
     }
 }
 
+/// Another flag's pole, with its own colours (sRGB 0..1) and finial.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StyledPole {
+    pub pole: Pole,
+    pub color: [f32; 3],
+    pub finial: Finial,
+    pub finial_color: [f32; 3],
+}
+
 /// One frame's surroundings.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SceneFrame<'a> {
+    /// The first flag's pole, in the style's colours.
     pub pole: Option<Pole>,
+    /// The other flags' poles in a scene of several, each in its own colours.
+    pub more_poles: &'a [StyledPole],
     pub spheres: &'a [Sphere],
     /// Height of the ground plane (m); `None` draws no ground.
     pub ground_height: Option<f32>,
@@ -622,7 +634,14 @@ impl ScenePass {
         let mut cylinders = Vec::new();
         let mut spheres = Vec::new();
         let mut cones = Vec::new();
-        if let Some(pole) = frame.pole {
+        let first = frame.pole.map(|pole| StyledPole {
+            pole,
+            color: style.pole_color,
+            finial: style.finial,
+            finial_color: style.finial_color,
+        });
+        for styled in first.iter().chain(frame.more_poles) {
+            let pole = styled.pole;
             let axis = pole.top - pole.base;
             let length = axis.length();
             if length > 0.0 && pole.radius > 0.0 {
@@ -632,10 +651,10 @@ impl ScenePass {
                     rotation,
                     pole.base,
                 );
-                cylinders.push(MeshInstance::new(model, linear4(style.pole_color, 0.5)));
-                let color = linear4(style.finial_color, 0.6);
-                if let Some(model) = pole.finial_model(style.finial) {
-                    match style.finial {
+                cylinders.push(MeshInstance::new(model, linear4(styled.color, 0.5)));
+                let color = linear4(styled.finial_color, 0.6);
+                if let Some(model) = pole.finial_model(styled.finial) {
+                    match styled.finial {
                         Finial::Ball => spheres.push(MeshInstance::new(model, color)),
                         Finial::Spear => cones.push(MeshInstance::new(model, color)),
                         Finial::None => {}

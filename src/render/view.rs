@@ -192,7 +192,8 @@ pub fn pole(snap: &Snapshot) -> Option<Pole> {
     })
 }
 
-/// Axis-aligned bounds of what there is to see: key nodes, the top of the pole, the spheres.
+/// Axis-aligned bounds of what there is to see: every flag's key nodes and the top of its pole,
+/// the spheres.
 /// (The pole's foot is left out so a flag high on its pole still fills the picture.)
 pub fn bounds(snap: &Snapshot) -> (Vec3, Vec3) {
     let mut lo = Vec3::splat(f32::MAX);
@@ -203,9 +204,11 @@ pub fn bounds(snap: &Snapshot) -> (Vec3, Vec3) {
             hi = hi.max(p);
         }
     };
-    snap.x.iter().for_each(|p| add(p.as_vec3()));
-    if let Some(p) = pole(snap) {
-        add(p.top);
+    for flag in snap.all_flags() {
+        flag.x.iter().for_each(|p| add(p.as_vec3()));
+        if let Some(p) = pole(flag) {
+            add(p.top);
+        }
     }
     for s in spheres(&snap.params) {
         add(s.center - Vec3::splat(s.radius));

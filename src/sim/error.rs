@@ -137,6 +137,23 @@ pub enum SimError {
     #[error("the reference copy runs in the lab: open it with 2 to 4 integrators")]
     ReferenceOutsideLab,
 
+    // ---- several flags --------------------------------------------------------------------
+    /// Flag `flag` of a scene's `flags` (0 is the first) does not make a cloth: `error`.
+    #[error("flags[{flag}]: {error}")]
+    InFlag { flag: usize, error: Box<SimError> },
+    /// A command for a flag the scene does not have (`count` flags).
+    #[error("there is no flag {} (the scene has {count})", .flag + 1)]
+    NoFlag { flag: usize, count: usize },
+    /// The last flag of a scene removed: a scene keeps at least one.
+    #[error("a scene keeps at least one flag")]
+    LastFlag,
+    /// More flags than a scene takes.
+    #[error("a scene flies at most {limit} flags")]
+    TooManyFlags { limit: usize },
+    /// Flags added to, removed from or changed in the lab, which compares copies of one flag.
+    #[error("the integrator lab compares copies of one flag: close it to change the flags")]
+    FlagsInLab,
+
     // ---- commands to the simulation thread ------------------------------------------------
     /// A grab of a node the cloth does not have, or towards a point that is not finite.
     #[error("grab: node {node} or target {target} is invalid")]
@@ -166,6 +183,21 @@ impl SimError {
             copy: copy.to_string(),
             source: Box::new(self),
         }
+    }
+
+    /// `self` with a field named `from…` renamed `to…` (a value checked by a parameter's
+    /// range, reported where a flag's entry wrote it).
+    #[must_use]
+    pub fn with_field_prefix(mut self, from: &str, to: &str) -> Self {
+        if let Self::OutOfRange { field, .. }
+        | Self::CountOutOfRange { field, .. }
+        | Self::BadNumber { field, .. }
+        | Self::NotFinite3 { field, .. } = &mut self
+            && let Some(rest) = field.strip_prefix(from)
+        {
+            *field = format!("{to}{rest}");
+        }
+        self
     }
 
     /// `self` as the failure of the reference copy.

@@ -6,6 +6,8 @@ pub mod buckling;
 pub mod cloth;
 pub mod constraints;
 pub mod error;
+pub mod flag_spec;
+pub mod flags;
 pub mod forces;
 pub mod guard;
 pub mod integrators;

@@ -325,7 +325,10 @@ impl<'de> Deserialize<'de> for FlagShape {
                 )));
             }
         };
-        shape.check().map_err(D::Error::custom)?;
+        // Serde's path names the field already (`cloth.grid.shape`, `flags[1].shape`).
+        shape
+            .check()
+            .map_err(|e| D::Error::custom(e.with_field_prefix("cloth.grid.shape.", "")))?;
         Ok(shape)
     }
 }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cloth::{Cloth, GridInfo, Spring, SpringFamily};
 use super::error::{SimError, nearest_name};
+use super::flag_spec::FlagSpec;
 use super::outline::{AlphaMask, FlagShape, Outline};
 use super::params::Params;
 use super::simulation::Simulation;
@@ -34,6 +35,10 @@ pub struct Scene {
     pub params: Params,
     #[serde(default)]
     pub render: RenderSettings,
+    /// Several flags, each on its own pole ([`super::flags`]); empty (the default): the scene
+    /// is its one cloth.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<FlagSpec>,
 }
 
 /// Either `grid` or `nodes` + `springs` (+ optional `triangles`).
@@ -277,8 +282,13 @@ impl Scene {
         })?;
         let mut scene = Self::from_json(&text, &source_name)?;
         let render = &mut scene.render;
-        for file in [render.texture.as_mut(), render.setting.background.as_mut()] {
-            if let (Some(file), Some(folder)) = (file, path.parent())
+        let images = scene.flags.iter_mut().filter_map(|f| f.image.as_mut());
+        for file in [render.texture.as_mut(), render.setting.background.as_mut()]
+            .into_iter()
+            .flatten()
+            .chain(images)
+        {
+            if let Some(folder) = path.parent()
                 && file.is_relative()
             {
                 *file = folder.join(&*file);
@@ -334,8 +344,15 @@ impl Scene {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
-    /// Checks counts, indices, masses and ranges; the failure names the field.
+    /// Checks counts, indices, masses and ranges, and each of several flags; the failure
+    /// names the field.
     pub fn validate(&self) -> Result<(), SimError> {
+        self.validate_one()?;
+        self.validate_flags()
+    }
+
+    /// [`Scene::validate`] but for `flags`: the scene's own cloth and parameters.
+    pub(super) fn validate_one(&self) -> Result<(), SimError> {
         self.params.validate()?;
         self.render.validate()?;
         let c = &self.cloth;
@@ -374,16 +391,24 @@ impl Scene {
         }
     }
 
-    /// Builds the cloth. Call only on a validated scene.
+    /// Builds the cloth (of several flags, the first: [`Scene::flag_scene`]). Call only on a
+    /// validated scene.
     pub fn build_cloth(&self) -> Cloth {
+        if !self.flags.is_empty() {
+            return self.flag_scene(0).build_cloth();
+        }
         match &self.cloth.grid {
             Some(g) => build_grid(g),
             None => build_explicit(&self.cloth),
         }
     }
 
-    /// A ready simulation of this scene.
+    /// A ready simulation of this scene (of several flags, the first, with its hoist; every
+    /// flag: [`super::flags::FlagSet`]).
     pub fn simulation(&self) -> Result<Simulation, SimError> {
+        if !self.flags.is_empty() {
+            return self.flag_scene(0).simulation();
+        }
         Simulation::new(self.build_cloth(), self.params.clone())
     }
 }
@@ -782,7 +807,7 @@ fn build_explicit(c: &ClothSpec) -> Cloth {
 }
 
 /// The built-in presets: name and JSON text (the files in `assets/presets/`).
-pub const PRESETS: [(&str, &str); 8] = [
+pub const PRESETS: [(&str, &str); 9] = [
     ("flag", include_str!("../../assets/presets/flag.json")),
     (
         "paper-fig7",
@@ -803,6 +828,7 @@ pub const PRESETS: [(&str, &str); 8] = [
         include_str!("../../assets/presets/two-masses.json"),
     ),
     ("wavelet", include_str!("../../assets/presets/wavelet.json")),
+    ("flags", include_str!("../../assets/presets/flags.json")),
 ];
 
 /// The JSON text of a built-in preset.

@@ -61,6 +61,9 @@ pub struct Snapshot {
     /// In the lab, the other copies' snapshots, published with this one (same lab time);
     /// empty outside the lab.
     pub lab: Vec<Snapshot>,
+    /// In a scene of several flags, the other flags' snapshots (flag 1 first), published with
+    /// this one, flag 0's; empty for one flag.
+    pub flags: Vec<Snapshot>,
     /// This cloth's distance from the lab's reference copy at the same time (`None`: no
     /// reference runs, or the reference's guard stopped it).
     pub reference_distance: Option<Distance>,
@@ -79,6 +82,25 @@ pub struct ReferenceStatus {
 }
 
 impl Snapshot {
+    /// How many flags the snapshot shows: this one and `flags`.
+    pub fn flag_count(&self) -> usize {
+        1 + self.flags.len()
+    }
+
+    /// Flag `k`'s snapshot (0 is this one); `None` past the last.
+    pub fn flag(&self, k: usize) -> Option<&Snapshot> {
+        if k == 0 {
+            Some(self)
+        } else {
+            self.flags.get(k - 1)
+        }
+    }
+
+    /// Every flag's snapshot, flag 0 first.
+    pub fn all_flags(&self) -> impl Iterator<Item = &Snapshot> {
+        std::iter::once(self).chain(&self.flags)
+    }
+
     pub fn of(sim: &Simulation) -> Self {
         let c = &sim.cloth;
         Snapshot {
@@ -111,6 +133,7 @@ impl Snapshot {
             time_scale: 1.0,
             published_at: Instant::now(),
             lab: Vec::new(),
+            flags: Vec::new(),
             reference_distance: None,
             reference: None,
         }

@@ -19,6 +19,7 @@ use glam::DVec3;
 
 use super::agreement::compare_with_filter;
 use super::error::SimError;
+use super::flags::{FlagSpec, MAX_FLAGS};
 use super::lab::{CopySpec, advance_to, check_count};
 use super::params::{IntegratorKind, Params};
 use super::scene::Scene;
@@ -71,6 +72,18 @@ pub enum Command {
     /// In the lab: apply `Grab`, `MoveGrab`, `Release`, `SetPoleOffset`, `ClearDivergence`,
     /// `SetCopyDt` or `TakeState` to copy `n` (0 is the first; unwrapped, they go to copy 0).
     Copy(usize, Box<Command>),
+    /// In a scene of several flags: apply `SetParams` (the flag takes its hoist from them, the
+    /// others keep theirs), `Grab`, `MoveGrab`, `Release`, `SetPoleOffset` or
+    /// `ClearDivergence` to flag `n` (0 is the first; unwrapped, they go to flag 0).
+    Flag(usize, Box<Command>),
+    /// Adds a flag at the end of the scene's list (a scene of one flag becomes a list of two),
+    /// starting at the flags' present time with the shared parameters; the others go on.
+    AddFlag(Box<FlagSpec>),
+    /// Removes flag `n`; the others go on. A scene keeps at least one.
+    RemoveFlag(usize),
+    /// Flag `n` becomes this entry (its image, size, shape, pole, hoist), starting afresh; the
+    /// others go on.
+    SetFlag(usize, Box<FlagSpec>),
     /// In the lab: give every other copy copy `n`'s state (positions, velocities, time), each
     /// keeping its integrator and `dt`.
     Sync(usize),
@@ -230,19 +243,34 @@ impl RateMeter {
     }
 }
 
-/// The copies' simulations from `scene`'s initial state: one with `scene`'s own parameters
-/// outside the lab, or one per spec with `shared` and the spec's integrator and `dt`.
+/// The copies' simulations from `scene`'s initial state: one per flag with its own scene's
+/// parameters outside the lab, or one per spec of the first flag with `shared` and the spec's
+/// integrator and `dt`.
 fn fresh_copies(
     scene: &Scene,
     specs: &[CopySpec],
     shared: &Params,
 ) -> Result<Vec<Simulation>, SimError> {
     if specs.is_empty() {
-        return Ok(vec![scene.simulation()?]);
+        if scene.flags.is_empty() {
+            return Ok(vec![scene.simulation()?]);
+        }
+        return (0..scene.flag_count())
+            .map(|k| {
+                scene
+                    .flag_scene(k)
+                    .simulation()
+                    .map_err(|e| SimError::InFlag {
+                        flag: k,
+                        error: Box::new(e),
+                    })
+            })
+            .collect();
     }
+    let first = scene.flag_scene(0);
     specs
         .iter()
-        .map(|spec| Simulation::new(scene.build_cloth(), copy_params(shared, Some(spec))))
+        .map(|spec| Simulation::new(first.build_cloth(), copy_params(shared, Some(spec))))
         .collect()
 }
 
@@ -257,7 +285,8 @@ fn copy_params(shared: &Params, spec: Option<&CopySpec>) -> Params {
 }
 
 struct Worker {
-    /// The cloths: one outside the lab, 2 to 4 in it (copy 0 first).
+    /// The cloths: one per flag outside the lab (flag 0 first), 2 to 4 copies of the first
+    /// flag in it (copy 0 first).
     copies: Vec<Simulation>,
     /// The lab's copies as asked for; empty outside the lab.
     specs: Vec<CopySpec>,
@@ -293,11 +322,16 @@ impl Worker {
         self.copies.iter().any(|c| !c.paused)
     }
 
-    /// `n` steps of `dt()`: copy 0's own outside the lab, lock-step lab steps in it. Returns
-    /// how many were taken.
+    /// `n` steps of `dt()`: every flag's own outside the lab (they share `dt`), lock-step lab
+    /// steps in it. Returns how many were taken (by the flag that took most).
     fn step_n(&mut self, n: u32) -> u32 {
         if self.specs.is_empty() {
-            return self.copies[0].step_n(n);
+            return self
+                .copies
+                .iter_mut()
+                .map(|flag| flag.step_n(n))
+                .max()
+                .unwrap_or(0);
         }
         for _ in 0..n {
             self.lab_time += self.shared.dt;
@@ -363,15 +397,15 @@ impl Worker {
     fn apply(&mut self, cmd: Command) -> bool {
         let result: Result<(), SimError> = match cmd {
             Command::Shutdown => return false,
-            Command::SetParams(p) => self.set_params(*p),
+            Command::SetParams(p) => self.set_params(*p, Some(0)),
             Command::SetIntegrator(kind) => {
                 if let Some(spec) = self.specs.first_mut() {
                     spec.integrator = kind;
-                    self.set_params(self.shared.clone())
+                    self.set_params(self.shared.clone(), None)
                 } else {
                     let mut p = self.shared.clone();
                     p.integrator = kind;
-                    self.set_params(p)
+                    self.set_params(p, None)
                 }
             }
             Command::SetTotalMass(m) => self
@@ -403,6 +437,21 @@ impl Worker {
             }
             Command::Copy(n, cmd) if n < self.copies.len() => self.apply_to(n, *cmd),
             Command::Copy(n, _) => Err(SimError::NoCopy { copy: n }),
+            Command::Flag(n, cmd) if self.specs.is_empty() && n < self.copies.len() => match *cmd {
+                Command::SetParams(p) => self.set_params(*p, Some(n)),
+                cmd => self.apply_to(n, cmd),
+            },
+            Command::Flag(n, _) => Err(if self.specs.is_empty() {
+                SimError::NoFlag {
+                    flag: n,
+                    count: self.copies.len(),
+                }
+            } else {
+                SimError::FlagsInLab
+            }),
+            Command::AddFlag(flag) => self.add_flag(*flag),
+            Command::RemoveFlag(n) => self.remove_flag(n),
+            Command::SetFlag(n, flag) => self.set_flag(n, *flag),
             Command::Sync(n) => self.sync(n),
             Command::SetReference(on) => self.set_reference(on),
             cmd => self.apply_to(0, cmd),
@@ -468,15 +517,23 @@ impl Worker {
         }
     }
 
-    /// The shared parameters, each copy keeping its own integrator and `dt` in the lab. A
-    /// value a copy refuses leaves every copy as it was.
-    fn set_params(&mut self, p: Params) -> Result<(), SimError> {
-        let old = self.shared.clone();
-        for (i, sim) in self.copies.iter_mut().enumerate() {
-            if let Err(e) = sim.set_params(copy_params(&p, self.specs.get(i))) {
-                for (j, sim) in self.copies[..i].iter_mut().enumerate() {
-                    let _ = sim.set_params(copy_params(&old, self.specs.get(j)));
-                }
+    /// The shared parameters, each copy keeping its own integrator and `dt` in the lab, each
+    /// flag its own hoist but flag `hoist_of` (which takes `p`'s). A value a copy refuses
+    /// leaves every copy as it was.
+    fn set_params(&mut self, p: Params, hoist_of: Option<usize>) -> Result<(), SimError> {
+        let old: Vec<Params> = self.copies.iter().map(|c| c.params().clone()).collect();
+        let restore = |copies: &mut [Simulation], upto: usize| {
+            for (sim, p) in copies[..upto].iter_mut().zip(&old) {
+                let _ = sim.set_params(p.clone());
+            }
+        };
+        for (i, before) in old.iter().enumerate() {
+            let mut mine = copy_params(&p, self.specs.get(i));
+            if self.specs.is_empty() && hoist_of != Some(i) {
+                mine.hoist = before.hoist;
+            }
+            if let Err(e) = self.copies[i].set_params(mine) {
+                restore(&mut self.copies, i);
                 return Err(e);
             }
         }
@@ -484,13 +541,79 @@ impl Worker {
             // The same springs from here on; the reference keeps its own state.
             let accurate = shape::reference_params(&p);
             if let Err(e) = reference.set_params(accurate) {
-                for (j, sim) in self.copies.iter_mut().enumerate() {
-                    let _ = sim.set_params(copy_params(&old, self.specs.get(j)));
-                }
+                let all = self.copies.len();
+                restore(&mut self.copies, all);
                 return Err(e.in_reference());
             }
         }
         self.shared = p;
+        Ok(())
+    }
+
+    /// The scene's flags as a list whose every pole stands where it stands now (so that
+    /// adding or removing one moves none of the others when the scene is reset).
+    fn placed_flags(&self) -> Result<Scene, SimError> {
+        if !self.specs.is_empty() {
+            return Err(SimError::FlagsInLab);
+        }
+        let mut scene = self.scene.clone();
+        scene.place_flags();
+        Ok(scene)
+    }
+
+    /// Flag `k` of `scene` as a simulation with the shared parameters and its own hoist, at
+    /// the flags' present time.
+    fn flag_simulation(&self, scene: &Scene, k: usize) -> Result<Simulation, SimError> {
+        let alone = scene.flag_scene(k);
+        let mut params = self.shared.clone();
+        params.hoist = alone.params.hoist;
+        let mut sim = Simulation::new(alone.build_cloth(), params)?;
+        sim.time = self.copies.first().map_or(0.0, |c| c.time);
+        Ok(sim)
+    }
+
+    fn add_flag(&mut self, flag: FlagSpec) -> Result<(), SimError> {
+        if self.copies.len() >= MAX_FLAGS {
+            return Err(SimError::TooManyFlags { limit: MAX_FLAGS });
+        }
+        let mut scene = self.placed_flags()?;
+        scene.flags.push(flag);
+        scene.validate()?;
+        let sim = self.flag_simulation(&scene, scene.flags.len() - 1)?;
+        self.scene = scene;
+        self.copies.push(sim);
+        self.generation += 1;
+        Ok(())
+    }
+
+    fn remove_flag(&mut self, n: usize) -> Result<(), SimError> {
+        let count = self.copies.len();
+        if n >= count {
+            return Err(SimError::NoFlag { flag: n, count });
+        }
+        if count == 1 {
+            return Err(SimError::LastFlag);
+        }
+        let mut scene = self.placed_flags()?;
+        scene.flags.remove(n);
+        self.scene = scene;
+        self.copies.remove(n);
+        self.generation += 1;
+        Ok(())
+    }
+
+    fn set_flag(&mut self, n: usize, flag: FlagSpec) -> Result<(), SimError> {
+        let count = self.copies.len();
+        if n >= count {
+            return Err(SimError::NoFlag { flag: n, count });
+        }
+        let mut scene = self.placed_flags()?;
+        scene.flags[n] = flag;
+        scene.validate()?;
+        let sim = self.flag_simulation(&scene, n)?;
+        self.scene = scene;
+        self.copies[n] = sim;
+        self.generation += 1;
         Ok(())
     }
 
@@ -613,12 +736,17 @@ impl Worker {
         snap
     }
 
-    /// Copy 0's snapshot with the other copies' in `lab`.
+    /// Copy 0's snapshot with the other copies' in `lab` (the other flags' in `flags`).
     fn snapshot(&self) -> Snapshot {
         let mut snap = self.snapshot_of(0);
-        snap.lab = (1..self.copies.len())
+        let others = (1..self.copies.len())
             .map(|n| self.snapshot_of(n))
             .collect();
+        if self.specs.is_empty() {
+            snap.flags = others;
+        } else {
+            snap.lab = others;
+        }
         snap.reference = self.reference.as_ref().map(|r| ReferenceStatus {
             step_seconds: r.stats.step_seconds,
             diverged: r.divergence.is_some(),

@@ -7,6 +7,7 @@ mod banner;
 mod capture;
 mod cloth;
 mod detail;
+pub mod flags;
 pub mod lab;
 pub mod notices;
 mod overlays;
@@ -65,9 +66,13 @@ pub enum UiAction {
         scene: Box<crate::sim::Scene>,
         integrators: Vec<IntegratorKind>,
     },
-    /// Draw the flag with this image (decoded and checked, at most
+    /// Draw flag `0` (0 is the first) with this image (decoded and checked, at most
     /// [`crate::render::flag_texture::MAX_FLAG_SIDE`] a side) from now on.
-    FlagImage(Box<image::RgbaImage>),
+    FlagImage(usize, Box<image::RgbaImage>),
+    /// Draw every flag with its image from now on (a scene loaded; flag 0 first).
+    FlagImages(Vec<image::RgbaImage>),
+    /// Flag `0` was removed: the flags after it move up one, with their images.
+    FlagRemoved(usize),
     /// Draw this image (decoded and checked) behind everything instead of the sky from now
     /// on; `None`: the sky.
     Background(Option<Box<image::RgbaImage>>),
@@ -198,6 +203,9 @@ pub struct UiState {
     pub image_path: String,
     /// How far up its pole the flag is now (the last snapshot's), for the hoist's label.
     pub hoist_now: f64,
+    /// The selected flag of several (0 is the first): the panels edit it, the hoist keys move
+    /// it.
+    pub selected_flag: usize,
     /// Path typed in the *Setting* panel's background field.
     pub background_path: String,
     /// The scenes and images last opened or saved (kept in the settings file).
@@ -261,6 +269,7 @@ impl UiState {
             scene_path: "scene.json".into(),
             image_path,
             hoist_now: 1.0,
+            selected_flag: 0,
             background_path,
             recent: recent::RecentFiles::default(),
             settings_file: None,
@@ -285,14 +294,18 @@ impl UiState {
     /// Adopts the simulation's parameters after a reset or a scene load, and shows rejected
     /// commands.
     pub fn sync(&mut self, snap: &Snapshot) {
-        self.hoist_now = snap.hoist;
+        if self.selected_flag >= snap.flag_count() {
+            self.selected_flag = snap.flag_count() - 1;
+        }
+        let selected = snap.flag(self.selected_flag).unwrap_or(snap);
+        self.hoist_now = selected.hoist;
         self.plots.record(0, snap);
         for (i, copy) in snap.lab.iter().enumerate() {
             self.plots.record(i + 1, copy);
         }
         if snap.generation != self.generation {
             self.generation = snap.generation;
-            self.params = snap.params.clone();
+            self.params = selected.params.clone();
             self.total_mass = snap.total_mass;
             let (_, az, el) = wind_polar(self.params.wind.velocity);
             self.azimuth_deg = az;
@@ -303,7 +316,7 @@ impl UiState {
                 self.notices.error(e.to_string());
                 self.sim_error = Some(e.clone());
             }
-            self.params = snap.params.clone();
+            self.params = selected.params.clone();
         } else {
             self.sim_error = None;
         }
@@ -314,6 +327,16 @@ impl UiState {
     pub fn set_hoist(&mut self, height: f64) -> UiAction {
         self.params.hoist.height = height;
         UiAction::Sim(Command::SetParams(Box::new(self.params.clone())))
+    }
+
+    /// Selects flag `flag` of several (a click on its cloth, the list): the panels show its
+    /// hoist from now on.
+    pub fn select_flag(&mut self, flag: usize, snap: &Snapshot) {
+        if let Some(f) = snap.flag(flag) {
+            self.selected_flag = flag;
+            self.params.hoist = f.params.hoist;
+            self.hoist_now = f.hoist;
+        }
     }
 
     /// Switches integrator (keyboard or panel), keeping the local copy in step.
@@ -349,6 +372,10 @@ pub fn controls(
                 ui.separator();
                 scene_files::scene_files_ui(ui, state, &mut actions);
             });
+        egui::CollapsingHeader::new(format!("Flags ({})", snap.flag_count()))
+            .id_salt("flags")
+            .default_open(!snap.flags.is_empty())
+            .show(ui, |ui| flags::flags_ui(ui, state, snap, &mut actions));
         egui::CollapsingHeader::new("Lab")
             .default_open(!snap.lab.is_empty())
             .show(ui, |ui| lab::lab_ui(ui, state, snap, &mut actions));

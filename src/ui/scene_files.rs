@@ -17,16 +17,6 @@ use crate::sim::outline::{FlagShape, NOTCH_RANGE};
 use crate::sim::scene::{PRESETS, Scene};
 use crate::sim::thread::Command;
 
-/// The flag image `scene` asks for (its `render.texture`, or the built-in flag), decoded and
-/// checked; the message names the file.
-fn scene_image(scene: &Scene) -> Result<image::RgbaImage, String> {
-    match &scene.render.texture {
-        Some(path) => flag_texture::load_flag_image(path),
-        None => flag_texture::default_flag_image(),
-    }
-    .map_err(|e| e.to_string())
-}
-
 /// The background image `scene` asks for (its `render.setting.background`), decoded and
 /// checked; `None` for the sky. The message names the file.
 fn scene_background(scene: &Scene) -> Result<Option<image::RgbaImage>, String> {
@@ -71,27 +61,27 @@ pub fn load_scene(
     scene: Scene,
     what: &str,
 ) -> bool {
-    let (image, background) = match (scene_image(&scene), scene_background(&scene)) {
-        (Ok(image), Ok(background)) => (image, background),
+    let mut scene = scene;
+    let images: Result<Vec<_>, String> = (0..scene.flag_count())
+        .map(|k| super::flags::flag_image(&mut scene, k))
+        .collect();
+    let (images, background) = match (images, scene_background(&scene)) {
+        (Ok(images), Ok(background)) => (images, background),
         (Err(e), _) | (_, Err(e)) => {
             state.notices.error(format!("{what} not loaded: {e}"));
             return false;
         }
     };
-    let mut scene = scene;
-    if scene.render.texture.is_some() {
-        scene.fit_to_image(image.width(), image.height());
-    }
-    take_alpha(&mut scene, &image);
     state.notices.info(format!("loaded {what}"));
     state.view.render = scene.render.clone();
     state.background_path = (scene.render.setting.background.as_ref())
         .map(|p| p.display().to_string())
         .unwrap_or_default();
     state.scene = scene.clone();
+    state.selected_flag = 0;
     actions.push(UiAction::Sim(Command::LoadScene(Box::new(scene))));
     actions.push(UiAction::ResetCamera);
-    actions.push(UiAction::FlagImage(Box::new(image)));
+    actions.push(UiAction::FlagImages(images));
     actions.push(UiAction::Background(background.map(Box::new)));
     true
 }
@@ -117,7 +107,12 @@ pub fn open_scene_file(state: &mut UiState, actions: &mut Vec<UiAction>, path: &
 /// (atomically: a failed write keeps the old file).
 pub fn save_scene(state: &mut UiState, path: &Path) {
     let mut scene = state.scene.clone();
+    let hoist = scene.params.hoist;
     scene.params = state.params.clone();
+    if !scene.flags.is_empty() {
+        // Each flag keeps its own hoist in its entry; the panels show the selected one's.
+        scene.params.hoist = hoist;
+    }
     scene.render = state.view.render.clone();
     match crate::files::write_atomically(path, scene.to_json().as_bytes()) {
         Ok(()) => {
@@ -145,6 +140,9 @@ pub fn set_flag_image(state: &mut UiState, actions: &mut Vec<UiAction>, path: Op
             return;
         }
     };
+    if !state.scene.flags.is_empty() {
+        return set_image_of_flag(state, actions, path, image);
+    }
     let mut scene = state.scene.clone();
     scene.params = state.params.clone();
     scene.render = state.view.render.clone();
@@ -181,7 +179,50 @@ pub fn set_flag_image(state: &mut UiState, actions: &mut Vec<UiAction>, path: Op
         state.image_path = path.display().to_string();
         state.recent.add(FileKind::Image, path);
     }
-    actions.push(UiAction::FlagImage(Box::new(image)));
+    actions.push(UiAction::FlagImage(0, Box::new(image)));
+}
+
+/// [`set_flag_image`] for the selected flag of several: it keeps its height and takes the
+/// image's proportions (the built-in flag's 3:2 for `None`) and its transparency, and starts
+/// afresh; the others fly on.
+fn set_image_of_flag(
+    state: &mut UiState,
+    actions: &mut Vec<UiAction>,
+    path: Option<&Path>,
+    image: image::RgbaImage,
+) {
+    let k = state.selected_flag;
+    let mut scene = state.scene.clone();
+    scene.place_flags();
+    let Some(height) = scene.flag_scene(k).cloth.grid.map(|g| g.height) else {
+        return;
+    };
+    let (w, h) = match path {
+        Some(_) => image.dimensions(),
+        None => (3, 2),
+    };
+    let Some(flag) = scene.flags.get_mut(k) else {
+        return;
+    };
+    flag.image = path.map(Path::to_path_buf);
+    flag.size = Some([height * f64::from(w) / f64::from(h.max(1)), height]);
+    let alpha: Vec<u8> = image.pixels().map(|p| p[3]).collect();
+    scene.set_alpha_of_flag(k, image.width() as usize, image.height() as usize, &alpha);
+    let flag = scene.flags[k].clone();
+    let before = actions.len();
+    super::flags::set_flag(state, actions, k, flag);
+    if actions.len() == before {
+        return;
+    }
+    state.notices.info(match path {
+        Some(p) => format!("flag {}: image {}", k + 1, p.display()),
+        None => format!("flag {}: the built-in flag", k + 1),
+    });
+    if let Some(path) = path {
+        state.image_path = path.display().to_string();
+        state.recent.add(FileKind::Image, path);
+    }
+    actions.push(UiAction::FlagImage(k, Box::new(image)));
 }
 
 /// Draws the image at `path` behind the flag instead of the sky (`None`: the sky again). The
@@ -277,7 +318,13 @@ pub fn scene_files_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiActi
 /// The flag's shape: rectangle, swallowtail, pennant or burgee, and the notch's depth for the
 /// notched ones. A change restarts the cloth at the new shape ([`set_shape`]).
 fn shape_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
-    let Some(current) = state.scene.cloth.grid.as_ref().map(|g| g.shape) else {
+    let k = state.selected_flag;
+    let current = if state.scene.flags.is_empty() {
+        state.scene.cloth.grid.as_ref().map(|g| g.shape)
+    } else {
+        state.scene.flag_scene(k).cloth.grid.map(|g| g.shape)
+    };
+    let Some(current) = current else {
         return;
     };
     let mut shape = current;
@@ -325,6 +372,15 @@ fn shape_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
 /// Gives the flag `shape` and restarts the cloth at it (with the current parameters and
 /// detail settings); a shape the scene refuses leaves a message and changes nothing.
 pub fn set_shape(state: &mut UiState, actions: &mut Vec<UiAction>, shape: FlagShape) {
+    if !state.scene.flags.is_empty() {
+        // One of several flags: it starts afresh at the shape, the others fly on.
+        let k = state.selected_flag;
+        if let Some(mut flag) = state.scene.flags.get(k).cloned() {
+            flag.shape = Some(shape);
+            super::flags::set_flag(state, actions, k, flag);
+        }
+        return;
+    }
     let mut scene = state.scene.clone();
     scene.params = state.params.clone();
     scene.render = state.view.render.clone();

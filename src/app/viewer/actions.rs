@@ -18,6 +18,7 @@ impl App {
     pub(super) fn apply(&mut self, action: UiAction) {
         match action {
             UiAction::Sim(cmd) => {
+                let cmd = self.for_selected_flag(cmd);
                 self.sim.send(cmd);
             }
             UiAction::Screenshot => {
@@ -42,14 +43,45 @@ impl App {
                 }
             }
             UiAction::SetLab(copies) => self.set_lab(&copies),
-            UiAction::FlagImage(image) => match self.gpu.as_mut() {
+            UiAction::FlagImage(k, image) => {
+                if let Some(gpu) = self.gpu.as_mut() {
+                    let set = gpu
+                        .scene
+                        .set_flag_image_of(&gpu.device, &gpu.queue, k, Some(*image));
+                    if let Err(e) = set {
+                        self.ui.notices.error(format!("flag image: {e}"));
+                    }
+                } else {
+                    // Before the window exists: drawn from its first frame.
+                    let images = &mut self.options.flag_images;
+                    if images.len() <= k {
+                        images.resize(k + 1, None);
+                    }
+                    images[k] = Some(*image);
+                }
+            }
+            UiAction::FlagImages(images) => {
+                let images: Vec<_> = images.into_iter().map(Some).collect();
+                match self.gpu.as_mut() {
+                    Some(gpu) => {
+                        if let Err(e) = gpu.scene.set_flag_images(&gpu.device, &gpu.queue, images) {
+                            self.ui.notices.error(format!("flag image: {e}"));
+                        }
+                    }
+                    None => self.options.flag_images = images,
+                }
+            }
+            UiAction::FlagRemoved(k) => match self.gpu.as_mut() {
                 Some(gpu) => {
-                    if let Err(e) = gpu.scene.set_flag_image(&gpu.device, &gpu.queue, *image) {
+                    if let Err(e) = gpu.scene.remove_flag_image(&gpu.device, &gpu.queue, k) {
                         self.ui.notices.error(format!("flag image: {e}"));
                     }
                 }
-                // Before the window exists: drawn from its first frame.
-                None => self.options.flag_image = Some(*image),
+                None => {
+                    if k < self.options.flag_images.len() {
+                        self.options.flag_images.remove(k);
+                    }
+                }
             },
             UiAction::Background(image) => match self.gpu.as_mut() {
                 Some(gpu) => {
@@ -108,6 +140,22 @@ impl App {
         };
         if let Some(a) = action {
             self.apply(a);
+        }
+    }
+
+    /// `cmd` for the selected flag of several: new parameters carry its hoist (the others keep
+    /// theirs), which the panel's copy of its entry keeps for *save*. Other commands, and every
+    /// command for a scene of one flag, go as they are.
+    fn for_selected_flag(&mut self, cmd: Command) -> Command {
+        let k = self.ui.selected_flag;
+        match cmd {
+            Command::SetParams(p) if !self.feed.current().flags.is_empty() => {
+                if let Some(flag) = self.ui.scene.flags.get_mut(k) {
+                    flag.hoist = Some(p.hoist);
+                }
+                Command::Flag(k, Box::new(Command::SetParams(p)))
+            }
+            cmd => cmd,
         }
     }
 

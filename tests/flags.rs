@@ -1,0 +1,598 @@
+//! Several flags in one scene (issue 26, item 1): the scene's `flags` list, each flag placed
+//! on its own pole and simulated beside the others, one snapshot for all, commands that add,
+//! remove and change one flag while the others fly on, picking that selects the flag clicked,
+//! and a render that shows each flag with its own image.
+//!
+//! The numbers come from the `flag` preset: a 1.2 m × 0.8 m flag whose hoist runs from
+//! y = 1.6 m to 2.4 m at x = 0, z = 0, the ground at 0: its pole is 2.4 m tall.
+
+mod common;
+
+use std::time::Duration;
+
+use flagsim::app::controls::{Button, Controls, Input};
+use flagsim::render::OrbitCamera;
+use flagsim::render::view::ViewSettings;
+use flagsim::sim::Scene;
+use flagsim::sim::error::SimError;
+use flagsim::sim::flags::{FlagSet, FlagSpec, PoleSpec};
+use flagsim::sim::outline::FlagShape;
+use flagsim::sim::params::Hoist;
+use flagsim::sim::scene::SceneError;
+use flagsim::sim::snapshot::Snapshot;
+use flagsim::sim::thread::{Command, SimThread, wait_for};
+use glam::{DVec3, Vec2, Vec3};
+
+const POLE: f64 = 2.4;
+const HOIST: f64 = 0.8;
+const WIDTH: f64 = 1.2;
+
+fn scene(json: &str) -> Scene {
+    Scene::from_json(json, "test").unwrap()
+}
+
+/// The hoist edge of a flag's cloth, bottom first: nodes `i = 0` of each row.
+fn hoist_edge(snap: &Snapshot) -> Vec<DVec3> {
+    let g = snap.grid.unwrap();
+    (0..g.ny).map(|j| snap.x[j * g.nx]).collect()
+}
+
+#[test]
+fn a_scene_without_flags_is_its_one_flag_unchanged() {
+    let old = Scene::load("flag").unwrap();
+    assert!(old.flags.is_empty());
+    assert_eq!(old.flag_count(), 1);
+    assert_eq!(old.flag_scene(0), old);
+    // Written without a `flags` field, as before.
+    assert!(!old.to_json().contains("\"flags\""));
+    let set = FlagSet::new(&old).unwrap();
+    assert_eq!(set.flags.len(), 1);
+    assert_eq!(set.snapshot().flag_count(), 1);
+    assert_eq!(set.first().cloth.x, old.simulation().unwrap().cloth.x);
+}
+
+#[test]
+fn each_flag_stands_on_its_own_pole_where_its_entry_says() {
+    let s = scene(
+        r#"{"flags": [
+            {},
+            {"pole": {"position": [5, 0, -2], "height": 4}, "size": [1.5, 1.0]},
+            {"name": "third"}
+        ]}"#,
+    );
+    assert_eq!(s.flag_count(), 3);
+    let snap = FlagSet::new(&s).unwrap().snapshot();
+    assert_eq!(snap.flag_count(), 3);
+    // Flag 0 where the scene's own flag is: its hoist's top at the top of a 2.4 m pole at x = 0.
+    let edge = hoist_edge(&snap);
+    assert!((edge[9] - DVec3::new(0.0, POLE, 0.0)).length() < 1e-9);
+    assert!((edge[0] - DVec3::new(0.0, POLE - HOIST, 0.0)).length() < 1e-9);
+    // Flag 1: the top of its hoist 4 m above its foot at (5, 0, −2); 1 m high, 1.5 m wide.
+    let one = snap.flag(1).unwrap();
+    let edge = hoist_edge(one);
+    assert!(
+        (edge[9] - DVec3::new(5.0, 4.0, -2.0)).length() < 1e-9,
+        "{edge:?}"
+    );
+    assert!((edge[0] - DVec3::new(5.0, 3.0, -2.0)).length() < 1e-9);
+    let fly_top = one.x[9 * 10 + 9];
+    assert!((fly_top - DVec3::new(6.5, 4.0, -2.0)).length() < 1e-9);
+    // Flag 2 says nothing: the next place along the row, 1.5 widest widths from the first:
+    // the widest flag is 1.5 m, so 2 × 2.25 m along x, as tall as the scene's own.
+    let two = snap.flag(2).unwrap();
+    let edge = hoist_edge(two);
+    assert!(
+        (edge[9] - DVec3::new(4.5, POLE, 0.0)).length() < 1e-9,
+        "{edge:?}"
+    );
+    // Each flag's own mass: the scene's 0.12 kg.
+    assert!((one.total_mass - 0.12).abs() < 1e-12 && (two.total_mass - 0.12).abs() < 1e-12);
+}
+
+#[test]
+fn a_list_of_flags_round_trips_through_the_file() {
+    let s = scene(
+        r##"{"flags": [
+            {"name": "left", "hoist": {"height": 0.5, "speed": 0.2}},
+            {"name": "right", "image": "a.png", "size": [1.5, 1.0],
+             "shape": {"swallowtail": {"notch": 0.25}},
+             "pole": {"position": [3, 0, 1], "height": 5, "color": "#ff0000",
+                      "finial": "spear", "finial_color": "#00ff00"}}
+        ]}"##,
+    );
+    let again = Scene::from_json(&s.to_json(), "again").unwrap();
+    assert_eq!(again.flags, s.flags);
+    assert_eq!(again.to_json(), s.to_json());
+    let right = &again.flags[1];
+    assert_eq!(right.name, "right");
+    assert_eq!(right.size, Some([1.5, 1.0]));
+    assert_eq!(right.shape, Some(FlagShape::Swallowtail { notch: 0.25 }));
+    assert_eq!(right.pole.position, Some([3.0, 0.0, 1.0]));
+    assert_eq!(right.pole.height, Some(5.0));
+    assert_eq!(
+        again.flags[0].hoist,
+        Some(Hoist {
+            height: 0.5,
+            speed: 0.2
+        })
+    );
+    // Each flag's scene carries its own image, shape, hoist and pole colours.
+    let alone = again.flag_scene(1);
+    assert_eq!(alone.render.texture.as_deref(), Some("a.png".as_ref()));
+    assert_eq!(alone.render.setting.pole_color.0, [1.0, 0.0, 0.0]);
+    assert_eq!(
+        alone.cloth.grid.unwrap().shape,
+        FlagShape::Swallowtail { notch: 0.25 }
+    );
+    assert_eq!(again.flag_scene(0).params.hoist.height, 0.5);
+    assert!(alone.flags.is_empty());
+}
+
+#[test]
+fn a_flags_image_is_relative_to_the_scene_file() {
+    let dir = std::env::temp_dir().join(format!("flagsim-flags-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("scene.json");
+    std::fs::write(&path, r#"{"flags": [{}, {"image": "pics/b.png"}]}"#).unwrap();
+    let s = Scene::from_file(&path).unwrap();
+    assert_eq!(
+        s.flags[1].image.as_deref(),
+        Some(dir.join("pics/b.png").as_path())
+    );
+    assert_eq!(s.flags[0].image, None);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The message of a scene refused, which must name `field`.
+fn refused(json: &str) -> String {
+    match Scene::from_json(json, "bad.json") {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("accepted: {json}"),
+    }
+}
+
+#[test]
+fn bad_flags_are_refused_naming_the_field() {
+    for (json, field) in [
+        (r#"{"flags": [{}, {"size": [0, 1]}]}"#, "flags[1].size[0]"),
+        (r#"{"flags": [{"size": [1, -2]}]}"#, "flags[0].size[1]"),
+        (
+            r#"{"flags": [{}, {"shape": {"swallowtail": {"notch": 2}}}]}"#,
+            "flags[1].shape: swallowtail.notch: must be a depth from 0.05 to 0.9",
+        ),
+        (r#"{"flags": [{"shape": "oval"}]}"#, "flags[0].shape"),
+        (
+            r#"{"flags": [{}, {}, {"hoist": {"height": 1.5}}]}"#,
+            "flags[2].hoist.height",
+        ),
+        (
+            r#"{"flags": [{"hoist": {"speed": 0}}]}"#,
+            "flags[0].hoist.speed",
+        ),
+        (
+            r#"{"flags": [{"pole": {"height": 0}}]}"#,
+            "flags[0].pole.height",
+        ),
+        (
+            r#"{"flags": [{"pole": {"position": [1e9, 0, 0]}}]}"#,
+            "flags[0].pole.position",
+        ),
+        (r#"{"flags": [{"colour": "red"}]}"#, "flags[0]"),
+        (
+            r#"{"flags": [{"pole": {"finial": "star"}}]}"#,
+            "flags[0].pole.finial",
+        ),
+    ] {
+        let message = refused(json);
+        assert!(message.starts_with("bad.json: "), "{message}");
+        assert!(message.contains(field), "{json}: {message}");
+        assert_eq!(message.lines().count(), 1, "{message}");
+    }
+    // A pin the flag's shape cuts away: the flag and the pin are named.
+    let e = Scene::from_json(
+        r#"{"cloth": {"grid": {"pins": [[9, 9]]}},
+            "flags": [{}, {"shape": "pennant"}]}"#,
+        "pins.json",
+    )
+    .unwrap_err();
+    match e {
+        SceneError::Invalid { error, .. } => {
+            assert!(
+                matches!(&error, SimError::InFlag { flag: 1, error } if matches!(**error, SimError::PinOutsideShape { .. })),
+                "{error:?}"
+            );
+        }
+        e => panic!("{e}"),
+    }
+    // Too many flags.
+    let many = format!("{{\"flags\": [{}]}}", vec!["{}"; 65].join(","));
+    assert!(refused(&many).contains("flags: must be in 0..=64, got 65"));
+    // Several flags need a grid.
+    let explicit = r#"{"cloth": {"nodes": [{"x": [0,0,0], "m": 1}]}, "flags": [{}, {}]}"#;
+    assert!(refused(explicit).contains("flags: several flags need a grid cloth"));
+}
+
+#[test]
+fn flags_share_the_parameters_and_step_together_each_at_its_own_hoist() {
+    let s = scene(
+        r#"{"params": {"wind": {"velocity": [0, 0, 0]}},
+            "flags": [{}, {"hoist": {"height": 0.5}}]}"#,
+    );
+    let mut set = FlagSet::new(&s).unwrap();
+    // A sixth of a second: the lower flag falls nowhere near the ground.
+    for _ in 0..10 {
+        assert!(set.step());
+    }
+    let snap = set.snapshot();
+    let (a, b) = (&snap, snap.flag(1).unwrap());
+    assert_eq!((a.step, b.step), (10, 10));
+    assert_eq!(a.time, b.time);
+    assert_eq!(a.params.dt, b.params.dt);
+    assert_eq!(a.params.integrator, b.params.integrator);
+    // Flag 1 at half-mast: its hoist's middle at half its 2.4 m pole, flag 0 at the top.
+    let mid = |s: &Snapshot| {
+        let e = hoist_edge(s);
+        e.iter().map(|x| x.y).sum::<f64>() / e.len() as f64
+    };
+    assert!((mid(a) - (POLE - HOIST / 2.0)).abs() < 1e-9);
+    assert!((mid(b) - POLE / 2.0).abs() < 1e-9, "{}", mid(b));
+    // Without wind the two flags hang alike, one 2.4 m along x from the other, 1.2 m lower.
+    for (p, q) in a.x.iter().zip(&b.x) {
+        let d = *q - *p - DVec3::new(1.5 * WIDTH, -(POLE / 2.0 - HOIST / 2.0), 0.0);
+        assert!(d.length() < 1e-6, "{d}");
+    }
+}
+
+fn two_flags_thread() -> SimThread {
+    let s = scene(r#"{"flags": [{}, {"hoist": {"height": 0.5}}]}"#);
+    SimThread::spawn(s, false).unwrap()
+}
+
+#[test]
+fn the_thread_publishes_every_flag_in_one_snapshot_and_routes_commands_to_one() {
+    let sim = two_flags_thread();
+    let slot = sim.slot();
+    let snap = wait_for(&slot, Duration::from_secs(10), |s| s.step >= 3).unwrap();
+    assert_eq!(snap.flag_count(), 2);
+    assert_eq!(snap.flags[0].step, snap.step);
+    // A hoist for flag 1 moves flag 1 only; flag 0 keeps its own.
+    let mut p = snap.params.clone();
+    p.hoist.height = 0.0;
+    sim.send(Command::Flag(
+        1,
+        Box::new(Command::SetParams(Box::new(p.clone()))),
+    ));
+    let snap = wait_for(&slot, Duration::from_secs(10), |s| {
+        s.flags[0].params.hoist.height == 0.0
+    })
+    .unwrap();
+    assert_eq!(snap.params.hoist.height, 1.0);
+    // A stiffness sent to flag 1 is every flag's.
+    p.stiffness.structural = 77.0;
+    sim.send(Command::Flag(1, Box::new(Command::SetParams(Box::new(p)))));
+    let snap = wait_for(&slot, Duration::from_secs(10), |s| {
+        s.params.stiffness.structural == 77.0
+    })
+    .unwrap();
+    assert_eq!(snap.flags[0].params.stiffness.structural, 77.0);
+    assert_eq!(snap.params.hoist.height, 1.0);
+    // A grab of flag 1's node goes to flag 1.
+    sim.send(Command::Flag(
+        1,
+        Box::new(Command::Grab {
+            node: 55,
+            target: DVec3::new(3.0, 2.0, 1.0),
+        }),
+    ));
+    let snap = wait_for(&slot, Duration::from_secs(10), |s| {
+        s.flags[0].grabbed == Some(55)
+    })
+    .unwrap();
+    assert_eq!(snap.grabbed, None);
+    // A flag the scene does not have is refused, naming it.
+    sim.send(Command::Flag(5, Box::new(Command::Release)));
+    let snap = wait_for(&slot, Duration::from_secs(10), |s| s.error.is_some()).unwrap();
+    assert_eq!(snap.error, Some(SimError::NoFlag { flag: 5, count: 2 }));
+}
+
+#[test]
+fn flags_are_added_changed_and_removed_while_the_others_fly_on() {
+    let sim = two_flags_thread();
+    let slot = sim.slot();
+    let snap = wait_for(&slot, Duration::from_secs(10), |s| s.step >= 10).unwrap();
+    let generation = snap.generation;
+    let first = snap.x.clone();
+    sim.send(Command::AddFlag(Box::new(FlagSpec {
+        shape: Some(FlagShape::Pennant),
+        pole: PoleSpec {
+            position: Some([-3.0, 0.0, 0.0]),
+            ..PoleSpec::default()
+        },
+        ..FlagSpec::default()
+    })));
+    // In the very next snapshot: three flags, the new one at its pole, the first flown on.
+    let snap = wait_for(&slot, Duration::from_secs(10), |s| {
+        s.generation != generation
+    })
+    .unwrap();
+    assert_eq!(snap.flag_count(), 3);
+    let new = snap.flag(2).unwrap();
+    assert_eq!(new.grid.unwrap().shape, FlagShape::Pennant);
+    let top = hoist_edge(new)[9];
+    assert!((top - DVec3::new(-3.0, POLE, 0.0)).length() < 0.05, "{top}");
+    assert!(new.time >= snap.time - snap.params.dt);
+    // Flag 0 went on from where it was (a restart would put it back at its start, step 0).
+    assert!(snap.step >= 10 && snap.x.len() == first.len());
+    let start = FlagSet::new(&Scene::load("flag").unwrap())
+        .unwrap()
+        .snapshot();
+    assert_ne!(snap.x, start.x, "flag 0 was restarted");
+    // Flag 1 becomes a swallowtail: it alone starts afresh.
+    let before = snap.clone();
+    sim.send(Command::SetFlag(
+        1,
+        Box::new(FlagSpec {
+            shape: Some(FlagShape::Swallowtail { notch: 0.3 }),
+            ..FlagSpec::default()
+        }),
+    ));
+    let snap = wait_for(&slot, Duration::from_secs(10), |s| {
+        s.generation != before.generation
+    })
+    .unwrap();
+    assert_eq!(
+        snap.flags[0].grid.unwrap().shape,
+        FlagShape::Swallowtail { notch: 0.3 }
+    );
+    assert!(snap.step >= before.step, "flag 0 went back to its start");
+    // Flag 0 removed: the swallowtail and the pennant are flags 0 and 1.
+    let before = snap.generation;
+    sim.send(Command::RemoveFlag(0));
+    let snap = wait_for(&slot, Duration::from_secs(10), |s| s.generation != before).unwrap();
+    assert_eq!(snap.flag_count(), 2);
+    assert_eq!(
+        snap.grid.unwrap().shape,
+        FlagShape::Swallowtail { notch: 0.3 }
+    );
+    assert_eq!(snap.flags[0].grid.unwrap().shape, FlagShape::Pennant);
+    // Reset puts back the flags as they are now, each at its start.
+    sim.send(Command::Reset);
+    let snap = wait_for(&slot, Duration::from_secs(10), |s| s.step <= 1).unwrap();
+    assert_eq!(snap.flag_count(), 2);
+    assert!((hoist_edge(&snap.flags[0])[9] - DVec3::new(-3.0, POLE, 0.0)).length() < 1e-9);
+    // The last flag stays.
+    sim.send(Command::RemoveFlag(1));
+    let g = wait_for(&slot, Duration::from_secs(10), |s| s.flag_count() == 1)
+        .unwrap()
+        .generation;
+    sim.send(Command::RemoveFlag(0));
+    let snap = wait_for(&slot, Duration::from_secs(10), |s| s.error.is_some()).unwrap();
+    assert_eq!(snap.error, Some(SimError::LastFlag));
+    assert_eq!((snap.flag_count(), snap.generation), (1, g));
+}
+
+#[test]
+fn a_bad_flag_is_refused_and_changes_nothing() {
+    let sim = two_flags_thread();
+    let slot = sim.slot();
+    let snap = wait_for(&slot, Duration::from_secs(10), |s| s.step >= 2).unwrap();
+    sim.send(Command::SetFlag(
+        0,
+        Box::new(FlagSpec {
+            size: Some([-1.0, 1.0]),
+            ..FlagSpec::default()
+        }),
+    ));
+    let after = wait_for(&slot, Duration::from_secs(10), |s| s.error.is_some()).unwrap();
+    assert!(
+        after
+            .error
+            .as_ref()
+            .unwrap()
+            .to_string()
+            .contains("flags[0].size[0]"),
+        "{:?}",
+        after.error
+    );
+    assert_eq!(after.generation, snap.generation);
+    assert_eq!(after.flag_count(), 2);
+    sim.send(Command::RemoveFlag(7));
+    let after = wait_for(&slot, Duration::from_secs(10), |s| {
+        s.error == Some(SimError::NoFlag { flag: 7, count: 2 })
+    });
+    assert!(after.is_some());
+}
+
+/// Two flags facing +Z side by side, flat (no wind, no gravity), seen from straight ahead.
+fn facing_flags() -> (Snapshot, Controls) {
+    let s = scene(
+        r#"{"params": {"gravity": [0, 0, 0], "wind": {"velocity": [0, 0, 0]}},
+            "flags": [{}, {}]}"#,
+    );
+    let snap = FlagSet::new(&s).unwrap().snapshot();
+    // Between the two: flag 0 spans x 0…1.2, flag 1 x 1.8…3.0, both y 1.6…2.4.
+    let camera = OrbitCamera {
+        target: Vec3::new(1.5, 2.0, 0.0),
+        yaw: 0.0,
+        pitch: 0.0,
+        distance: 5.0,
+        ..OrbitCamera::default()
+    };
+    (snap, Controls::new(camera, Vec2::new(1280.0, 800.0)))
+}
+
+/// The pixel where world point `p` is seen.
+fn pixel(controls: &Controls, p: Vec3) -> Vec2 {
+    let vp =
+        flagsim::render::CameraMatrices::from_orbit(&controls.camera, 1280.0 / 800.0).view_proj;
+    let c = vp * p.extend(1.0);
+    let ndc = c.truncate() / c.w;
+    Vec2::new((ndc.x + 1.0) * 640.0, (1.0 - ndc.y) * 400.0)
+}
+
+#[test]
+fn a_click_on_a_flag_selects_it_and_grabs_its_node() {
+    let (snap, mut controls) = facing_flags();
+    let view = ViewSettings::default();
+    // The middle of flag 1.
+    let at = pixel(&controls, Vec3::new(2.4, 2.0, 0.0));
+    let (flag, node, point) = controls.pick(at, &snap, &view).expect("on flag 1");
+    assert_eq!(flag, 1);
+    assert!(
+        (point - Vec3::new(2.4, 2.0, 0.0)).length() < 0.02,
+        "{point}"
+    );
+    assert!((4..=5).contains(&(node % 10)) && (4..=5).contains(&(node / 10)));
+    // The gap between the flags is neither.
+    let gap = pixel(&controls, Vec3::new(1.5, 2.0, 0.0));
+    assert!(controls.pick(gap, &snap, &view).is_none());
+    // A press there selects flag 1 and grabs its node through `Command::Flag(1, …)`.
+    controls.handle(Input::CursorMoved(at), false, &snap, &view);
+    let out = controls.handle(
+        Input::Button {
+            button: Button::Left,
+            pressed: true,
+        },
+        false,
+        &snap,
+        &view,
+    );
+    assert_eq!(controls.flag, 1);
+    assert!(
+        matches!(&out[..], [Command::Flag(1, c)] if matches!(**c, Command::Grab { node: n, .. } if n == node)),
+        "{out:?}"
+    );
+    let out = controls.handle(
+        Input::Button {
+            button: Button::Left,
+            pressed: false,
+        },
+        false,
+        &snap,
+        &view,
+    );
+    assert!(matches!(&out[..], [Command::Flag(1, c)] if matches!(**c, Command::Release)));
+    // And a click on flag 0 selects it again.
+    let at = pixel(&controls, Vec3::new(0.6, 2.0, 0.0));
+    controls.handle(Input::CursorMoved(at), false, &snap, &view);
+    let out = controls.handle(
+        Input::Button {
+            button: Button::Left,
+            pressed: true,
+        },
+        false,
+        &snap,
+        &view,
+    );
+    assert_eq!(controls.flag, 0);
+    assert!(matches!(&out[..], [Command::Flag(0, _)]), "{out:?}");
+}
+
+#[test]
+fn the_nearer_of_two_flags_in_line_is_picked() {
+    // Flag 1 stands 2 m behind flag 0 (−z), so the ray through flag 0 meets both.
+    let s = scene(
+        r#"{"params": {"gravity": [0, 0, 0], "wind": {"velocity": [0, 0, 0]}},
+            "flags": [{}, {"pole": {"position": [0, 0, -2]}}]}"#,
+    );
+    let snap = FlagSet::new(&s).unwrap().snapshot();
+    let camera = OrbitCamera {
+        target: Vec3::new(0.6, 2.0, 0.0),
+        yaw: 0.0,
+        pitch: 0.0,
+        distance: 4.0,
+        ..OrbitCamera::default()
+    };
+    let controls = Controls::new(camera, Vec2::new(1280.0, 800.0));
+    let at = pixel(&controls, Vec3::new(0.6, 2.0, 0.0));
+    let (flag, _, point) = controls.pick(at, &snap, &ViewSettings::default()).unwrap();
+    assert_eq!(flag, 0);
+    assert!(point.z.abs() < 1e-3, "{point}");
+}
+
+#[test]
+fn two_flags_in_one_render_show_two_cloth_regions_with_their_own_images() {
+    let Some(mut headless) = common::headless_or_skip(480, 240) else {
+        return;
+    };
+    // Still air and no gravity: each flag stays a flat rectangle facing the camera.
+    let s = scene(
+        r##"{"params": {"gravity": [0, 0, 0], "wind": {"velocity": [0, 0, 0]}},
+            "render": {"setting": {"sky": "#000000", "ground": false,
+                                  "pole_color": "#000000", "finial": "none"}},
+            "flags": [{}, {}]}"##,
+    );
+    let snap = FlagSet::new(&s).unwrap().snapshot();
+    let solid = |rgb: [u8; 3]| {
+        image::RgbaImage::from_pixel(8, 8, image::Rgba([rgb[0], rgb[1], rgb[2], 255]))
+    };
+    headless
+        .set_flag_image_of(0, Some(&solid([255, 0, 0])))
+        .unwrap();
+    headless
+        .set_flag_image_of(1, Some(&solid([0, 0, 255])))
+        .unwrap();
+    let camera = OrbitCamera {
+        target: Vec3::new(1.5, 2.0, 0.0),
+        yaw: 0.0,
+        pitch: 0.0,
+        distance: 4.0,
+        ..OrbitCamera::default()
+    };
+    let view = ViewSettings {
+        render: s.render.clone(),
+        ..ViewSettings::default()
+    };
+    let image = headless.render(&snap, &view, &camera).unwrap();
+    let vp = flagsim::render::CameraMatrices::from_orbit(&camera, 2.0).view_proj;
+    let px = |p: Vec3| {
+        let c = vp * p.extend(1.0);
+        let ndc = c.truncate() / c.w;
+        (
+            ((ndc.x + 1.0) * 240.0) as u32,
+            ((1.0 - ndc.y) * 120.0) as u32,
+        )
+    };
+    // Reddish and bluish: the lit colour of each image, whatever the shading.
+    let channel = |p: &image::Rgba<u8>, c: usize| u16::from(p[c]);
+    let red = |p: &image::Rgba<u8>| {
+        channel(p, 0) > 60 && channel(p, 0) > 3 * channel(p, 1).max(channel(p, 2)).max(10)
+    };
+    let blue = |p: &image::Rgba<u8>| {
+        channel(p, 2) > 60 && channel(p, 2) > 3 * channel(p, 0).max(channel(p, 1)).max(10)
+    };
+    let count = |f: &dyn Fn(&image::Rgba<u8>) -> bool, x0: u32, x1: u32| {
+        (0..240)
+            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+            .filter(|&(x, y)| f(image.get_pixel(x, y)))
+            .count()
+    };
+    let (gap, _) = px(Vec3::new(1.5, 2.0, 0.0));
+    // Left of the gap only red, right of it only blue, each a region of the flag's size.
+    let (l0, _) = px(Vec3::new(0.0, 2.0, 0.0));
+    let (l1, _) = px(Vec3::new(1.2, 2.0, 0.0));
+    let area = |x0: u32, x1: u32| {
+        let (_, y0) = px(Vec3::new(0.0, 2.4, 0.0));
+        let (_, y1) = px(Vec3::new(0.0, 1.6, 0.0));
+        ((x1 - x0) * (y1 - y0)) as usize
+    };
+    let reds = count(&red, 0, gap);
+    let blues = count(&blue, gap, 480);
+    assert!(
+        reds as f64 > 0.8 * area(l0, l1) as f64,
+        "{reds} red of {}",
+        area(l0, l1)
+    );
+    assert!(blues as f64 > 0.8 * area(l0, l1) as f64, "{blues} blue");
+    assert_eq!(count(&blue, 0, gap), 0);
+    assert_eq!(count(&red, gap, 480), 0);
+    // Each flag's middle in its own colour, and the gap between them the black sky.
+    let at = |p: Vec3| {
+        let (x, y) = px(p);
+        *image.get_pixel(x, y)
+    };
+    assert!(red(&at(Vec3::new(0.6, 2.0, 0.0))));
+    assert!(blue(&at(Vec3::new(2.4, 2.0, 0.0))));
+    let g = at(Vec3::new(1.5, 2.0, 0.0));
+    assert!(g[0] < 10 && g[1] < 10 && g[2] < 10, "{g:?}");
+}
