@@ -596,3 +596,163 @@ fn two_flags_in_one_render_show_two_cloth_regions_with_their_own_images() {
     let g = at(Vec3::new(1.5, 2.0, 0.0));
     assert!(g[0] < 10 && g[1] < 10 && g[2] < 10, "{g:?}");
 }
+
+// ---- the Flags panel and the panels that edit the selected flag ----------------------------
+
+use flagsim::ui::{UiAction, UiState, flags as flags_panel, scene_files};
+
+fn sent(actions: &[UiAction]) -> Vec<&Command> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            UiAction::Sim(c) => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_panel_adds_a_flag_a_spacing_past_the_last_and_selects_it() {
+    let mut state = UiState::new(Scene::load("flag").unwrap(), 0.12);
+    let mut actions = Vec::new();
+    flags_panel::add_flag(&mut state, &mut actions);
+    // A scene of one flag became a list of two: the first where it was, the second 1.5 widths
+    // (1.8 m) along x, as tall (2.4 m).
+    assert_eq!(state.scene.flags.len(), 2);
+    assert_eq!(state.selected_flag, 1);
+    assert_eq!(state.scene.flags[0].pole.position, Some([0.0, 0.0, 0.0]));
+    let pole = &state.scene.flags[1].pole;
+    assert_eq!(pole.position, Some([1.5 * WIDTH, 0.0, 0.0]));
+    assert!((pole.height.unwrap() - POLE).abs() < 1e-12);
+    match sent(&actions)[..] {
+        [Command::AddFlag(flag)] => assert_eq!(**flag, state.scene.flags[1]),
+        ref other => panic!("{other:?}"),
+    }
+    // With its image (the built-in flag's, for this scene) and a framing that shows it.
+    assert!(
+        actions
+            .iter()
+            .any(|a| matches!(a, UiAction::FlagImage(1, i) if i.width() > 0))
+    );
+    assert!(actions.iter().any(|a| matches!(a, UiAction::ResetCamera)));
+    // The third goes past the second, even when the second was moved back towards the first.
+    state.scene.flags[1].pole.position = Some([5.0, 0.0, 0.0]);
+    let mut actions = Vec::new();
+    flags_panel::add_flag(&mut state, &mut actions);
+    assert_eq!(
+        state.scene.flags[2].pole.position,
+        Some([5.0 + 1.5 * WIDTH, 0.0, 0.0])
+    );
+}
+
+#[test]
+fn the_panel_removes_the_selected_flag_and_selects_the_next() {
+    let mut state = UiState::new(Scene::load("flags").unwrap(), 0.12);
+    assert_eq!(state.scene.flags.len(), 4);
+    state.selected_flag = 1;
+    let mut actions = Vec::new();
+    flags_panel::remove_flag(&mut state, &mut actions, 1);
+    assert_eq!(state.scene.flags.len(), 3);
+    assert_eq!(state.scene.flags[1].name, "swallowtail");
+    assert_eq!(state.selected_flag, 1);
+    assert!(matches!(sent(&actions)[..], [Command::RemoveFlag(1)]));
+    assert!(
+        actions
+            .iter()
+            .any(|a| matches!(a, UiAction::FlagRemoved(1)))
+    );
+    // The last one selected: the one before it is.
+    state.selected_flag = 2;
+    flags_panel::remove_flag(&mut state, &mut Vec::new(), 2);
+    assert_eq!(state.selected_flag, 1);
+    // A scene keeps its last flag.
+    flags_panel::remove_flag(&mut state, &mut Vec::new(), 0);
+    let mut actions = Vec::new();
+    flags_panel::remove_flag(&mut state, &mut actions, 0);
+    assert_eq!(state.scene.flag_count(), 1);
+    assert!(actions.is_empty());
+}
+
+#[test]
+fn the_shape_and_image_panels_change_the_selected_flag_only() {
+    let mut state = UiState::new(Scene::load("flags").unwrap(), 0.12);
+    state.selected_flag = 3;
+    let mut actions = Vec::new();
+    scene_files::set_shape(&mut state, &mut actions, FlagShape::Burgee { notch: 0.3 });
+    match sent(&actions)[..] {
+        [Command::SetFlag(3, flag)] => {
+            assert_eq!(flag.shape, Some(FlagShape::Burgee { notch: 0.3 }));
+            assert_eq!(flag.name, "pennant");
+        }
+        ref other => panic!("{other:?}"),
+    }
+    assert_eq!(state.scene.flags[0].shape, None);
+    assert_eq!(
+        state.scene.flags[3].shape,
+        Some(FlagShape::Burgee { notch: 0.3 })
+    );
+    // An image 3:1 on flag 2: it keeps its 0.8 m height, takes a 2.4 m width, its own image;
+    // the other flags keep theirs.
+    let path = std::env::temp_dir().join(format!("flagsim-flags-wide-{}.png", std::process::id()));
+    image::RgbaImage::from_pixel(300, 100, image::Rgba([0, 200, 0, 255]))
+        .save(&path)
+        .unwrap();
+    state.selected_flag = 2;
+    let mut actions = Vec::new();
+    scene_files::set_flag_image(&mut state, &mut actions, Some(&path));
+    match sent(&actions)[..] {
+        [Command::SetFlag(2, flag)] => {
+            assert_eq!(flag.image.as_deref(), Some(path.as_path()));
+            let [w, h] = flag.size.unwrap();
+            assert!((w - 3.0 * HOIST).abs() < 1e-9 && (h - HOIST).abs() < 1e-9);
+        }
+        ref other => panic!("{other:?}"),
+    }
+    assert!(
+        actions
+            .iter()
+            .any(|a| matches!(a, UiAction::FlagImage(2, i) if i.dimensions() == (300, 100)))
+    );
+    assert_eq!(state.scene.flags[1].image, None);
+    assert_eq!(state.scene.render.texture, None);
+    // A shape the flag's pins do not fit is refused with a message; nothing is sent.
+    let mut pinned = Scene::load("flags").unwrap();
+    pinned.cloth.grid.as_mut().unwrap().pins =
+        flagsim::sim::scene::Pins::List(vec![[9, 9], [0, 0]]);
+    let mut state = UiState::new(pinned, 0.12);
+    let mut actions = Vec::new();
+    scene_files::set_shape(&mut state, &mut actions, FlagShape::Pennant);
+    assert!(sent(&actions).is_empty());
+    assert!(state.notices.last().is_some());
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn a_scene_of_several_flags_saves_each_flags_own_hoist_and_loads_again() {
+    let mut state = UiState::new(Scene::load("flags").unwrap(), 0.12);
+    // The panels show flag 1's hoist (at half-mast); flag 0's stays in its entry.
+    state.selected_flag = 1;
+    state.params.hoist.height = 0.5;
+    state.scene.flags[1].hoist = Some(Hoist {
+        height: 0.25,
+        speed: 0.3,
+    });
+    let path = std::env::temp_dir().join(format!("flagsim-flags-save-{}.json", std::process::id()));
+    scene_files::save_scene(&mut state, &path);
+    let saved = Scene::from_file(&path).unwrap();
+    assert_eq!(saved.flags.len(), 4);
+    assert_eq!(saved.params.hoist.height, 1.0, "the scene's own hoist");
+    assert_eq!(saved.flags[1].hoist.unwrap().height, 0.25);
+    assert_eq!(saved.flags[2].name, "swallowtail");
+    // Loading it puts up all four, each with its image.
+    let mut state = UiState::new(Scene::load("flag").unwrap(), 0.12);
+    let mut actions = Vec::new();
+    scene_files::open_scene_file(&mut state, &mut actions, &path);
+    assert!(
+        actions
+            .iter()
+            .any(|a| matches!(a, UiAction::FlagImages(v) if v.len() == 4))
+    );
+    assert!(matches!(sent(&actions)[..], [Command::LoadScene(s)] if s.flags.len() == 4));
+    std::fs::remove_file(&path).unwrap();
+}

@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use glam::Vec2;
 use winit::application::ApplicationHandler;
@@ -142,6 +142,7 @@ pub fn run(options: ViewerOptions) -> Result<(), ViewerError> {
         sim,
         stats: FrameStats::default(),
         feed: SnapshotFeed::new(first),
+        reframe: None,
         frames: 0,
         failure: None,
         shot: None,
@@ -189,6 +190,10 @@ struct App {
     stats: FrameStats,
     /// The latest snapshot taken and the one before it, for interpolation.
     feed: SnapshotFeed,
+    /// A framing asked for ([`crate::ui::UiAction::ResetCamera`]) after a command that makes a
+    /// new generation (a scene loaded, a flag added): done again when the snapshot of that
+    /// generation arrives, if it does within a second (the generation asked from, and when).
+    reframe: Option<(u64, Instant)>,
     frames: u64,
     failure: Option<ViewerError>,
     shot: Option<ShotRequest>,
@@ -302,6 +307,14 @@ impl App {
         // The newest snapshot; keep the one before for interpolation.
         let latest = self.sim.latest();
         self.feed.update(latest);
+        if let Some((generation, asked)) = self.reframe {
+            if self.feed.current().generation != generation {
+                self.frame_camera();
+                self.reframe = None;
+            } else if asked.elapsed() > Duration::from_secs(1) {
+                self.reframe = None;
+            }
+        }
         self.ui.sync(self.feed.current());
         if let Some(e) = self.gpu_lost.lock().ok().and_then(|mut slot| slot.take()) {
             self.failure = Some(ViewerError::DeviceLost(e));

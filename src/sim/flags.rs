@@ -232,29 +232,23 @@ impl Scene {
         }
     }
 
-    /// A new flag for the end of the list: the next pole along the row, at the scene's hoist.
+    /// A new flag for the end of the list: a pole a spacing ([`Scene::flag_spacing`]) past the
+    /// farthest along +x, in the row of the scene's own flag, as tall as its pole.
     pub fn next_flag(&self) -> FlagSpec {
-        let index = self.flags.len().max(1);
-        let used: Vec<[f64; 3]> = (0..self.flag_count())
+        let (mut foot, height) = self.default_pole(0);
+        let farthest = (0..self.flag_count())
             .map(|k| {
                 self.flags
                     .get(k)
                     .and_then(|f| f.pole.position)
-                    .unwrap_or_else(|| self.default_pole(k).0)
+                    .unwrap_or_else(|| self.default_pole(k).0)[0]
             })
-            .collect();
-        // The default place of the next index, moved on while a pole stands there.
-        let spacing = self.flag_spacing();
-        let mut foot = self.default_pole(index).0;
-        while used
-            .iter()
-            .any(|p| (p[0] - foot[0]).abs() < 0.5 * spacing && (p[2] - foot[2]).abs() < 0.1)
-        {
-            foot[0] += spacing;
-        }
+            .fold(f64::NEG_INFINITY, f64::max);
+        foot[0] = farthest + self.flag_spacing();
         FlagSpec {
             pole: PoleSpec {
                 position: Some(foot),
+                height: Some(height),
                 ..PoleSpec::default()
             },
             ..FlagSpec::default()

@@ -135,6 +135,7 @@ pub fn add_flag(state: &mut UiState, actions: &mut Vec<UiAction>) {
         scene.flags[k].clone(),
     ))));
     actions.push(UiAction::FlagImage(k, Box::new(image)));
+    actions.push(UiAction::ResetCamera);
     state.params.hoist = scene.flag_scene(k).params.hoist;
     state.scene = scene;
     state.selected_flag = k;

@@ -98,9 +98,9 @@ impl App {
                 self.ui.dt_search = Some(Arc::new(Search::start(*scene, integrators)));
             }
             UiAction::ResetCamera => {
-                let cam = view::framing_camera(&[self.feed.current()]);
-                self.controls.home = cam;
-                self.controls.camera = cam;
+                // Now, and again when the command before it has made its new snapshot.
+                self.frame_camera();
+                self.reframe = Some((self.feed.current().generation, std::time::Instant::now()));
             }
         }
     }
@@ -141,6 +141,13 @@ impl App {
         if let Some(a) = action {
             self.apply(a);
         }
+    }
+
+    /// Puts the camera (and Home) where it frames everything in the current snapshot.
+    pub(super) fn frame_camera(&mut self) {
+        let cam = view::framing_camera(&[self.feed.current()]);
+        self.controls.home = cam;
+        self.controls.camera = cam;
     }
 
     /// `cmd` for the selected flag of several: new parameters carry its hoist (the others keep
