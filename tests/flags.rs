@@ -756,3 +756,46 @@ fn a_scene_of_several_flags_saves_each_flags_own_hoist_and_loads_again() {
     assert!(matches!(sent(&actions)[..], [Command::LoadScene(s)] if s.flags.len() == 4));
     std::fs::remove_file(&path).unwrap();
 }
+
+#[test]
+fn a_flag_is_named_by_its_entry_or_its_place_and_written_without_empty_fields() {
+    let named = FlagSpec {
+        name: "harbour".into(),
+        ..FlagSpec::default()
+    };
+    assert_eq!(named.label(4), "harbour");
+    assert_eq!(FlagSpec::default().label(0), "flag 1");
+    assert_eq!(FlagSpec::default().label(2), "flag 3");
+    let blank = FlagSpec {
+        name: "  ".into(),
+        ..FlagSpec::default()
+    };
+    assert_eq!(blank.label(1), "flag 2");
+    // An entry that changes nothing is written `{}`; a pole only when it says something.
+    assert_eq!(serde_json::to_string(&FlagSpec::default()).unwrap(), "{}");
+    assert!(PoleSpec::default().is_default());
+    let placed = FlagSpec {
+        pole: PoleSpec {
+            height: Some(3.0),
+            ..PoleSpec::default()
+        },
+        ..FlagSpec::default()
+    };
+    assert!(!placed.pole.is_default());
+    assert_eq!(
+        serde_json::to_string(&placed).unwrap(),
+        r#"{"pole":{"height":3.0}}"#
+    );
+}
+
+#[test]
+fn the_panels_start_on_the_first_flag_with_its_own_hoist() {
+    let s = scene(r#"{"flags": [{"hoist": {"height": 0.25}}, {}]}"#);
+    let state = UiState::new(s.clone(), 0.12);
+    assert_eq!(state.selected_flag, 0);
+    assert_eq!(state.params.hoist.height, 0.25);
+    // And a scene of one flag starts on its own.
+    let mut one = Scene::load("flag").unwrap();
+    one.params.hoist.height = 0.5;
+    assert_eq!(UiState::new(one, 0.12).params.hoist.height, 0.5);
+}

@@ -45,6 +45,10 @@ pub struct FrameSplit {
     pub frame: Stat,
     /// The live plots of a 4-copy lab over a 20 s window.
     pub plots: PlotsCost,
+    /// How long a flag added to the scene, and a flag given another shape, take from the
+    /// command's sending to the simulation thread's first snapshot with them (the thread
+    /// running the scene, as in the viewer).
+    pub flag_changes: Option<FlagChanges>,
     /// The GPU's own time for the same parts, from timestamp queries; absent where the
     /// adapter has none.
     pub gpu: Option<GpuShare>,
@@ -52,6 +56,50 @@ pub struct FrameSplit {
     /// The render scale the view was drawn at: the lowest the viewer's *auto* mode takes on a
     /// software adapter ([`AUTO_MIN_RENDER_SCALE`]), 1 on any other.
     pub render_scale: f32,
+}
+
+/// [`FrameSplit::flag_changes`]: wall clock from a command to its snapshot.
+#[derive(Debug, Clone, Serialize)]
+pub struct FlagChanges {
+    pub add: Stat,
+    pub shape: Stat,
+}
+
+/// Sends `AddFlag` (then takes it down again) and `SetFlag` with another shape to a thread
+/// running `scene`, `runs` times each, and times each from its sending to the first snapshot of
+/// the new generation.
+fn flag_changes(scene: &Scene, runs: usize) -> Option<FlagChanges> {
+    use crate::sim::outline::FlagShape;
+    use crate::sim::thread::{Command, SimThread, wait_for};
+    use std::time::Duration;
+    let sim = SimThread::spawn(scene.clone(), false).ok()?;
+    let slot = sim.slot();
+    let wait = |cmd: Command| {
+        let before = slot.latest().generation;
+        let t = Instant::now();
+        sim.send(cmd);
+        wait_for(&slot, Duration::from_secs(10), |s| s.generation != before)?;
+        Some(t.elapsed().as_secs_f64())
+    };
+    let (mut add, mut shape) = (Vec::new(), Vec::new());
+    for k in 0..runs {
+        let mut placed = scene.clone();
+        placed.place_flags();
+        add.push(wait(Command::AddFlag(Box::new(placed.next_flag())))?);
+        let count = slot.latest().flag_count();
+        wait(Command::RemoveFlag(count - 1))?;
+        let mut flag = placed.flags[0].clone();
+        flag.shape = Some(if k % 2 == 0 {
+            FlagShape::Swallowtail { notch: 0.3 }
+        } else {
+            FlagShape::Rectangle
+        });
+        shape.push(wait(Command::SetFlag(0, Box::new(flag)))?);
+    }
+    Some(FlagChanges {
+        add: Stat::of(add),
+        shape: Stat::of(shape),
+    })
 }
 
 /// What the live plots cost in a frame: laid out in every frame, tessellated and painted
@@ -273,6 +321,7 @@ pub fn frame_split_of(
         }
     }
     let plots = plots_cost(&bench, &target, &scene, frames)?;
+    let flag_changes = flag_changes(&scene, if cfg.quick { 3 } else { 20 });
     let gpu_share = ups.gpu().zip(drawing.gpu()).zip(ui.gpu());
     Some(FrameSplit {
         width: w,
@@ -288,6 +337,7 @@ pub fn frame_split_of(
         ui_repaint: Stat::of(t_repaint),
         frame: Stat::of(t_frame),
         plots,
+        flag_changes,
         gpu: gpu_share.map(|((upsampling, drawing), ui)| GpuShare {
             upsampling,
             drawing,

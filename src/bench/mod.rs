@@ -17,7 +17,9 @@ mod suite;
 use serde::Serialize;
 
 pub use crate::sim::stability::RUNAWAY_STRAIN;
-pub use frame::{FrameSplit, GpuShare, PlotsCost, PlotsFrame, frame_split, frame_split_of};
+pub use frame::{
+    FlagChanges, FrameSplit, GpuShare, PlotsCost, PlotsFrame, frame_split, frame_split_of,
+};
 pub use plot::plot_svg;
 pub use report::{frame_table, table};
 pub use stability::{Stability, stability};

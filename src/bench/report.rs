@@ -293,6 +293,13 @@ pub fn frame_table(f: &FrameSplit) -> String {
         stat(&f.frame),
         1.0 / f.frame.median
     ));
+    if let Some(c) = &f.flag_changes {
+        line(format!(
+            "  a flag added, from the command to its snapshot: {}; another shape: {}",
+            stat(&c.add),
+            stat(&c.shape)
+        ));
+    }
     let p = &f.plots;
     line(format!(
         "  live plots of a 4-copy lab, 20 s window, in {} × {} pixels ({} vertices, {} indices):",

@@ -75,7 +75,7 @@ pub const HOIST_STOPS: [(&str, f64, &str); 3] = [
 
 /// The hoist: *raise*, *half-mast*, *lower*, where to (a slider) and how fast, and where the
 /// flag is now (`now`, a share of the way up). Whether anything changed.
-fn hoist_ui(ui: &mut Ui, hoist: &mut Hoist, now: f64) -> bool {
+fn hoist_ui(ui: &mut Ui, hoist: &mut Hoist, now: f64, which: &str) -> bool {
     let mut changed = false;
     ui.horizontal(|ui| {
         for (label, height, tip) in HOIST_STOPS {
@@ -99,9 +99,9 @@ fn hoist_ui(ui: &mut Ui, hoist: &mut Hoist, now: f64) -> bool {
         "going down"
     };
     ui.label(if moving {
-        format!("the flag is {:.0} % of the way up, {going}", 100.0 * now)
+        format!("{which} is {:.0} % of the way up, {going}", 100.0 * now)
     } else {
-        format!("the flag is {:.0} % of the way up", 100.0 * now)
+        format!("{which} is {:.0} % of the way up", 100.0 * now)
     });
     changed
 }
@@ -111,6 +111,11 @@ pub fn cloth_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
     if widgets::real(ui, &spec::TOTAL_MASS, &mut state.total_mass) {
         actions.push(UiAction::Sim(Command::SetTotalMass(state.total_mass)));
     }
+    // Of several flags, the hoist is the selected one's: the line names it.
+    let which = match state.scene.flags.get(state.selected_flag) {
+        Some(flag) => flag.label(state.selected_flag),
+        None => "the flag".to_string(),
+    };
     let p = &mut state.params;
     let mut changed = p.stiffness.ui(ui);
     changed |= widgets::real(ui, &spec::DAMPING, &mut p.damping);
@@ -118,7 +123,7 @@ pub fn cloth_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
     changed |= widgets::switch(ui, &spec::FILTER_EXTERNAL, &mut p.filter_external);
     changed |= p.provot.ui(ui);
     changed |= p.handle.ui(ui);
-    changed |= hoist_ui(ui, &mut p.hoist, state.hoist_now);
+    changed |= hoist_ui(ui, &mut p.hoist, state.hoist_now, &which);
     if changed {
         actions.push(UiAction::Sim(Command::SetParams(Box::new(p.clone()))));
     }

@@ -248,8 +248,10 @@ impl UiState {
             .as_ref()
             .map(|p| p.display().to_string())
             .unwrap_or_default();
+        // The panels start on flag 0, with its hoist (of several flags, its entry's).
+        let params = scene.flag_scene(0).params;
         Self {
-            params: scene.params.clone(),
+            params,
             view: ViewSettings {
                 render: scene.render.clone(),
                 ..ViewSettings::default()
@@ -327,6 +329,20 @@ impl UiState {
     pub fn set_hoist(&mut self, height: f64) -> UiAction {
         self.params.hoist.height = height;
         UiAction::Sim(Command::SetParams(Box::new(self.params.clone())))
+    }
+
+    /// The scene with the panels' parameters and detail settings, as *save* writes it and the
+    /// settings keep it. Of several flags, each keeps its own hoist in its entry (the panels
+    /// show the selected one's) and the scene its own.
+    pub fn scene_as_shown(&self) -> crate::sim::Scene {
+        let mut scene = self.scene.clone();
+        let hoist = scene.params.hoist;
+        scene.params = self.params.clone();
+        if !scene.flags.is_empty() {
+            scene.params.hoist = hoist;
+        }
+        scene.render = self.view.render.clone();
+        scene
     }
 
     /// Selects flag `flag` of several (a click on its cloth, the list): the panels show its

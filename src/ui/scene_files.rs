@@ -106,14 +106,7 @@ pub fn open_scene_file(state: &mut UiState, actions: &mut Vec<UiAction>, path: &
 /// Saves the loaded cloth with the current parameters and detail settings to `path`
 /// (atomically: a failed write keeps the old file).
 pub fn save_scene(state: &mut UiState, path: &Path) {
-    let mut scene = state.scene.clone();
-    let hoist = scene.params.hoist;
-    scene.params = state.params.clone();
-    if !scene.flags.is_empty() {
-        // Each flag keeps its own hoist in its entry; the panels show the selected one's.
-        scene.params.hoist = hoist;
-    }
-    scene.render = state.view.render.clone();
+    let scene = state.scene_as_shown();
     match crate::files::write_atomically(path, scene.to_json().as_bytes()) {
         Ok(()) => {
             state.scene_path = path.display().to_string();

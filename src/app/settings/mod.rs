@@ -271,10 +271,9 @@ impl Settings {
     /// The panels' values from `ui` (everything but the window, the camera and the render
     /// scale, which the viewer holds).
     pub fn take_panels(&mut self, ui: &UiState) {
-        let mut scene = ui.scene.clone();
-        scene.params = ui.params.clone();
-        scene.render = ui.view.render.clone();
-        if let Some(texture) = scene.render.texture.as_mut() {
+        let mut scene = ui.scene_as_shown();
+        let images = scene.flags.iter_mut().filter_map(|f| f.image.as_mut());
+        for texture in scene.render.texture.as_mut().into_iter().chain(images) {
             *texture = std::path::absolute(&*texture).unwrap_or_else(|_| texture.clone());
         }
         self.scene_size_written = scene
