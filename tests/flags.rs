@@ -799,3 +799,37 @@ fn the_panels_start_on_the_first_flag_with_its_own_hoist() {
     one.params.hoist.height = 0.5;
     assert_eq!(UiState::new(one, 0.12).params.hoist.height, 0.5);
 }
+
+#[test]
+fn a_grid_with_initial_positions_moves_whole_to_each_flags_pole() {
+    // A 3 × 3 grid squeezed to half its width, a little off z = 0: node (i, j) at
+    // (0.3 i, 1.6 + 0.4 j, 0.1); the top of its hoist, node (0, 2), at (0, 2.4, 0.1).
+    let positions: Vec<String> = (0..9)
+        .map(|k| {
+            format!(
+                "[{}, {}, 0.1]",
+                0.3 * (k % 3) as f64,
+                1.6 + 0.4 * (k / 3) as f64
+            )
+        })
+        .collect();
+    let s = scene(&format!(
+        r#"{{"cloth": {{"grid": {{"nx": 3, "ny": 3, "width": 1.2, "height": 0.8,
+              "positions": [{}]}}}},
+            "flags": [{{}}, {{"pole": {{"position": [5, 0, 0], "height": 3}}}}]}}"#,
+        positions.join(", ")
+    ));
+    // Flag 0 stays where the positions put it; flag 1's hoist top goes to (5, 3, 0): every
+    // node moves by (5, 0.6, −0.1).
+    let set = FlagSet::new(&s).unwrap();
+    let (a, b) = (&set.flags[0].cloth.x, &set.flags[1].cloth.x);
+    for k in 0..9 {
+        let p = DVec3::new(0.3 * (k % 3) as f64, 1.6 + 0.4 * (k / 3) as f64, 0.1);
+        assert!((a[k] - p).length() < 1e-12, "{k}: {}", a[k]);
+        assert!(
+            (b[k] - p - DVec3::new(5.0, 0.6, -0.1)).length() < 1e-12,
+            "{k}: {}",
+            b[k]
+        );
+    }
+}
