@@ -726,10 +726,21 @@ pub fn panels(
     info: &FrameInfo<'_>,
 ) -> Vec<UiAction> {
     let mut actions = Vec::new();
-    // In the lab each copy's label carries its own divergence.
-    if snap.divergence.is_some() && snap.lab.is_empty() {
+    // In the lab each copy's label carries its own divergence; of several flags, the first
+    // flag the guard stopped has the banner.
+    let stopped: Vec<usize> = (snap.all_flags().enumerate())
+        .filter(|(_, f)| f.divergence.is_some())
+        .map(|(k, _)| k)
+        .collect();
+    if let (Some(&k), true) = (stopped.first(), snap.lab.is_empty()) {
+        let flag = snap.flag(k).unwrap_or(snap);
+        let several = if snap.flags.is_empty() {
+            &[][..]
+        } else {
+            &stopped[..]
+        };
         egui::Panel::top("guard").show(root, |ui| {
-            actions.extend(ui::divergence_banner(ui, state, snap));
+            actions.extend(ui::divergence_banner(ui, state, flag, several));
         });
     }
     if state.show_panels {

@@ -9,10 +9,42 @@ use crate::sim::snapshot::Snapshot;
 use crate::sim::thread::Command;
 
 /// The banner shown when the guard stopped an integrator: which, when, why, and the way out.
-pub fn divergence_banner(ui: &mut Ui, state: &mut UiState, snap: &Snapshot) -> Vec<UiAction> {
+/// Of several flags, `stopped` lists those it stopped: the first is named (`snap` is its
+/// snapshot) and *resume* goes to each (empty for a scene of one flag).
+pub fn divergence_banner(
+    ui: &mut Ui,
+    state: &mut UiState,
+    snap: &Snapshot,
+    stopped: &[usize],
+) -> Vec<UiAction> {
     let mut actions = Vec::new();
     let Some(d) = &snap.divergence else {
         return actions;
+    };
+    let which = stopped.first().map_or_else(String::new, |&k| {
+        let name = state
+            .scene
+            .flags
+            .get(k)
+            .map_or_else(|| format!("flag {}", k + 1), |f| f.label(k));
+        let more = match stopped.len() {
+            1 => String::new(),
+            n => format!(
+                " (and {} more flag{})",
+                n - 1,
+                if n == 2 { "" } else { "s" }
+            ),
+        };
+        format!("{name}{more}: ")
+    });
+    let resume = |actions: &mut Vec<UiAction>| {
+        if stopped.is_empty() {
+            actions.push(UiAction::Sim(Command::ClearDivergence));
+        }
+        for &k in stopped {
+            let clear = Box::new(Command::ClearDivergence);
+            actions.push(UiAction::Sim(Command::Flag(k, clear)));
+        }
     };
     egui::Frame::new()
         .fill(Color32::from_rgb(150, 30, 25))
@@ -21,7 +53,7 @@ pub fn divergence_banner(ui: &mut Ui, state: &mut UiState, snap: &Snapshot) -> V
             ui.colored_label(
                 Color32::WHITE,
                 RichText::new(format!(
-                    "{} diverged at step {} (t = {:.2} s): {}",
+                    "{which}{} diverged at step {} (t = {:.2} s): {}",
                     d.integrator.name(),
                     d.step,
                     d.time,
@@ -42,11 +74,11 @@ pub fn divergence_banner(ui: &mut Ui, state: &mut UiState, snap: &Snapshot) -> V
                     actions.push(UiAction::Sim(Command::SetParams(Box::new(
                         state.params.clone(),
                     ))));
-                    actions.push(UiAction::Sim(Command::ClearDivergence));
+                    resume(&mut actions);
                 }
                 if ui.button("switch to implicit-mg and resume").clicked() {
                     actions.push(state.set_integrator(IntegratorKind::ImplicitMg));
-                    actions.push(UiAction::Sim(Command::ClearDivergence));
+                    resume(&mut actions);
                 }
             });
         });
