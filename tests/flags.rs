@@ -833,3 +833,49 @@ fn a_grid_with_initial_positions_moves_whole_to_each_flags_pole() {
         );
     }
 }
+
+#[test]
+fn a_pole_not_placed_stands_on_the_ground_collider() {
+    // The ground at 0.5 m: the scene's own pole stands on it, 1.9 m up to the hoist's top at
+    // 2.4 m; the next place is 1.8 m along x, as tall.
+    let s = scene(r#"{"params": {"colliders": [{"ground": {"height": 0.5}}]}, "flags": [{}, {}]}"#);
+    let (foot, height) = s.default_pole(0);
+    assert_eq!(foot, [0.0, 0.5, 0.0]);
+    assert!((height - (POLE - 0.5)).abs() < 1e-12);
+    let (foot, height) = s.default_pole(1);
+    assert_eq!(foot, [1.5 * WIDTH, 0.5, 0.0]);
+    assert!((height - (POLE - 0.5)).abs() < 1e-12);
+    // Placed, the poles say so; the flags stay where they were.
+    let mut placed = s.clone();
+    placed.place_flags();
+    assert_eq!(placed.flags[1].pole.position, Some([1.5 * WIDTH, 0.5, 0.0]));
+    let top = hoist_edge(&FlagSet::new(&placed).unwrap().snapshot().flags[0])[9];
+    assert!(
+        (top - DVec3::new(1.5 * WIDTH, POLE, 0.0)).length() < 1e-9,
+        "{top}"
+    );
+}
+
+#[test]
+fn a_flag_with_its_own_opaque_image_is_not_cut_to_the_scenes_image() {
+    // The scene cuts its flag to its image's opaque half (the left half of a 4 × 2 image);
+    // flag 1 has an image of its own, opaque (no transparency set): it stays whole.
+    let mut s =
+        scene(r#"{"cloth": {"grid": {"shape": "image"}}, "flags": [{}, {"image": "opaque.png"}]}"#);
+    let alpha = [255, 255, 0, 0, 255, 255, 0, 0];
+    s.set_flag_alpha(4, 2, &alpha);
+    for k in 0..2 {
+        s.set_alpha_of_flag(k, 4, 2, if k == 0 { &alpha } else { &[255; 8] });
+    }
+    let whole = s.flag_scene(1).build_cloth();
+    let cut = s.flag_scene(0).build_cloth();
+    assert!(s.flag_scene(1).cloth.grid.unwrap().alpha.is_none());
+    assert!(s.flag_scene(0).cloth.grid.unwrap().alpha.is_some());
+    let cut_nodes = |c: &flagsim::sim::Cloth| {
+        (0..c.node_count())
+            .filter(|&i| c.topology.mesh.is_cut(i))
+            .count()
+    };
+    assert_eq!(cut_nodes(&whole), 0);
+    assert!(cut_nodes(&cut) >= 30, "{}", cut_nodes(&cut));
+}
