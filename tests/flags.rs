@@ -879,3 +879,53 @@ fn a_flag_with_its_own_opaque_image_is_not_cut_to_the_scenes_image() {
     assert_eq!(cut_nodes(&whole), 0);
     assert!(cut_nodes(&cut) >= 30, "{}", cut_nodes(&cut));
 }
+
+#[test]
+fn the_list_of_flags_and_their_scenes() {
+    let s = scene(r#"{"flags": [{"name": "a"}, {"name": "b"}, {"shape": "pennant"}]}"#);
+    let scenes = s.flag_scenes();
+    assert_eq!(scenes.len(), 3);
+    for (k, alone) in scenes.iter().enumerate() {
+        assert_eq!(*alone, s.flag_scene(k));
+    }
+    assert_eq!(
+        scenes[2].cloth.grid.as_ref().unwrap().shape,
+        FlagShape::Pennant
+    );
+    assert_eq!(s.flag_list(), s.flags);
+    // A scene of one flag lists one entry that changes nothing.
+    let one = Scene::load("flag").unwrap();
+    assert_eq!(one.flag_list(), vec![FlagSpec::default()]);
+    assert_eq!(one.flag_scenes(), vec![one.clone()]);
+    // Exactly 64 flags are taken.
+    let many = format!("{{\"flags\": [{}]}}", vec!["{}"; 64].join(","));
+    assert_eq!(scene(&many).flag_count(), 64);
+}
+
+#[test]
+fn each_flags_image_sets_its_own_transparency_and_proportions() {
+    let mut s = scene(
+        r#"{"cloth": {"grid": {"shape": "image"}},
+            "flags": [{"image": "a.png"}, {"image": "b.png", "size": [2, 1]}]}"#,
+    );
+    // Alpha under 128 is transparent: a mask only where some value is.
+    s.set_alpha_of_flag(0, 2, 1, &[128, 255]);
+    assert!(s.flags[0].alpha.is_none());
+    s.set_alpha_of_flag(0, 2, 1, &[127, 255]);
+    assert!(s.flags[0].alpha.is_some());
+    assert!(s.flags[1].alpha.is_none());
+    assert!(s.flag_scene(0).cloth.grid.unwrap().alpha.is_some());
+    // A 3:1 image: flag 0 keeps its 0.8 m height and takes 2.4 m of width; flag 1 wrote its
+    // size and keeps it; the same image again changes nothing.
+    assert!(s.fit_flag_to_image(0, 300, 100));
+    assert_eq!(
+        s.flags[0].size,
+        Some([2.4000000000000004, HOIST]).map(|[w, h]| [w, h])
+    );
+    let [w, h] = s.flags[0].size.unwrap();
+    assert!((w - 3.0 * HOIST).abs() < 1e-9 && (h - HOIST).abs() < 1e-12);
+    assert!(!s.fit_flag_to_image(0, 300, 100));
+    assert!(!s.fit_flag_to_image(1, 300, 100));
+    assert_eq!(s.flags[1].size, Some([2.0, 1.0]));
+    assert!(!s.fit_flag_to_image(7, 300, 100));
+}
