@@ -925,3 +925,26 @@ fn each_flags_image_sets_its_own_transparency_and_proportions() {
     assert_eq!(s.flags[1].size, Some([2.0, 1.0]));
     assert!(!s.fit_flag_to_image(7, 300, 100));
 }
+
+#[test]
+fn a_flag_set_says_which_flag_diverged_and_stops_when_every_flag_has() {
+    // The flags preset with explicit Euler at 4 × its 1/60 s step: every flag blows up within
+    // a few steps (the guard stops each, keeping its last good state).
+    let mut s = Scene::load("flags").unwrap();
+    s.params.integrator = flagsim::sim::IntegratorKind::ExplicitEuler;
+    s.params.dt *= 4.0;
+    let mut set = FlagSet::new(&s).unwrap();
+    assert!(set.divergence().is_none());
+    let mut steps = 0;
+    while set.step() {
+        steps += 1;
+        assert!(steps < 600, "never stopped");
+    }
+    assert!(set.flags.iter().all(|f| f.divergence.is_some()));
+    let (k, d) = set.divergence().expect("a divergence");
+    assert_eq!(k, 0);
+    assert_eq!(d, set.flags[0].divergence.as_ref().unwrap());
+    // With flag 0 healthy again, the first stopped flag is flag 1.
+    set.flags[0].clear_divergence();
+    assert_eq!(set.divergence().map(|(k, _)| k), Some(1));
+}

@@ -295,11 +295,10 @@ impl FlagSet {
     /// One step of every flag that has not diverged; false once every flag has stopped (each
     /// keeps its last good state).
     pub fn step(&mut self) -> bool {
-        let mut any = false;
-        for flag in &mut self.flags {
-            any |= flag.step();
+        for flag in self.flags.iter_mut().filter(|f| f.divergence.is_none()) {
+            flag.step();
         }
-        any
+        self.flags.iter().any(|f| f.divergence.is_none())
     }
 
     /// The first divergence among the flags, with the flag it stopped.
