@@ -240,11 +240,6 @@ impl FlagScenes {
         })
     }
 
-    /// Flag 0's scene.
-    pub fn first(&self) -> &ClothScene {
-        &self.scenes[0]
-    }
-
     /// Uploads every flag of `snap` (one scene per flag, made as needed) and records their
     /// upsampling.
     pub fn prepare(

@@ -19,7 +19,7 @@ use glam::DVec3;
 
 use super::agreement::compare_with_filter;
 use super::error::SimError;
-use super::flags::{FlagSpec, MAX_FLAGS};
+use super::flags::{FlagSet, FlagSpec, MAX_FLAGS};
 use super::lab::{CopySpec, advance_to, check_count};
 use super::params::{IntegratorKind, Params};
 use super::scene::Scene;
@@ -252,20 +252,7 @@ fn fresh_copies(
     shared: &Params,
 ) -> Result<Vec<Simulation>, SimError> {
     if specs.is_empty() {
-        if scene.flags.is_empty() {
-            return Ok(vec![scene.simulation()?]);
-        }
-        return (0..scene.flag_count())
-            .map(|k| {
-                scene
-                    .flag_scene(k)
-                    .simulation()
-                    .map_err(|e| SimError::InFlag {
-                        flag: k,
-                        error: Box::new(e),
-                    })
-            })
-            .collect();
+        return Ok(FlagSet::new(scene)?.flags);
     }
     let first = scene.flag_scene(0);
     specs
