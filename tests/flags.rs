@@ -948,3 +948,35 @@ fn a_flag_set_says_which_flag_diverged_and_stops_when_every_flag_has() {
     set.flags[0].clear_divergence();
     assert_eq!(set.divergence().map(|(k, _)| k), Some(1));
 }
+
+#[test]
+fn a_shift_drag_moves_the_selected_flags_pole() {
+    let (snap, mut controls) = facing_flags();
+    let view = ViewSettings::default();
+    controls.flag = 1;
+    // Press beside flag 1's pole top (x = 1.8, y = 2.4), with shift, and drag 40 px right.
+    let at = pixel(&controls, Vec3::new(1.8, 2.4, 0.0));
+    controls.handle(Input::Shift(true), false, &snap, &view);
+    controls.handle(Input::CursorMoved(at), false, &snap, &view);
+    let press = Input::Button {
+        button: Button::Left,
+        pressed: true,
+    };
+    assert!(controls.handle(press, false, &snap, &view).is_empty());
+    let out = controls.handle(
+        Input::CursorMoved(at + Vec2::new(40.0, 0.0)),
+        false,
+        &snap,
+        &view,
+    );
+    match &out[..] {
+        [Command::Flag(1, c)] => match **c {
+            Command::SetPoleOffset(offset) => {
+                assert!(offset.x > 0.05 && offset.y.abs() < 1e-3, "{offset}");
+            }
+            ref other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(controls.flag, 1);
+}
