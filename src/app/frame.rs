@@ -287,8 +287,10 @@ impl SceneDraw {
     }
 
     /// Each flag's pole colours and finial (index `k` for flag `k`).
-    pub fn set_pole_looks(&mut self, looks: Vec<PoleLook>) {
-        self.flags.looks = looks;
+    /// (Called every frame by the viewer: the list's memory is kept.)
+    pub fn set_pole_looks(&mut self, looks: impl IntoIterator<Item = PoleLook>) {
+        self.flags.looks.clear();
+        self.flags.looks.extend(looks);
     }
 
     /// Draws `image` behind everything instead of the sky from now on (`None`: the sky; kept

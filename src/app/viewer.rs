@@ -456,7 +456,7 @@ impl App {
             let setting = &self.ui.view.render.setting;
             let looks = self.ui.scene.flags.iter();
             gpu.scene
-                .set_pole_looks(looks.map(|f| PoleLook::of_flag(setting, f)).collect());
+                .set_pole_looks(looks.map(|f| PoleLook::of_flag(setting, f)));
         }
         let drew = gpu.scene.draw(
             &gpu.device,
