@@ -348,3 +348,261 @@ fn the_control_panel_keeps_its_width_through_every_lab_view() {
         }
     }
 }
+
+/// A filled rectangle shape, clipped to `clip`.
+fn rect_shape(min: [f32; 2], max: [f32; 2], clip: egui::Rect) -> egui::epaint::ClippedShape {
+    egui::epaint::ClippedShape::new(
+        clip,
+        egui::Shape::rect_filled(
+            egui::Rect::from_min_max(min.into(), max.into()),
+            0.0,
+            egui::Color32::RED,
+        ),
+    )
+}
+
+/// `changed_area` is the shapes between the common start and end of the two lists, old and
+/// new, each cut by its clip rectangle, grown by the 2 points egui's feathering and glyphs may
+/// reach past a shape's bounds.
+#[test]
+fn the_changed_area_is_where_two_lists_of_shapes_differ() {
+    use flagsim::app::egui_glue::changed_area;
+    let all = egui::Rect::EVERYTHING;
+    let a = rect_shape([10.0, 10.0], [20.0, 20.0], all);
+    let b = rect_shape([100.0, 100.0], [110.0, 120.0], all);
+    let b2 = rect_shape([100.0, 130.0], [104.0, 140.0], all);
+    let c = rect_shape([300.0, 10.0], [320.0, 20.0], all);
+    let grown = |min: [f32; 2], max: [f32; 2]| {
+        egui::Rect::from_min_max(
+            [min[0] - 2.0, min[1] - 2.0].into(),
+            [max[0] + 2.0, max[1] + 2.0].into(),
+        )
+    };
+    let list = vec![a.clone(), b.clone(), c.clone()];
+    assert!(!changed_area(&list, &list).is_positive(), "equal lists");
+    // The middle shape moved: its old and new places, not the first or the last shape.
+    let moved = vec![a.clone(), b2.clone(), c.clone()];
+    assert_eq!(
+        changed_area(&list, &moved),
+        grown([100.0, 100.0], [110.0, 140.0])
+    );
+    // A shape added or removed in the middle: that shape only.
+    let fewer = vec![a.clone(), c.clone()];
+    assert_eq!(
+        changed_area(&list, &fewer),
+        grown([100.0, 100.0], [110.0, 120.0])
+    );
+    assert_eq!(
+        changed_area(&fewer, &list),
+        grown([100.0, 100.0], [110.0, 120.0])
+    );
+    // A shape added at the end.
+    let more = vec![a.clone(), b.clone(), c.clone(), b2.clone()];
+    assert_eq!(
+        changed_area(&list, &more),
+        grown([100.0, 130.0], [104.0, 140.0])
+    );
+    // The first and the last changed in a list of the same length: those two, old and new,
+    // not the one between them.
+    let far = rect_shape([300.0, 300.0], [310.0, 310.0], all);
+    let both = vec![a.clone(), b.clone(), far.clone()];
+    let first_and_last = vec![b2.clone(), b.clone(), c.clone()];
+    assert_eq!(
+        changed_area(&both, &first_and_last),
+        grown([10.0, 10.0], [320.0, 310.0])
+    );
+    let inner = rect_shape([40.0, 40.0], [50.0, 50.0], all);
+    let apart = vec![inner.clone(), far.clone(), b.clone()];
+    let moved_apart = vec![a.clone(), far.clone(), b2.clone()];
+    assert_eq!(
+        changed_area(&apart, &moved_apart),
+        grown([10.0, 10.0], [110.0, 140.0])
+    );
+    // Of another length, everything between the common start and end counts.
+    let longer = vec![inner, far, b.clone(), c.clone()];
+    assert_eq!(
+        changed_area(&moved_apart, &longer),
+        grown([10.0, 10.0], [320.0, 310.0])
+    );
+    // Only the part a clip rectangle lets a shape paint counts, and a shape whose clip
+    // rectangle changed has changed.
+    let half = egui::Rect::from_min_max([100.0, 100.0].into(), [110.0, 110.0].into());
+    let clipped = vec![
+        a.clone(),
+        rect_shape([100.0, 100.0], [110.0, 120.0], half),
+        c.clone(),
+    ];
+    assert_eq!(
+        changed_area(&list, &clipped),
+        grown([100.0, 100.0], [110.0, 120.0])
+    );
+    let hidden = egui::Rect::from_min_max([500.0, 500.0].into(), [510.0, 510.0].into());
+    let gone = vec![a, b, rect_shape([300.0, 10.0], [320.0, 20.0], hidden)];
+    assert_eq!(
+        changed_area(&list, &gone),
+        grown([300.0, 10.0], [320.0, 20.0])
+    );
+}
+
+/// A Stats refresh with other figures, some of them many digits longer, changes only the rows
+/// of the figures: the control panel keeps its width (a figure wider than the rest of the panel
+/// used to widen it by a fraction of a point, so every refresh painted the whole panel anew).
+/// No GPU: layout only.
+#[test]
+fn a_stats_refresh_changes_only_the_figures() {
+    use flagsim::app::egui_glue::changed_area;
+    let mut scene = Scene::load("flag").unwrap();
+    scene.params.provot.enabled = true;
+    let mut snap = Snapshot::of(&scene.clone().simulation().unwrap());
+    // Paused: the figures follow at once, as after a single step.
+    snap.paused = true;
+    let ctx = egui::Context::default();
+    let mut state = UiState::new(scene, 0.12);
+    // Tall enough that the whole panel, Stats included, is in view.
+    let size = egui::vec2(1280.0, 2400.0);
+    let mut run = |snap: &Snapshot| {
+        let mut visible = None;
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)),
+            ..Default::default()
+        };
+        let out = ctx.run_ui(input, |root| {
+            panels(root, &mut state, snap, &FrameInfo::default());
+            visible = uncovered(root, [1280, 2400]);
+        });
+        (out.shapes, visible.expect("a view").x)
+    };
+    let mut last = run(&snap);
+    for _ in 0..20 {
+        let next = run(&snap);
+        let settled = !changed_area(&last.0, &next.0).is_positive();
+        last = next;
+        if settled {
+            break;
+        }
+    }
+    assert!(
+        !changed_area(&last.0, &run(&snap).0).is_positive(),
+        "the panels settle"
+    );
+    snap.step = 123_456_789;
+    snap.time = 2_057_613.15;
+    snap.stats.provot_sweeps = 1000;
+    snap.stats.provot_corrections = 98_765_432;
+    snap.stats.tethers = 12_345;
+    snap.stats.tether_corrections = 54_321;
+    snap.stats.max_strain = 1.234_5;
+    let (shapes, x) = run(&snap);
+    assert_eq!(x, last.1, "the panel's width changed with the figures");
+    let area = changed_area(&last.0, &shapes);
+    assert!(area.is_positive(), "the figures changed nothing");
+    // The changed rows lie between "sim time" and "tethers": six rows of about 20 points.
+    assert!(
+        area.height() < 160.0 && area.max.x <= x as f32,
+        "a refresh changes {area:?} of a panel {x} points wide"
+    );
+}
+
+/// One egui frame of a small panel whose only changing part is the figure `n` in a striped
+/// grid, like the viewer's Stats, and the same figure over the view (every digit is on screen from the start, so the font atlas
+/// does not grow when `n` changes).
+fn figures_frame(ctx: &egui::Context, n: u32) -> egui::FullOutput {
+    let input = egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(
+            egui::Pos2::ZERO,
+            egui::vec2(SIZE[0] as f32, SIZE[1] as f32),
+        )),
+        ..Default::default()
+    };
+    ctx.run_ui(input, |root| {
+        egui::Panel::left("figures").show(root, |ui| {
+            ui.heading("figures");
+            ui.label("0123456789 µs");
+            ui.add_space(50.0);
+            egui::Grid::new("grid").striped(true).show(ui, |ui| {
+                for k in 0..8 {
+                    ui.label(format!("row {k}"));
+                    if k == 4 {
+                        ui.label(format!("{n} µs"));
+                    } else {
+                        ui.label("the same");
+                    }
+                    ui.end_row();
+                }
+            });
+            ui.add_space(100.0);
+            let _ = ui.button("a button under them");
+        });
+        // And the figure once more over the view, where the layer is transparent (as the
+        // viewer's notices are): its old glyphs must go.
+        egui::Area::new(egui::Id::unique("over the view"))
+            .fixed_pos([400.0, 150.0])
+            .show(root.ctx(), |ui| ui.label(format!("{n} µs")));
+    })
+}
+
+/// When only a figure changes, the cached layer is painted again only around it, and the
+/// frame is still the one painting everything directly gives, refresh after refresh.
+#[test]
+fn a_partial_repaint_gives_the_frame_a_whole_one_gives() {
+    use flagsim::app::egui_glue::Damage;
+    let Some(g) = gpu() else {
+        return;
+    };
+    let (ctx_a, ctx_b) = (egui::Context::default(), egui::Context::default());
+    let mut direct = EguiPainter::new(&g.device, FORMAT);
+    let mut cached = EguiPainter::new(&g.device, FORMAT);
+    let blue = wgpu::Color {
+        r: 0.1,
+        g: 0.3,
+        b: 0.6,
+        a: 1.0,
+    };
+    let mut settled = false;
+    for _ in 0..30 {
+        let _ = direct.accept(figures_frame(&ctx_a, 1));
+        let _ = cached.accept(figures_frame(&ctx_b, 1));
+        if !cached.is_dirty() {
+            settled = true;
+            break;
+        }
+        painted(&g, &ctx_a, &mut direct, false, blue);
+        painted(&g, &ctx_b, &mut cached, true, blue);
+    }
+    assert!(settled, "the panel settles");
+    // egui keeps each glyph at a few sub-pixel offsets in its font atlas: the figures once
+    // through, so that the atlas has them all (a new glyph is a new texture: all repainted).
+    let figures = [2, 345_678, 9, 1, 7];
+    for n in figures {
+        let _ = direct.accept(figures_frame(&ctx_a, n));
+        let _ = cached.accept(figures_frame(&ctx_b, n));
+        painted(&g, &ctx_a, &mut direct, false, blue);
+        painted(&g, &ctx_b, &mut cached, true, blue);
+    }
+    let mut before = painted(&g, &ctx_b, &mut cached, true, blue);
+    for n in figures {
+        let _ = direct.accept(figures_frame(&ctx_a, n));
+        let _ = cached.accept(figures_frame(&ctx_b, n));
+        let Damage::Area(area) = cached.damage() else {
+            panic!("a changed figure damages {:?}", cached.damage());
+        };
+        // The grid (a figure of another width changes the column's, and with it every
+        // stripe) and the figure over the view, not the heading and the line over them, nor
+        // the button under them.
+        assert!(area.min.y > 90.0 && area.max.y < 300.0, "{n}: {area:?}");
+        let a = painted(&g, &ctx_a, &mut direct, false, blue);
+        let b = painted(&g, &ctx_b, &mut cached, true, blue);
+        assert_eq!(cached.damage(), Damage::None, "painted");
+        let (worst, covered) = compare(&a, &b, [26, 77, 153]);
+        assert!(covered > 20_000, "only {covered} pixels painted");
+        assert!(worst <= 3, "the frame differs by {worst} levels after {n}");
+        let (_, changed) = compare(&b, &before, [0, 0, 0]);
+        let moved = b
+            .pixels()
+            .zip(before.pixels())
+            .filter(|(p, q)| p != q)
+            .count();
+        assert!(moved > 0 && changed > 0, "the figure {n} was not painted");
+        before = b;
+    }
+}

@@ -51,16 +51,20 @@ pub struct Canvas<'a> {
 /// [`Self::paint_cached`] keeps the last painted UI in a layer texture and, while egui's
 /// output does not change, only lays that layer over the new frame: on a software rasteriser
 /// painting the panels costs as much as drawing the scene, and most frames' panels are the same.
+/// When only some shapes change (the Stats figures, four times a second), only the rectangle
+/// they cover is cleared and painted again ([`changed_area`]).
 pub struct EguiPainter {
     renderer: egui_wgpu::Renderer,
     format: wgpu::TextureFormat,
     /// The last painted UI over a transparent background, and its size in pixels.
     layer: Option<(wgpu::Texture, wgpu::BindGroup, [u32; 2])>,
-    /// Whether egui's output changed since the layer was painted.
-    dirty: bool,
+    /// What of the layer must be painted again since it was last painted.
+    damage: Damage,
     /// Where the last frame's shapes draw, in points (the composite's scissor).
     drawn: egui::Rect,
     composite: wgpu::RenderPipeline,
+    /// Empties the layer within a scissor (`fs_clear`, written without blending).
+    clear: wgpu::RenderPipeline,
     composite_layout: wgpu::BindGroupLayout,
     /// Shapes of the last finished frame (taken by the first paint that tessellates them, so a
     /// copy is kept to compare the next frame's with) and the scale they were laid out at.
@@ -102,13 +106,23 @@ impl EguiPainter {
             }],
         });
         let composite = composite_pipeline(device, &composite_layout, output_format);
+        let clear = fullscreen::pipeline_of(
+            device,
+            "egui layer clear",
+            crate::render::shaders::COMPOSITE_WGSL,
+            "fs_clear",
+            &[],
+            output_format,
+            None,
+        );
         Self {
             renderer,
             format: output_format,
             layer: None,
-            dirty: true,
+            damage: Damage::All,
             drawn: egui::Rect::NOTHING,
             composite,
+            clear,
             composite_layout,
             shapes: Vec::new(),
             last_shapes: Vec::new(),
@@ -129,27 +143,40 @@ impl EguiPainter {
             && full_output.pixels_per_point == self.shapes_pixels_per_point
             && shapes == self.last_shapes;
         if !same {
+            let whole = !textures.is_empty()
+                || full_output.pixels_per_point != self.shapes_pixels_per_point;
+            self.damage = if whole {
+                Damage::All
+            } else {
+                self.damage.and(changed_area(&self.last_shapes, &shapes))
+            };
             self.pending.append(textures);
-            self.drawn = shapes.iter().fold(egui::Rect::NOTHING, |r, s| {
-                r.union(s.shape.visual_bounding_rect().intersect(s.clip_rect))
-            });
+            self.drawn = shapes
+                .iter()
+                .fold(egui::Rect::NOTHING, |r, s| r.union(paints(s)));
             self.last_shapes.clone_from(&shapes);
             self.shapes = shapes;
             self.shapes_pixels_per_point = full_output.pixels_per_point;
             self.primitives = None;
-            self.dirty = true;
         }
         full_output
     }
 
-    /// Whether the next [`Self::paint_cached`] paints the UI anew (egui's output changed).
+    /// Whether the next [`Self::paint_cached`] paints the UI anew, in part or whole (egui's
+    /// output changed).
     pub fn is_dirty(&self) -> bool {
-        self.dirty
+        self.damage != Damage::None
+    }
+
+    /// What the next [`Self::paint_cached`] paints anew.
+    pub fn damage(&self) -> Damage {
+        self.damage
     }
 
     /// Lays the last UI over `canvas`: paints it into the layer first when egui's output
-    /// changed (or the size did), then composites the layer within the area egui drew. Same
-    /// result as [`Self::paint`]; returns the command buffers to submit before `encoder`.
+    /// changed (or the size did), only within the changed area where that is known, then
+    /// composites the layer within the area egui drew. Same result as [`Self::paint`]; returns
+    /// the command buffers to submit before `encoder`.
     pub fn paint_cached(
         &mut self,
         ctx: &egui::Context,
@@ -160,23 +187,55 @@ impl EguiPainter {
     ) -> Vec<wgpu::CommandBuffer> {
         if self.layer.as_ref().is_none_or(|l| l.2 != canvas.size_px) {
             self.layer = Some(self.make_layer(device, canvas.size_px));
-            self.dirty = true;
+            self.damage = Damage::All;
         }
         let mut buffers = Vec::new();
-        if self.dirty {
-            let layer = self
-                .layer
-                .as_ref()
-                .map(|l| l.0.create_view(&wgpu::TextureViewDescriptor::default()));
-            if let Some(layer) = layer {
-                let into_layer = Canvas {
-                    view: &layer,
-                    ..*canvas
-                };
-                let clear = wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT);
-                buffers = self.paint_into(ctx, device, queue, encoder, &into_layer, clear);
-                self.dirty = false;
+        let layer = self
+            .layer
+            .as_ref()
+            .map(|l| l.0.create_view(&wgpu::TextureViewDescriptor::default()));
+        if let Some(layer) = layer {
+            let into_layer = Canvas {
+                view: &layer,
+                ..*canvas
+            };
+            match self.damage {
+                Damage::None => {}
+                Damage::All => {
+                    let clear = wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT);
+                    buffers =
+                        self.paint_into(ctx, device, queue, encoder, &into_layer, clear, None);
+                }
+                Damage::Area(area) => {
+                    let ppp = canvas.pixels_per_point;
+                    let within = PixelRect::covering(
+                        [area.min.x, area.min.y],
+                        [area.max.x, area.max.y],
+                        ppp,
+                        canvas.size_px,
+                    );
+                    if let Some(r) = within {
+                        let mut pass =
+                            color_pass(encoder, "egui layer clear", &layer, wgpu::LoadOp::Load);
+                        pass.set_pipeline(&self.clear);
+                        pass.set_scissor_rect(r.x, r.y, r.width, r.height);
+                        pass.draw(0..3, 0..1);
+                        drop(pass);
+                        let load = wgpu::LoadOp::Load;
+                        buffers = self.paint_into(
+                            ctx,
+                            device,
+                            queue,
+                            encoder,
+                            &into_layer,
+                            load,
+                            Some(r),
+                        );
+                    }
+                    // Else what changed lies off the canvas. (New textures damage it all.)
+                }
             }
+            self.damage = Damage::None;
         }
         // The area egui drew, in whole pixels within the target.
         let drawn = PixelRect::covering(
@@ -242,9 +301,20 @@ impl EguiPainter {
         encoder: &mut wgpu::CommandEncoder,
         canvas: &Canvas<'_>,
     ) -> Vec<wgpu::CommandBuffer> {
-        self.paint_into(ctx, device, queue, encoder, canvas, wgpu::LoadOp::Load)
+        self.paint_into(
+            ctx,
+            device,
+            queue,
+            encoder,
+            canvas,
+            wgpu::LoadOp::Load,
+            None,
+        )
     }
 
+    /// Paints the shapes over `canvas` (loaded or cleared as `load` says), all of them or
+    /// only the pixels `within` (each mesh's clip rectangle cut down to it).
+    #[allow(clippy::too_many_arguments)]
     fn paint_into(
         &mut self,
         ctx: &egui::Context,
@@ -253,6 +323,7 @@ impl EguiPainter {
         encoder: &mut wgpu::CommandEncoder,
         canvas: &Canvas<'_>,
         load: wgpu::LoadOp<wgpu::Color>,
+        within: Option<PixelRect>,
     ) -> Vec<wgpu::CommandBuffer> {
         let Canvas {
             view,
@@ -282,6 +353,28 @@ impl EguiPainter {
             .renderer
             .update_buffers(device, queue, encoder, primitives, &screen);
 
+        // Within a rectangle: every clip rectangle cut down to it for this paint (egui-wgpu
+        // skips the meshes whose scissor is then empty), then given back. The rectangle is in
+        // whole pixels, so the scissors are the full paint's cut by it, pixel for pixel.
+        let clips: Vec<egui::Rect> = match within {
+            Some(r) => {
+                let (x, y) = (r.x as f32, r.y as f32);
+                let (w, h) = (r.width as f32, r.height as f32);
+                let cut = egui::Rect::from_min_max(
+                    egui::pos2(x, y) / pixels_per_point,
+                    egui::pos2(x + w, y + h) / pixels_per_point,
+                );
+                primitives
+                    .iter_mut()
+                    .map(|p| {
+                        let clip = p.clip_rect;
+                        p.clip_rect = clip.intersect(cut);
+                        clip
+                    })
+                    .collect()
+            }
+            None => Vec::new(),
+        };
         let pass = color_pass(encoder, "egui", view, load);
         // `Renderer::render` wants a `RenderPass<'static>`: `forget_lifetime` turns the
         // borrow of `encoder` into a run-time check. The pass is dropped (ended) right here,
@@ -289,6 +382,9 @@ impl EguiPainter {
         let mut pass = pass.forget_lifetime();
         self.renderer.render(&mut pass, primitives, &screen);
         drop(pass);
+        for (p, clip) in primitives.iter_mut().zip(clips) {
+            p.clip_rect = clip;
+        }
 
         callback_buffers
     }
@@ -301,6 +397,72 @@ impl EguiPainter {
             self.renderer.free_texture(&id);
         }
     }
+}
+
+/// What of the cached layer must be painted again.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Damage {
+    /// Nothing: the layer is the last UI.
+    None,
+    /// The pixels covering this rectangle, in points.
+    Area(egui::Rect),
+    /// All of it (new textures, another scale or size, the first paint).
+    All,
+}
+
+impl Damage {
+    /// This damage and `area` more.
+    fn and(self, area: egui::Rect) -> Self {
+        match self {
+            Damage::None => Damage::Area(area),
+            Damage::Area(a) => Damage::Area(a.union(area)),
+            Damage::All => Damage::All,
+        }
+    }
+}
+
+/// How far a shape may paint beyond its visual bounding rectangle, points: egui feathers every
+/// edge by one physical pixel for anti-aliasing (half inside, half outside), and a text's
+/// glyphs may reach a little past its galley's rectangle.
+const DAMAGE_MARGIN: f32 = 2.0;
+
+/// Where two lists of shapes may paint differently, in points, grown by [`DAMAGE_MARGIN`]:
+/// a pixel's colour is what the shapes over it paint, in their order, so it can change only
+/// where a shape differs. The longest common start and end of `old` and `new` are the same
+/// shapes in the same order; between them, in lists of one length (a refresh of figures keeps
+/// their number), the shapes that differ place by place, old and new; in lists of two lengths,
+/// every shape between, old and new. Each counts where its clip rectangle lets it paint.
+/// `Rect::NOTHING` when the lists are equal.
+pub fn changed_area(old: &[ClippedShape], new: &[ClippedShape]) -> egui::Rect {
+    let start = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let (old, new) = (&old[start..], &new[start..]);
+    let end = (old.iter().rev())
+        .zip(new.iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let (old, new) = (&old[..old.len() - end], &new[..new.len() - end]);
+    let grow = |r: egui::Rect, s: &ClippedShape| {
+        let paints = paints(s);
+        if paints.is_positive() {
+            r.union(paints.expand(DAMAGE_MARGIN))
+        } else {
+            r
+        }
+    };
+    if old.len() == new.len() {
+        (old.iter().zip(new))
+            .filter(|(a, b)| a != b)
+            .fold(egui::Rect::NOTHING, |r, (a, b)| grow(grow(r, a), b))
+    } else {
+        old.iter().chain(new).fold(egui::Rect::NOTHING, grow)
+    }
+}
+
+/// Where a shape paints, in points: its bounds, moved and scaled as egui does after
+/// tessellating it (a popup scaling into place), within its clip rectangle (which is in the
+/// space the transform maps to).
+fn paints(s: &ClippedShape) -> egui::Rect {
+    (s.transform_after_tessellation * s.shape.visual_bounding_rect()).intersect(s.clip_rect)
 }
 
 /// A render pass over one colour target with no depth, loading or clearing it as `load` says.

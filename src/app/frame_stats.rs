@@ -135,10 +135,11 @@ impl FrameStats {
         scale: f32,
         auto: bool,
         steps_per_second: f64,
+        repainted: u64,
     ) -> Option<String> {
         let s = self.summary()?;
         Some(format!(
-            "flagsim: {frames} frames at {w}×{h}: median {:.2} ms ({:.1} fps), render scale {:.0} % ({}), simulation {steps_per_second:.0} steps/s",
+            "flagsim: {frames} frames at {w}×{h}: median {:.2} ms ({:.1} fps), render scale {:.0} % ({}), simulation {steps_per_second:.0} steps/s, panels painted anew in {repainted} frames",
             s.median.as_secs_f64() * 1e3,
             s.fps,
             scale * 100.0,

@@ -144,6 +144,7 @@ pub fn run(options: ViewerOptions) -> Result<(), ViewerError> {
         feed: SnapshotFeed::new(first),
         reframe: None,
         frames: 0,
+        repainted: 0,
         failure: None,
         shot: None,
         ctrl: false,
@@ -195,6 +196,8 @@ struct App {
     /// generation arrives, if it does within a second (the generation asked from, and when).
     reframe: Option<(u64, Instant)>,
     frames: u64,
+    /// Frames that painted the panels anew (reported with the frame rate at exit).
+    repainted: u64,
     failure: Option<ViewerError>,
     shot: Option<ShotRequest>,
     /// Whether Ctrl is held (for Ctrl+Q).
@@ -355,6 +358,7 @@ impl App {
         self.controls.size = Vec2::new(w as f32, h as f32);
         let panels_repainted = self.draw(&frame, &snap, visible);
         self.frames += 1;
+        self.repainted += u64::from(panels_repainted);
         self.cpu_ms = started.elapsed().as_secs_f64() * 1e3;
 
         // Captures read the surface texture, so they happen before it is presented.
@@ -387,10 +391,14 @@ impl App {
         if done {
             let auto = self.scale.mode() == ScaleMode::Auto;
             let rate = self.feed.current().steps_per_second;
-            if let Some(line) =
-                self.stats
-                    .report(self.frames, [w, h], self.scale.scale(), auto, rate)
-            {
+            if let Some(line) = self.stats.report(
+                self.frames,
+                [w, h],
+                self.scale.scale(),
+                auto,
+                rate,
+                self.repainted,
+            ) {
                 eprintln!("{line}");
             }
             event_loop.exit();

@@ -42,13 +42,35 @@ pub fn pipeline(
     format: wgpu::TextureFormat,
     blend: Option<wgpu::BlendState>,
 ) -> wgpu::RenderPipeline {
+    pipeline_of(
+        device,
+        label,
+        source,
+        "fs_main",
+        &[Some(layout)],
+        format,
+        blend,
+    )
+}
+
+/// [`pipeline`] with the fragment entry point `fragment` and the bind group layouts `layouts`
+/// (none for a pass that reads nothing).
+pub fn pipeline_of(
+    device: &wgpu::Device,
+    label: &str,
+    source: &str,
+    fragment: &str,
+    layouts: &[Option<&wgpu::BindGroupLayout>],
+    format: wgpu::TextureFormat,
+    blend: Option<wgpu::BlendState>,
+) -> wgpu::RenderPipeline {
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(label),
         source: wgpu::ShaderSource::Wgsl(source.into()),
     });
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some(label),
-        bind_group_layouts: &[Some(layout)],
+        bind_group_layouts: layouts,
         immediate_size: 0,
     });
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
@@ -62,7 +84,7 @@ pub fn pipeline(
         },
         fragment: Some(wgpu::FragmentState {
             module: &module,
-            entry_point: Some("fs_main"),
+            entry_point: Some(fragment),
             compilation_options: wgpu::PipelineCompilationOptions::default(),
             targets: &[Some(wgpu::ColorTargetState {
                 format,

@@ -73,12 +73,18 @@ pub fn rows(snap: &Snapshot, frame: &FrameInfo<'_>) -> Vec<(&'static str, String
             format!("{:.1} %", (st.max_strain - 1.0) * 100.0),
         );
         if snap.params.provot.enabled {
+            // Short rows: the widest figure must not widen the panel as its digits change
+            // (the panel would then be painted anew whole at every refresh).
             row(
                 "strain limit",
                 format!(
-                    "{} sweeps, {} corrections, {} tethers ({} pulled)",
-                    st.provot_sweeps, st.provot_corrections, st.tethers, st.tether_corrections
+                    "{} sweeps, {} fixes",
+                    st.provot_sweeps, st.provot_corrections
                 ),
+            );
+            row(
+                "tethers",
+                format!("{} ({} pulled)", st.tethers, st.tether_corrections),
             );
         }
         row(
