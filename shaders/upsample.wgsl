@@ -10,7 +10,13 @@
 //
 // The CPU twin is src/upsample/ (same function names, same f32 operation order); tests compare
 // the two. Positions in metres. Storage buffers hold vec4<f32> with w unused (1 for positions,
-// 0 for normals), row-major: render node (r, s) at s * R_u + r, key node (i, j) at j * nx + i.
+// 0 for normals), row-major: render node (r, s) at s * R_u + r, key node (i, j) at j * nx + i,
+// each counted from the cloth's own base.
+//
+// One dispatch of a kernel upsamples every cloth of a batch (the flags of a scene): workgroup
+// z is the cloth, whose uniforms (sizes, settings and where its nodes start in each buffer) are
+// batch[z]; x and y cover the largest cloth, and the invocations past a smaller one's nodes
+// return at once.
 
 // Keep in sync with `UpsampleUniforms` in src/render/upsample_pass.rs (size asserted by
 // tests/shaders.rs).
@@ -29,6 +35,12 @@ struct UpsampleUniforms {
     symmetric: u32,
     // 1: round f to a multiple of pi
     c1_seam: u32,
+    // where this cloth's nodes start in key_positions, row_frame_nodes, column_frame_nodes
+    // and the two outputs
+    key_base: u32,
+    row_frame_base: u32,
+    column_frame_base: u32,
+    render_base: u32,
     _padding: vec2<u32>,
 }
 
@@ -53,7 +65,10 @@ const SOURCE_KEYS: u32 = 0u;
 const SOURCE_ROW_FRAME: u32 = 1u;
 const SOURCE_COLUMN_FRAME: u32 = 2u;
 
-@group(0) @binding(0) var<uniform> uniforms: UpsampleUniforms;
+// One per cloth of the batch.
+@group(0) @binding(0) var<storage, read> batch: array<UpsampleUniforms>;
+// The invocation's cloth: batch[workgroup z], set first thing by every kernel.
+var<private> uniforms: UpsampleUniforms;
 // nx * ny key positions
 @group(0) @binding(1) var<storage, read> key_positions: array<vec4<f32>>;
 // ny * R_u frame nodes, key row j at j * R_u + r
@@ -92,13 +107,13 @@ fn phantom_point(end: vec3<f32>, inner: vec3<f32>) -> vec3<f32> {
 fn fetch_point(source: u32, index: u32) -> vec3<f32> {
     switch source {
         case SOURCE_ROW_FRAME: {
-            return row_frame_nodes[index].xyz;
+            return row_frame_nodes[uniforms.row_frame_base + index].xyz;
         }
         case SOURCE_COLUMN_FRAME: {
-            return column_frame_nodes[index].xyz;
+            return column_frame_nodes[uniforms.column_frame_base + index].xyz;
         }
         default: {
-            return key_positions[index].xyz;
+            return key_positions[uniforms.key_base + index].xyz;
         }
     }
 }
@@ -228,7 +243,7 @@ fn surface_normal(su: SplineSample, sv: SplineSample) -> vec3<f32> {
 }
 
 fn key_position(i: u32, j: u32) -> vec3<f32> {
-    return key_positions[j * uniforms.key_count.x + i].xyz;
+    return key_positions[uniforms.key_base + j * uniforms.key_count.x + i].xyz;
 }
 
 fn key_bilinear(su: SplineSample, sv: SplineSample) -> vec3<f32> {
@@ -307,7 +322,7 @@ fn render_position(r: u32, s: u32) -> vec3<f32> {
 }
 
 fn render_position_at(r: u32, s: u32) -> vec3<f32> {
-    return render_positions[s * uniforms.resolution.x + r].xyz;
+    return render_positions[uniforms.render_base + s * uniforms.resolution.x + r].xyz;
 }
 
 fn render_normal(r: u32, s: u32) -> vec3<f32> {
@@ -327,43 +342,49 @@ fn render_normal(r: u32, s: u32) -> vec3<f32> {
 // One invocation per (render column r, key row j).
 @compute @workgroup_size(WORKGROUP_SIZE_X, WORKGROUP_SIZE_Y)
 fn frame_nodes_pass(@builtin(global_invocation_id) id: vec3<u32>) {
+    uniforms = batch[id.z];
     let r = id.x;
     let j = id.y;
-    if r >= uniforms.resolution.x || j >= uniforms.key_count.y {
+    if r >= uniforms.resolution.x || j >= uniforms.key_count.y || uniforms.mode == MODE_KEY_ONLY {
         return;
     }
-    row_frame_nodes[j * uniforms.resolution.x + r] = vec4<f32>(frame_node(r, j), 1.0);
+    row_frame_nodes[uniforms.row_frame_base + j * uniforms.resolution.x + r] = vec4<f32>(frame_node(r, j), 1.0);
 }
 
 // One invocation per (key column i, render row s).
 @compute @workgroup_size(WORKGROUP_SIZE_X, WORKGROUP_SIZE_Y)
 fn column_frame_nodes_pass(@builtin(global_invocation_id) id: vec3<u32>) {
+    uniforms = batch[id.z];
     let i = id.x;
     let s = id.y;
-    if i >= uniforms.key_count.x || s >= uniforms.resolution.y {
+    if i >= uniforms.key_count.x || s >= uniforms.resolution.y || uniforms.symmetric == 0u {
         return;
     }
-    column_frame_nodes[s * uniforms.key_count.x + i] = vec4<f32>(column_frame_node(i, s), 1.0);
+    column_frame_nodes[uniforms.column_frame_base + s * uniforms.key_count.x + i] = vec4<f32>(column_frame_node(i, s), 1.0);
 }
 
 // One invocation per render node (r, s).
 @compute @workgroup_size(WORKGROUP_SIZE_X, WORKGROUP_SIZE_Y)
 fn internal_nodes_pass(@builtin(global_invocation_id) id: vec3<u32>) {
+    uniforms = batch[id.z];
     let r = id.x;
     let s = id.y;
     if r >= uniforms.resolution.x || s >= uniforms.resolution.y {
         return;
     }
-    render_positions[s * uniforms.resolution.x + r] = vec4<f32>(render_position(r, s), 1.0);
+    render_positions[uniforms.render_base + s * uniforms.resolution.x + r] =
+        vec4<f32>(render_position(r, s), 1.0);
 }
 
 // One invocation per render node (r, s).
 @compute @workgroup_size(WORKGROUP_SIZE_X, WORKGROUP_SIZE_Y)
 fn normals_pass(@builtin(global_invocation_id) id: vec3<u32>) {
+    uniforms = batch[id.z];
     let r = id.x;
     let s = id.y;
     if r >= uniforms.resolution.x || s >= uniforms.resolution.y {
         return;
     }
-    render_normals[s * uniforms.resolution.x + r] = vec4<f32>(render_normal(r, s), 0.0);
+    render_normals[uniforms.render_base + s * uniforms.resolution.x + r] =
+        vec4<f32>(render_normal(r, s), 0.0);
 }

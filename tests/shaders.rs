@@ -148,6 +148,22 @@ fn wgsl_upsample_uniform_field_offsets_match_the_rust_mirror() {
             std::mem::offset_of!(UpsampleUniforms, c1_seam) as u32,
         ),
         (
+            "key_base".to_string(),
+            std::mem::offset_of!(UpsampleUniforms, key_base) as u32,
+        ),
+        (
+            "row_frame_base".to_string(),
+            std::mem::offset_of!(UpsampleUniforms, row_frame_base) as u32,
+        ),
+        (
+            "column_frame_base".to_string(),
+            std::mem::offset_of!(UpsampleUniforms, column_frame_base) as u32,
+        ),
+        (
+            "render_base".to_string(),
+            std::mem::offset_of!(UpsampleUniforms, render_base) as u32,
+        ),
+        (
             "_padding".to_string(),
             std::mem::offset_of!(UpsampleUniforms, _padding) as u32,
         ),

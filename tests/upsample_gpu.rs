@@ -304,3 +304,94 @@ fn a_gpu_error_wgpu_reports_on_its_own_becomes_one_error_not_a_panic() {
     // Reported once.
     assert!(ctx.check().is_ok());
 }
+
+/// Several cloths of different key counts, resolutions, modes and options upsampled together
+/// in one batch (one dispatch of each kernel, as a scene's flags are): each gets what it gets
+/// alone, bit for bit, and what the CPU twin computes, within the tolerances; each lies where
+/// its placement says, from a multiple of 16 nodes, none over another.
+#[test]
+fn a_batch_of_cloths_gives_each_what_it_gives_alone() {
+    let Some(mut gpu) = gpu_harness() else { return };
+    let (device, queue) = (&gpu.ctx.device, &gpu.ctx.queue);
+    let setting = |resolution, mode, symmetric, c1_seam| RenderSettings {
+        resolution,
+        mode,
+        symmetric,
+        c1_seam,
+        ..RenderSettings::default()
+    };
+    let cloths = [
+        (
+            crumpled_grid(0x5EED_F1A6),
+            setting([50, 50], DisplayMode::Wrinkled, true, false),
+        ),
+        (
+            compressed_grid(10, 10, 0.3, 0.2),
+            setting([37, 23], DisplayMode::Smooth, false, false),
+        ),
+        (
+            flat_grid(12, 7),
+            setting([20, 33], DisplayMode::KeyOnly, false, false),
+        ),
+        (
+            crumpled_grid(2),
+            setting([64, 50], DisplayMode::Wrinkled, false, true),
+        ),
+    ];
+    let batch: Vec<(KeyGrid, &RenderSettings)> =
+        cloths.iter().map(|(g, s)| (g.view(), s)).collect();
+    let _ = gpu
+        .pass
+        .upload_batch(device, queue, &batch)
+        .expect("valid input");
+    assert_eq!(gpu.pass.cloth_count(), cloths.len());
+    let together: Vec<_> = (0..cloths.len())
+        .map(|k| {
+            if k == 0 {
+                gpu.pass.run_and_read_back(gpu.ctx)
+            } else {
+                gpu.pass.read_back_cloth(gpu.ctx, k)
+            }
+            .expect("read back")
+        })
+        .collect();
+    let mut end = 0;
+    for (k, ((grid, settings), got)) in cloths.iter().zip(&together).enumerate() {
+        let place = gpu.pass.placement(k).expect("placed");
+        let [ru, rv] = place.resolution;
+        assert_eq!(
+            place.resolution,
+            settings.effective_resolution(grid.nx, grid.ny)
+        );
+        assert_eq!(
+            place.first_node % 16,
+            0,
+            "cloth {k} at {}",
+            place.first_node
+        );
+        assert!(place.first_node >= end, "cloth {k} over the one before");
+        end = place.first_node + ru * rv;
+        let expected = upsample_cpu(&grid.view(), settings);
+        let size = cloth_size(&grid.view());
+        let (dp, _) = max_distance(&got.positions, &expected.positions);
+        let (dn, _) = max_distance(&got.normals, &expected.normals);
+        assert!(
+            dp <= POSITION_TOLERANCE * size,
+            "cloth {k}: position off by {dp} m"
+        );
+        assert!(dn <= NORMAL_TOLERANCE, "cloth {k}: normal off by {dn}");
+    }
+    assert!(gpu.pass.placement(cloths.len()).is_none());
+    for (k, ((grid, settings), got)) in cloths.iter().zip(&together).enumerate() {
+        let _ = gpu
+            .pass
+            .upload_keys(device, queue, &grid.view(), settings)
+            .expect("valid input");
+        let alone = gpu.pass.run_and_read_back(gpu.ctx).expect("read back");
+        assert_eq!(alone.resolution, got.resolution);
+        assert!(
+            alone.positions == got.positions && alone.normals == got.normals,
+            "cloth {k}: the batch differs from the cloth alone"
+        );
+    }
+}

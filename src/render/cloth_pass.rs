@@ -125,10 +125,14 @@ pub struct ClothFrame<'a> {
     pub resolution: [u32; 2],
     /// `[nx, ny]` key nodes (for node-type colouring), each ≥ 2.
     pub key_grid: [u32; 2],
-    /// `R_u·R_v` × `vec4<f32>` positions (m), usage `STORAGE`.
+    /// `R_u·R_v` × `vec4<f32>` positions (m) from node `first_node` on, usage `STORAGE`.
     pub positions: &'a wgpu::Buffer,
-    /// `R_u·R_v` × `vec4<f32>` unit normals, usage `STORAGE`.
+    /// `R_u·R_v` × `vec4<f32>` unit normals from node `first_node` on, usage `STORAGE`.
     pub normals: &'a wgpu::Buffer,
+    /// Where this cloth's nodes start in `positions` and `normals` (several flags upsampled in
+    /// one batch share the buffers); a multiple of 16 (256 bytes, what a binding's offset
+    /// may need).
+    pub first_node: u32,
     /// Optional `R_u·R_v` × `f32` strain, usage `STORAGE`; without it strain reads as 0.
     pub strain: Option<&'a wgpu::Buffer>,
     pub style: ClothStyle,
@@ -247,6 +251,8 @@ pub fn grid_line_indices(resolution: [u32; 2]) -> Vec<u32> {
 struct BoundBuffers {
     positions: wgpu::Buffer,
     normals: wgpu::Buffer,
+    /// The bound part of both, bytes: offset and size.
+    range: (u64, u64),
     strain: Option<wgpu::Buffer>,
 }
 
@@ -489,8 +495,12 @@ impl ClothPass {
         if frame.key_grid[0] < 2 || frame.key_grid[1] < 2 {
             return Err(RenderError::KeyGrid(frame.key_grid));
         }
-        check_node_buffer("render_positions", frame.positions, nodes * 16)?;
-        check_node_buffer("render_normals", frame.normals, nodes * 16)?;
+        let first = u64::from(frame.first_node);
+        if first % 16 != 0 {
+            return Err(RenderError::FirstNode(frame.first_node));
+        }
+        check_node_buffer("render_positions", frame.positions, (first + nodes) * 16)?;
+        check_node_buffer("render_normals", frame.normals, (first + nodes) * 16)?;
         if let Some(strain) = frame.strain {
             check_node_buffer("render_strain", strain, nodes * 4)?;
         }
@@ -509,7 +519,16 @@ impl ClothPass {
         let wanted = BoundBuffers {
             positions: frame.positions.clone(),
             normals: frame.normals.clone(),
+            range: (first * 16, nodes * 16),
             strain: frame.strain.cloned(),
+        };
+        let (offset, size) = wanted.range;
+        let part = |buffer| {
+            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer,
+                offset,
+                size: wgpu::BufferSize::new(size),
+            })
         };
         if slot
             .bind_group
@@ -527,11 +546,11 @@ impl ClothPass {
                     },
                     wgpu::BindGroupEntry {
                         binding: 1,
-                        resource: wanted.positions.as_entire_binding(),
+                        resource: part(&wanted.positions),
                     },
                     wgpu::BindGroupEntry {
                         binding: 2,
-                        resource: wanted.normals.as_entire_binding(),
+                        resource: part(&wanted.normals),
                     },
                     wgpu::BindGroupEntry {
                         binding: 3,

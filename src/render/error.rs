@@ -37,6 +37,10 @@ pub enum RenderError {
         actual: u64,
         usage: wgpu::BufferUsages,
     },
+    /// A cloth's first node in its buffers off the 16-node (256-byte) alignment a binding
+    /// offset needs.
+    #[error("a cloth's nodes start at node {0}, not a multiple of 16")]
+    FirstNode(u32),
     /// An image size of zero or beyond the device's texture limit.
     #[error("image size {width}×{height} is invalid (1..={max} per side)")]
     ImageSize { width: u32, height: u32, max: u32 },

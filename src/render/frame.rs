@@ -15,9 +15,10 @@ use super::gpu::GpuError;
 use super::lines_pass::LineVertex;
 use super::renderer::FrameData;
 use super::scene_pass::{SceneFrame, SceneStyle, Sphere, StyledPole};
-use super::upsample_pass::UpsamplePass;
+use super::upsample_pass::{Placement, UpsamplePass};
 use super::view::{self, ViewSettings};
 use crate::setting::{Finial, Setting};
+use crate::sim::cloth::GridInfo;
 use crate::sim::flags::FlagSpec;
 use crate::sim::outline::FlagShape;
 use crate::sim::snapshot::Snapshot;
@@ -26,38 +27,50 @@ use crate::upsample::{DisplayMode, KeyGrid, UpsampleError};
 /// GPU resources for drawing snapshots.
 #[derive(Debug)]
 pub struct ClothScene {
-    pub upsample: UpsamplePass,
+    /// Its own upsampler (a single flag, the lab's copies); `None` for a flag upsampled with
+    /// the others of its scene in one batch ([`FlagScenes`]).
+    pub upsample: Option<UpsamplePass>,
     strain: Option<wgpu::Buffer>,
     strain_nodes: usize,
     keys: Vec<Vec3>,
     strain_values: Vec<f32>,
     pub lines: Vec<LineVertex>,
     pub spheres: Vec<Sphere>,
-    /// Whether this frame has a cloth surface (grid cloths only).
-    has_surface: bool,
+    /// The grid of this frame's cloth, when it has a surface (grid cloths only).
+    grid: Option<GridInfo>,
     key_grid: [u32; 2],
     /// The box the upsampled surface stays in ([`surface_bounds`]).
     bounds: Option<WorldBox>,
 }
 
 impl ClothScene {
+    /// A scene with its own upsampler.
     pub fn new(device: &wgpu::Device) -> Result<Self, GpuError> {
         Ok(Self {
-            upsample: UpsamplePass::new(device)?,
+            upsample: Some(UpsamplePass::new(device)?),
+            ..Self::in_batch()
+        })
+    }
+
+    /// A scene whose cloth is upsampled in a batch it does not own (no pipelines to build).
+    fn in_batch() -> Self {
+        Self {
+            upsample: None,
             strain: None,
             strain_nodes: 0,
             keys: Vec::new(),
             strain_values: Vec::new(),
             lines: Vec::new(),
             spheres: Vec::new(),
-            has_surface: false,
+            grid: None,
             key_grid: [0, 0],
             bounds: None,
-        })
+        }
     }
 
     /// Uploads `snap`'s key nodes (the viewer passes a snapshot whose positions are already
-    /// interpolated between the last two steps) and records the upsampling kernels.
+    /// interpolated between the last two steps) and records the upsampling kernels, with its
+    /// own upsampler (a scene without one only takes the snapshot).
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
@@ -66,25 +79,44 @@ impl ClothScene {
         snap: &Snapshot,
         view_settings: &ViewSettings,
     ) -> Result<(), UpsampleError> {
+        self.take(device, queue, snap, view_settings);
+        if let (Some(grid), Some(upsample)) = (&self.grid, &mut self.upsample) {
+            let key_grid = view::key_grid(grid, &self.keys);
+            // The cloth pass compares buffer identities itself and rebinds when they were
+            // re-created.
+            let _recreated =
+                upsample.upload_keys(device, queue, &key_grid, &view_settings.render)?;
+            upsample.encode(encoder);
+        }
+        Ok(())
+    }
+
+    /// The key grid the last snapshot taken gives the upsampler; `None` without a surface.
+    fn key_grid(&self) -> Option<KeyGrid<'_>> {
+        self.grid.as_ref().map(|g| view::key_grid(g, &self.keys))
+    }
+
+    /// Takes `snap`'s key nodes, overlays and colours (uploading the strain colours).
+    fn take(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        snap: &Snapshot,
+        view_settings: &ViewSettings,
+    ) {
         self.keys.clear();
         self.keys.extend(snap.x.iter().map(glam::DVec3::as_vec3));
         self.lines.clear();
         view::overlay_lines(snap, view_settings, &mut self.lines);
         self.spheres = view::spheres(&snap.params);
-        self.has_surface = false;
+        self.grid = None;
         let Some(grid) = snap.grid else {
-            return Ok(());
+            return;
         };
         view::fill_cut_keys(&mut self.keys, &snap.mesh.cut, grid.nx, grid.ny);
-        let key_grid = view::key_grid(&grid, &self.keys);
-        // The cloth pass compares buffer identities itself and rebinds when they were re-created.
-        let _recreated =
-            self.upsample
-                .upload_keys(device, queue, &key_grid, &view_settings.render)?;
-        self.upsample.encode(encoder);
         self.key_grid = [grid.nx as u32, grid.ny as u32];
-        self.bounds = surface_bounds(&key_grid);
-        self.has_surface = true;
+        self.bounds = surface_bounds(&view::key_grid(&grid, &self.keys));
+        self.grid = Some(grid);
         if matches!(
             view_settings.color_mode,
             ColorMode::Strain | ColorMode::Integration
@@ -109,7 +141,6 @@ impl ClothScene {
                 queue.write_buffer(b, 0, bytemuck::cast_slice(&self.strain_values));
             }
         }
-        Ok(())
     }
 
     /// What the renderer draws this frame, seen by `camera` on an image of `aspect`.
@@ -120,11 +151,24 @@ impl ClothScene {
         camera: &OrbitCamera,
         aspect: f32,
     ) -> FrameData<'a> {
+        let cloth = self.cloth_frame(snap, view_settings);
+        self.frame_data_with(snap, view_settings, camera, aspect, cloth)
+    }
+
+    /// [`Self::frame_data`] with the cloth `cloth`.
+    fn frame_data_with<'a>(
+        &'a self,
+        snap: &Snapshot,
+        view_settings: &ViewSettings,
+        camera: &OrbitCamera,
+        aspect: f32,
+        cloth: Option<ClothFrame<'a>>,
+    ) -> FrameData<'a> {
         let setting = &view_settings.render.setting;
         FrameData {
             camera: CameraMatrices::from_orbit(camera, aspect),
             light: Light::default(),
-            cloth: self.cloth_frame(snap, view_settings),
+            cloth,
             more_cloths: &[],
             lines: &self.lines,
             scene: SceneFrame {
@@ -141,24 +185,44 @@ impl ClothScene {
         }
     }
 
-    /// The cloth this scene uploaded for `snap`, as the renderer draws it; `None` before the
-    /// first upload of a grid cloth.
+    /// The cloth this scene uploaded for `snap` with its own upsampler, as the renderer draws
+    /// it; `None` before the first upload of a grid cloth.
     pub fn cloth_frame<'a>(
         &'a self,
         snap: &Snapshot,
         view_settings: &ViewSettings,
     ) -> Option<ClothFrame<'a>> {
+        self.cloth_frame_in(snap, view_settings, self.upsample.as_ref()?, 0)
+    }
+
+    /// The cloth as cloth `k` of `upsample`'s last upload.
+    fn cloth_frame_in<'a>(
+        &'a self,
+        snap: &Snapshot,
+        view_settings: &ViewSettings,
+        upsample: &'a UpsamplePass,
+        k: usize,
+    ) -> Option<ClothFrame<'a>> {
         match (
-            self.has_surface,
-            self.upsample.render_positions_buffer(),
-            self.upsample.render_normals_buffer(),
-            self.upsample.resolution(),
+            self.grid.is_some(),
+            upsample.render_positions_buffer(),
+            upsample.render_normals_buffer(),
+            upsample.placement(k),
         ) {
-            (true, Some(positions), Some(normals), Some(resolution)) => Some(ClothFrame {
+            (
+                true,
+                Some(positions),
+                Some(normals),
+                Some(Placement {
+                    resolution,
+                    first_node,
+                }),
+            ) => Some(ClothFrame {
                 resolution,
                 key_grid: self.key_grid,
                 positions,
                 normals,
+                first_node,
                 strain: if matches!(
                     view_settings.color_mode,
                     ColorMode::Strain | ColorMode::Integration
@@ -222,7 +286,12 @@ impl PoleLook {
 /// other flags add to flag 0's frame (their cloths, poles and overlay lines).
 #[derive(Debug)]
 pub struct FlagScenes {
+    /// Flag 0's has its own upsampler (the lab's copy 0 and a single flag use it).
     pub scenes: Vec<ClothScene>,
+    /// Of several flags, every flag's upsampling in one batch (made when first needed), and
+    /// which of its cloths each flag is (`None`: no surface).
+    batch: Option<UpsamplePass>,
+    in_batch: Vec<Option<usize>>,
     /// Each flag's pole colours (index `k` for flag `k`; flag 0's come from the frame's
     /// setting). A flag past the end takes flag 0's.
     pub looks: Vec<PoleLook>,
@@ -234,6 +303,8 @@ impl FlagScenes {
     pub fn new(device: &wgpu::Device) -> Result<Self, GpuError> {
         Ok(Self {
             scenes: vec![ClothScene::new(device)?],
+            batch: None,
+            in_batch: Vec::new(),
             looks: Vec::new(),
             poles: Vec::new(),
             lines: Vec::new(),
@@ -241,7 +312,7 @@ impl FlagScenes {
     }
 
     /// Uploads every flag of `snap` (one scene per flag, made as needed) and records their
-    /// upsampling.
+    /// upsampling: a single flag's with its own upsampler, several in one batch.
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
@@ -251,11 +322,29 @@ impl FlagScenes {
         view_settings: &ViewSettings,
     ) -> Result<(), RenderError> {
         while self.scenes.len() < snap.flag_count() {
-            self.scenes.push(ClothScene::new(device)?);
+            self.scenes.push(ClothScene::in_batch());
         }
-        self.scenes.truncate(snap.flag_count());
-        for (scene, flag) in self.scenes.iter_mut().zip(snap.all_flags()) {
-            scene.prepare(device, queue, encoder, flag, view_settings)?;
+        self.scenes.truncate(snap.flag_count().max(1));
+        self.in_batch.clear();
+        if snap.flags.is_empty() {
+            self.scenes[0].prepare(device, queue, encoder, snap, view_settings)?;
+        } else {
+            for (scene, flag) in self.scenes.iter_mut().zip(snap.all_flags()) {
+                scene.take(device, queue, flag, view_settings);
+            }
+            let mut grids = Vec::with_capacity(self.scenes.len());
+            for scene in &self.scenes {
+                let grid = scene.key_grid();
+                self.in_batch.push(grid.is_some().then_some(grids.len()));
+                grids.extend(grid.map(|g| (g, &view_settings.render)));
+            }
+            if self.batch.is_none() {
+                self.batch = Some(UpsamplePass::new(device)?);
+            }
+            if let Some(batch) = &mut self.batch {
+                let _recreated = batch.upload_batch(device, queue, &grids)?;
+                batch.encode(encoder);
+            }
         }
         self.poles.clear();
         self.lines.clear();
@@ -280,17 +369,30 @@ impl FlagScenes {
         Ok(())
     }
 
+    /// Flag `k`'s cloth as the last [`Self::prepare`] upsampled it.
+    fn cloth_of<'a>(
+        &'a self,
+        k: usize,
+        flag: &Snapshot,
+        view_settings: &ViewSettings,
+    ) -> Option<ClothFrame<'a>> {
+        let scene = self.scenes.get(k)?;
+        match (&self.batch, self.in_batch.get(k)) {
+            (Some(batch), Some(cloth)) => {
+                scene.cloth_frame_in(flag, view_settings, batch, (*cloth)?)
+            }
+            _ => scene.cloth_frame(flag, view_settings),
+        }
+    }
+
     /// The other flags' cloths (flag 1 first), for [`FrameData::more_cloths`].
     pub fn more_cloths<'a>(
         &'a self,
         snap: &Snapshot,
         view_settings: &ViewSettings,
     ) -> Vec<ClothFrame<'a>> {
-        self.scenes
-            .iter()
-            .skip(1)
-            .zip(&snap.flags)
-            .filter_map(|(scene, flag)| scene.cloth_frame(flag, view_settings))
+        (snap.flags.iter().enumerate())
+            .filter_map(|(k, flag)| self.cloth_of(k + 1, flag, view_settings))
             .collect()
     }
 
@@ -304,7 +406,8 @@ impl FlagScenes {
         aspect: f32,
         more: &'a [ClothFrame<'a>],
     ) -> FrameData<'a> {
-        let mut data = self.scenes[0].frame_data(snap, view_settings, camera, aspect);
+        let cloth = self.cloth_of(0, snap, view_settings);
+        let mut data = self.scenes[0].frame_data_with(snap, view_settings, camera, aspect, cloth);
         if !snap.flags.is_empty() {
             data.more_cloths = more;
             data.scene.more_poles = &self.poles;

@@ -96,7 +96,8 @@ impl HeadlessRenderer {
         grid: &KeyGrid,
         settings: &RenderSettings,
     ) -> Result<RenderMesh, RenderError> {
-        let upsample = &mut self.flags.scenes[0].upsample;
+        let upsample =
+            (self.flags.scenes[0].upsample.as_mut()).ok_or(super::GpuError::NotUploaded)?;
         let _recreated = upsample.upload_keys(&self.ctx.device, &self.ctx.queue, grid, settings)?;
         let mesh = upsample.run_and_read_back(&self.ctx)?;
         self.ctx.check()?;

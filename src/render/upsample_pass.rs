@@ -2,12 +2,16 @@
 //! `crate::upsample`).
 //!
 //! [`UpsamplePass`] is built once (shader, bind group layout, four compute pipelines). Each
-//! frame the caller uploads the key grid with [`UpsamplePass::upload_keys`] and records the
-//! kernels with [`UpsamplePass::encode`]; buffers are only re-created when the key count or the
-//! render resolution changes, which `upload_keys` reports so draw passes can rebuild their bind
-//! groups. The output stays on the GPU in two `array<vec4<f32>>` storage buffers
-//! ([`UpsamplePass::render_positions_buffer`], [`UpsamplePass::render_normals_buffer`]) for
-//! vertex pulling; [`UpsamplePass::read_back`] copies it to a [`RenderMesh`] for tests and the
+//! frame the caller uploads the key grid with [`UpsamplePass::upload_keys`], or the key grids of
+//! several cloths (a scene's flags) with [`UpsamplePass::upload_batch`], and records the kernels
+//! with [`UpsamplePass::encode`]: one dispatch of each kernel for the whole batch (workgroup z
+//! is the cloth), since on a software adapter each dispatch costs about as much as a flag's
+//! nodes. Buffers are only re-created when a key count or render resolution changes, which the
+//! upload reports so draw passes can rebuild their bind groups. The output stays on the GPU in
+//! two `array<vec4<f32>>` storage buffers ([`UpsamplePass::render_positions_buffer`],
+//! [`UpsamplePass::render_normals_buffer`]), cloth `k`'s nodes from
+//! [`UpsamplePass::placement`]`(k).first_node` on, for vertex pulling;
+//! [`UpsamplePass::read_back`] copies one cloth's to a [`RenderMesh`] for tests and the
 //! headless lab.
 
 use std::borrow::Cow;
@@ -35,6 +39,11 @@ pub const MODE_WRINKLED: u32 = 2;
 /// Bytes per node in every storage buffer: one `vec4<f32>` (xyz used, w padding).
 const NODE_SIZE: u64 = 16;
 
+/// Each cloth's render nodes start at a multiple of this many nodes (256 bytes: the largest
+/// `min_storage_buffer_offset_alignment` any adapter may ask), so a draw pass can bind its part
+/// of the output buffers alone.
+pub const RENDER_ALIGNMENT_NODES: u32 = 16;
+
 /// The shader's uniform block. Keep in sync with `struct UpsampleUniforms` in
 /// `shaders/upsample.wgsl`; `tests/shaders.rs` checks the sizes match.
 #[repr(C)]
@@ -54,14 +63,21 @@ pub struct UpsampleUniforms {
     pub symmetric: u32,
     /// 1: round `f` to a multiple of π.
     pub c1_seam: u32,
-    /// Rounds the block up to WGSL's 16-byte uniform struct alignment.
+    /// Where this cloth's nodes start in the batch's key positions, row-first frame nodes,
+    /// column-first frame nodes and outputs (nodes).
+    pub key_base: u32,
+    pub row_frame_base: u32,
+    pub column_frame_base: u32,
+    pub render_base: u32,
+    /// Rounds the block up to a multiple of 16 bytes.
     pub _padding: [u32; 2],
 }
 
-const _: () = assert!(std::mem::size_of::<UpsampleUniforms>() == 48);
+const _: () = assert!(std::mem::size_of::<UpsampleUniforms>() == 64);
 
 impl UpsampleUniforms {
-    /// The uniforms for validated parameters (the same numbers the CPU reference uses).
+    /// The uniforms for validated parameters (the same numbers the CPU reference uses), the
+    /// cloth's nodes first in every buffer.
     pub fn from_params(params: &UpsampleParams) -> Self {
         Self {
             key_count: params.key_count,
@@ -75,9 +91,70 @@ impl UpsampleUniforms {
             },
             symmetric: params.symmetric.into(),
             c1_seam: params.wrinkle.c1_seam.into(),
+            key_base: 0,
+            row_frame_base: 0,
+            column_frame_base: 0,
+            render_base: 0,
             _padding: [0; 2],
         }
     }
+
+    /// The same, with the cloth's nodes at `bases` in the batch's buffers.
+    fn placed(self, bases: &Bases) -> Self {
+        Self {
+            key_base: bases.key,
+            row_frame_base: bases.row_frame,
+            column_frame_base: bases.column_frame,
+            render_base: bases.render,
+            ..self
+        }
+    }
+}
+
+/// Where one cloth of a batch starts in each buffer, nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Bases {
+    key: u32,
+    row_frame: u32,
+    column_frame: u32,
+    render: u32,
+}
+
+/// Where [`UpsamplePass::encode`] puts cloth `k` of the batch in the output buffers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placement {
+    /// `[R_u, R_v]` render nodes.
+    pub resolution: [u32; 2],
+    /// Its first render node in both output buffers (a multiple of
+    /// [`RENDER_ALIGNMENT_NODES`]); node `(r, s)` at `first_node + s · R_u + r`.
+    pub first_node: u32,
+}
+
+impl Placement {
+    /// Its part of an output buffer, bytes: offset and size.
+    pub fn byte_range(&self) -> (u64, u64) {
+        let [ru, rv] = self.resolution.map(u64::from);
+        (u64::from(self.first_node) * NODE_SIZE, ru * rv * NODE_SIZE)
+    }
+}
+
+/// Each cloth's bases for key counts and resolutions `layout`, and the buffers' lengths in
+/// nodes: keys, row-first frame nodes and column-first frame nodes packed one after another,
+/// render nodes each from a multiple of [`RENDER_ALIGNMENT_NODES`].
+fn bases_of(layout: &[([u32; 2], [u32; 2])]) -> (Vec<Bases>, Bases) {
+    let mut next = Bases::default();
+    let bases = layout
+        .iter()
+        .map(|&([nx, ny], [ru, rv])| {
+            let here = next;
+            next.key += nx * ny;
+            next.row_frame += ny * ru;
+            next.column_frame += rv * nx;
+            next.render = (here.render + ru * rv).next_multiple_of(RENDER_ALIGNMENT_NODES);
+            here
+        })
+        .collect();
+    (bases, next)
 }
 
 /// What [`UpsamplePass::upload_keys`] did to the output buffers.
@@ -90,11 +167,14 @@ pub enum OutputBuffers {
     Recreated,
 }
 
-/// Per-size resources: re-created only when the key count or the resolution changes.
+/// Per-size resources: re-created only when a key count or a resolution changes.
 #[derive(Debug)]
 struct SizedBuffers {
-    key_count: [u32; 2],
-    resolution: [u32; 2],
+    /// Each cloth's key count and resolution.
+    layout: Vec<([u32; 2], [u32; 2])>,
+    bases: Vec<Bases>,
+    /// Each cloth's [`UpsampleUniforms`].
+    batch: wgpu::Buffer,
     key_positions: wgpu::Buffer,
     render_positions: wgpu::Buffer,
     render_normals: wgpu::Buffer,
@@ -109,9 +189,11 @@ pub struct UpsamplePass {
     column_frame_nodes: wgpu::ComputePipeline,
     internal_nodes: wgpu::ComputePipeline,
     normals: wgpu::ComputePipeline,
-    uniform_buffer: wgpu::Buffer,
-    params: Option<UpsampleParams>,
+    /// Each cloth's parameters of the last upload (none before the first).
+    params: Vec<UpsampleParams>,
     buffers: Option<SizedBuffers>,
+    /// The key positions of the last upload, every cloth's (reused between frames).
+    keys: Vec<[f32; 4]>,
 }
 
 fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
@@ -143,7 +225,7 @@ impl UpsamplePass {
                     binding: 0,
                     visibility: wgpu::ShaderStages::COMPUTE,
                     ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
+                        ty: wgpu::BufferBindingType::Storage { read_only: true },
                         has_dynamic_offset: false,
                         min_binding_size: NonZeroU64::new(
                             std::mem::size_of::<UpsampleUniforms>() as u64
@@ -177,12 +259,6 @@ impl UpsamplePass {
         let column_frame_nodes = pipeline("column_frame_nodes_pass");
         let internal_nodes = pipeline("internal_nodes_pass");
         let normals = pipeline("normals_pass");
-        let uniform_buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("upsample uniforms"),
-            size: std::mem::size_of::<UpsampleUniforms>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
         if let Some(error) = pollster::block_on(scope.pop()) {
             return Err(GpuError::Validation {
                 context: "building the upsample pipelines",
@@ -195,15 +271,16 @@ impl UpsamplePass {
             column_frame_nodes,
             internal_nodes,
             normals,
-            uniform_buffer,
-            params: None,
+            params: Vec::new(),
             buffers: None,
+            keys: Vec::new(),
         })
     }
 
-    /// Uploads this frame's key grid and settings. Re-creates the buffers (and reports it) only
-    /// when the key count or the effective render resolution differs from the last upload.
-    /// Invalid input is rejected with the same checks as the CPU reference, before any GPU work.
+    /// Uploads this frame's key grid and settings (a batch of one cloth). Re-creates the
+    /// buffers (and reports it) only when the key count or the effective render resolution
+    /// differs from the last upload. Invalid input is rejected with the same checks as the CPU
+    /// reference, before any GPU work.
     pub fn upload_keys(
         &mut self,
         device: &wgpu::Device,
@@ -211,63 +288,96 @@ impl UpsamplePass {
         grid: &KeyGrid,
         settings: &RenderSettings,
     ) -> Result<OutputBuffers, UpsampleError> {
-        let params = UpsampleParams::new(grid, settings)?;
-        let reuse = self
-            .buffers
-            .as_ref()
-            .is_some_and(|b| b.key_count == params.key_count && b.resolution == params.resolution);
-        let change = if reuse {
+        self.upload_batch(device, queue, &[(*grid, settings)])
+    }
+
+    /// Uploads this frame's key grids and settings of several cloths, upsampled together by
+    /// the next [`Self::encode`] (cloth `k` placed by [`Self::placement`]). Re-creates the
+    /// buffers (and reports it) only when the number of cloths, a key count or an effective
+    /// render resolution differs from the last upload. Invalid input is rejected with the same
+    /// checks as the CPU reference, before any GPU work; nothing is uploaded then.
+    pub fn upload_batch(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        cloths: &[(KeyGrid<'_>, &RenderSettings)],
+    ) -> Result<OutputBuffers, UpsampleError> {
+        let params = cloths
+            .iter()
+            .map(|(grid, settings)| UpsampleParams::new(grid, settings))
+            .collect::<Result<Vec<_>, _>>()?;
+        let layout: Vec<_> = params.iter().map(|p| (p.key_count, p.resolution)).collect();
+        let reuse = self.buffers.as_ref().is_some_and(|b| b.layout == layout);
+        let change = if reuse || layout.is_empty() {
             OutputBuffers::Unchanged
         } else {
-            self.buffers = Some(self.create_buffers(device, &params));
+            self.buffers = Some(self.create_buffers(device, layout));
             OutputBuffers::Recreated
         };
-        let keys: Vec<[f32; 4]> = grid
-            .positions
-            .iter()
-            .map(|p| p.extend(1.0).to_array())
-            .collect();
-        if let Some(buffers) = &self.buffers {
-            queue.write_buffer(&buffers.key_positions, 0, bytemuck::cast_slice(&keys));
+        self.params = params;
+        let Some(buffers) = self.buffers.as_ref().filter(|_| !self.params.is_empty()) else {
+            return Ok(change);
+        };
+        self.keys.clear();
+        for (grid, _) in cloths {
+            self.keys
+                .extend(grid.positions.iter().map(|p| p.extend(1.0).to_array()));
         }
-        let uniforms = UpsampleUniforms::from_params(&params);
-        queue.write_buffer(&self.uniform_buffer, 0, bytemuck::bytes_of(&uniforms));
-        self.params = Some(params);
+        queue.write_buffer(&buffers.key_positions, 0, bytemuck::cast_slice(&self.keys));
+        let uniforms: Vec<UpsampleUniforms> = (self.params.iter())
+            .zip(&buffers.bases)
+            .map(|(p, bases)| UpsampleUniforms::from_params(p).placed(bases))
+            .collect();
+        queue.write_buffer(&buffers.batch, 0, bytemuck::cast_slice(&uniforms));
         Ok(change)
     }
 
-    fn create_buffers(&self, device: &wgpu::Device, params: &UpsampleParams) -> SizedBuffers {
-        let [nx, ny] = params.key_count.map(u64::from);
-        let [ru, rv] = params.resolution.map(u64::from);
-        let storage = |label: &str, nodes: u64, usage: wgpu::BufferUsages| {
+    fn create_buffers(
+        &self,
+        device: &wgpu::Device,
+        layout: Vec<([u32; 2], [u32; 2])>,
+    ) -> SizedBuffers {
+        let (bases, total) = bases_of(&layout);
+        let storage = |label: &str, nodes: u32, usage: wgpu::BufferUsages| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
-                size: nodes * NODE_SIZE,
+                // At least one node: a binding is never empty.
+                size: u64::from(nodes.max(1)) * NODE_SIZE,
                 usage: wgpu::BufferUsages::STORAGE | usage,
                 mapped_at_creation: false,
             })
         };
+        let batch = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("upsample batch uniforms"),
+            size: (layout.len().max(1) * std::mem::size_of::<UpsampleUniforms>()) as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
         let output = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::VERTEX;
         let key_positions = storage(
             "upsample key positions",
-            nx * ny,
+            total.key,
             wgpu::BufferUsages::COPY_DST,
         );
-        let row_frame_nodes = storage("upsample frame nodes", ny * ru, wgpu::BufferUsages::empty());
-        let column_frame_nodes = storage(
-            "upsample column-first frame nodes",
-            rv * nx,
+        let row_frame_nodes = storage(
+            "upsample frame nodes",
+            total.row_frame,
             wgpu::BufferUsages::empty(),
         );
-        let render_positions = storage("render positions", ru * rv, output);
-        let render_normals = storage("render normals", ru * rv, output);
+        let column_frame_nodes = storage(
+            "upsample column-first frame nodes",
+            total.column_frame,
+            wgpu::BufferUsages::empty(),
+        );
+        let render_positions = storage("render positions", total.render, output);
+        let render_normals = storage("render normals", total.render, output);
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("upsample bind group"),
             layout: &self.bind_group_layout,
             entries: &[
                 wgpu::BindGroupEntry {
                     binding: 0,
-                    resource: self.uniform_buffer.as_entire_binding(),
+                    resource: batch.as_entire_binding(),
                 },
                 wgpu::BindGroupEntry {
                     binding: 1,
@@ -292,8 +402,9 @@ impl UpsamplePass {
             ],
         });
         SizedBuffers {
-            key_count: params.key_count,
-            resolution: params.resolution,
+            layout,
+            bases,
+            batch,
             key_positions,
             render_positions,
             render_normals,
@@ -301,14 +412,21 @@ impl UpsamplePass {
         }
     }
 
-    /// Records the kernels for the last upload into `encoder`; nothing before the first upload.
-    /// The frame-node passes are skipped when the mode does not read them.
+    /// Records the kernels for the last upload into `encoder`, one dispatch of each for every
+    /// cloth of it; nothing before the first upload. The frame-node passes are skipped when no
+    /// cloth's mode reads them (and each cloth whose mode does not returns at once).
     pub fn encode(&self, encoder: &mut wgpu::CommandEncoder) {
-        let (Some(params), Some(buffers)) = (&self.params, &self.buffers) else {
+        let Some(buffers) = &self.buffers else {
             return;
         };
-        let [nx, ny] = params.key_count;
-        let [ru, rv] = params.resolution;
+        let params = &self.params;
+        if params.is_empty() {
+            return;
+        }
+        let largest = |size: fn(&UpsampleParams) -> u32| params.iter().map(size).max().unwrap_or(0);
+        let [nx, ny] = [largest(|p| p.key_count[0]), largest(|p| p.key_count[1])];
+        let [ru, rv] = [largest(|p| p.resolution[0]), largest(|p| p.resolution[1])];
+        let cloths = params.len() as u32;
         let groups =
             |x: u32, y: u32| (x.div_ceil(WORKGROUP_SIZE[0]), y.div_ceil(WORKGROUP_SIZE[1]));
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -319,32 +437,47 @@ impl UpsamplePass {
         // Each dispatch is its own usage scope, so wgpu orders the passes with barriers.
         let mut dispatch = |pipeline: &wgpu::ComputePipeline, (x, y): (u32, u32)| {
             pass.set_pipeline(pipeline);
-            pass.dispatch_workgroups(x, y, 1);
+            pass.dispatch_workgroups(x, y, cloths);
         };
-        if params.mode != DisplayMode::KeyOnly {
+        if params.iter().any(|p| p.mode != DisplayMode::KeyOnly) {
             dispatch(&self.frame_nodes, groups(ru, ny));
         }
-        if params.symmetric {
+        if params.iter().any(|p| p.symmetric) {
             dispatch(&self.column_frame_nodes, groups(nx, rv));
         }
         dispatch(&self.internal_nodes, groups(ru, rv));
         dispatch(&self.normals, groups(ru, rv));
     }
 
-    /// `R_u · R_v` render positions, `array<vec4<f32>>` (w = 1), index `s * R_u + r`.
+    /// How many cloths the last upload holds.
+    pub fn cloth_count(&self) -> usize {
+        self.params.len()
+    }
+
+    /// Where cloth `k` of the last upload lies in the output buffers; `None` past the last.
+    pub fn placement(&self, k: usize) -> Option<Placement> {
+        let (params, buffers) = (self.params.get(k)?, self.buffers.as_ref()?);
+        Some(Placement {
+            resolution: params.resolution,
+            first_node: buffers.bases.get(k)?.render,
+        })
+    }
+
+    /// The render positions of every cloth, `array<vec4<f32>>` (w = 1), cloth `k`'s node
+    /// `(r, s)` at `placement(k).first_node + s * R_u + r` (the first's from 0).
     /// Usage `STORAGE | COPY_SRC | VERTEX`. `None` before the first upload.
     pub fn render_positions_buffer(&self) -> Option<&wgpu::Buffer> {
         self.buffers.as_ref().map(|b| &b.render_positions)
     }
 
-    /// `R_u · R_v` unit render normals, `array<vec4<f32>>` (w = 0), same layout and usage.
+    /// The unit render normals, `array<vec4<f32>>` (w = 0), same layout and usage.
     pub fn render_normals_buffer(&self) -> Option<&wgpu::Buffer> {
         self.buffers.as_ref().map(|b| &b.render_normals)
     }
 
-    /// `[R_u, R_v]` of the current output buffers.
+    /// `[R_u, R_v]` of the first cloth of the last upload.
     pub fn resolution(&self) -> Option<[u32; 2]> {
-        self.buffers.as_ref().map(|b| b.resolution)
+        self.placement(0).map(|p| p.resolution)
     }
 
     /// Encodes, submits and waits for the kernels, then copies the output to the CPU. Blocking;
@@ -360,11 +493,17 @@ impl UpsamplePass {
         self.read_back(ctx)
     }
 
-    /// Copies the current output buffers to the CPU (blocking) and waits for all submitted work
+    /// Copies the first cloth's output to the CPU (blocking) and waits for all submitted work
     /// before reading, so it sees the last submitted [`Self::encode`].
     pub fn read_back(&self, ctx: &GpuContext) -> Result<RenderMesh, GpuError> {
+        self.read_back_cloth(ctx, 0)
+    }
+
+    /// [`Self::read_back`] of cloth `k` of the batch.
+    pub fn read_back_cloth(&self, ctx: &GpuContext, k: usize) -> Result<RenderMesh, GpuError> {
         let buffers = self.buffers.as_ref().ok_or(GpuError::NotUploaded)?;
-        let size = buffers.render_positions.size();
+        let placement = self.placement(k).ok_or(GpuError::NotUploaded)?;
+        let (offset, size) = placement.byte_range();
         let staging = |label: &str| {
             ctx.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
@@ -381,8 +520,9 @@ impl UpsamplePass {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("upsample read-back"),
             });
-        encoder.copy_buffer_to_buffer(&buffers.render_positions, 0, &positions_staging, 0, size);
-        encoder.copy_buffer_to_buffer(&buffers.render_normals, 0, &normals_staging, 0, size);
+        let (positions, normals) = (&buffers.render_positions, &buffers.render_normals);
+        encoder.copy_buffer_to_buffer(positions, offset, &positions_staging, 0, size);
+        encoder.copy_buffer_to_buffer(normals, offset, &normals_staging, 0, size);
         ctx.queue.submit([encoder.finish()]);
         if let Some(error) = pollster::block_on(scope.pop()) {
             return Err(GpuError::Validation {
@@ -393,7 +533,7 @@ impl UpsamplePass {
         let positions = read_vec4_buffer(ctx, &positions_staging)?;
         let normals = read_vec4_buffer(ctx, &normals_staging)?;
         Ok(RenderMesh {
-            resolution: buffers.resolution,
+            resolution: placement.resolution,
             positions,
             normals,
         })
