@@ -179,6 +179,23 @@ mod tests {
     }
 
     #[test]
+    fn the_exit_line_gives_the_median_the_rate_and_the_repaints() {
+        let mut stats = FrameStats::new(8);
+        assert_eq!(stats.report(3, [1280, 800], 0.75, true, 60.0, 2), None);
+        for t in [20, 30, 50] {
+            stats.record(ms(t));
+        }
+        // Median 30 ms; mean 100/3 ms, so 30 frames a second delivered.
+        assert_eq!(
+            stats.report(3, [1280, 800], 0.75, true, 60.0, 2).as_deref(),
+            Some(
+                "flagsim: 3 frames at 1280×800: median 30.00 ms (30.0 fps), render scale 75 % \
+                 (auto), simulation 60 steps/s, panels painted anew in 2 frames"
+            )
+        );
+    }
+
+    #[test]
     fn mean_and_fps_match_hand_computation() {
         let mut stats = FrameStats::new(8);
         for t in [10, 20, 30, 40] {

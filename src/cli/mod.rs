@@ -223,7 +223,9 @@ pub struct ViewArgs {
     /// `FLAGSIM_CONFIG_DIR` names another folder).
     #[arg(long)]
     pub no_persist: bool,
-    /// Quit after presenting this many frames (automated smoke runs).
+    /// Quit after presenting this many frames (automated smoke runs), printing the median frame
+    /// time, the frame rate, the render scale, the simulation's steps per second and how many
+    /// frames painted the panels anew.
     #[arg(long, value_name = "N")]
     pub exit_after_frames: Option<u64>,
     /// Save the last frame, panels included, as a PNG before quitting (needs
