@@ -41,9 +41,9 @@ fn frame(ctx: &egui::Context, state: &mut UiState, snap: &Snapshot) -> egui::Ful
     })
 }
 
-/// A target filled with `color`, standing for the 3-D frame under the panels.
-fn scene_frame(g: &GpuContext, color: wgpu::Color) -> wgpu::Texture {
-    let target = create_capture_target(&g.device, FORMAT, SIZE);
+/// A target of `size` filled with `color`, standing for the 3-D frame under the panels.
+fn scene_frame(g: &GpuContext, color: wgpu::Color, size: [u32; 2]) -> wgpu::Texture {
+    let target = create_capture_target(&g.device, FORMAT, size);
     let view = target.create_view(&wgpu::TextureViewDescriptor::default());
     let mut enc = g
         .device
@@ -76,7 +76,19 @@ fn painted(
     cached: bool,
     color: wgpu::Color,
 ) -> image::RgbaImage {
-    let target = scene_frame(g, color);
+    painted_at(g, ctx, painter, cached, color, SIZE)
+}
+
+/// [`painted`] into a frame of `size` pixels.
+fn painted_at(
+    g: &GpuContext,
+    ctx: &egui::Context,
+    painter: &mut EguiPainter,
+    cached: bool,
+    color: wgpu::Color,
+    size: [u32; 2],
+) -> image::RgbaImage {
+    let target = scene_frame(g, color, size);
     let view = target.create_view(&wgpu::TextureViewDescriptor::default());
     let mut enc = g
         .device
@@ -84,7 +96,7 @@ fn painted(
     let ppp = painter.pixels_per_point();
     let canvas = Canvas {
         view: &view,
-        size_px: SIZE,
+        size_px: size,
         pixels_per_point: ppp,
     };
     let extra = if cached {
@@ -506,16 +518,27 @@ fn a_stats_refresh_changes_only_the_figures() {
 }
 
 /// One egui frame of a small panel whose only changing part is the figure `n` in a striped
-/// grid, like the viewer's Stats, and the same figure over the view (every digit is on screen from the start, so the font atlas
-/// does not grow when `n` changes).
-fn figures_frame(ctx: &egui::Context, n: u32) -> egui::FullOutput {
-    let input = egui::RawInput {
+/// grid, like the viewer's Stats, and the same figure over the view (every digit is on screen
+/// from the start, so the font atlas does not grow when `n` changes), at `ppp` pixels per
+/// point over [`SIZE`] pixels.
+fn figures_frame(ctx: &egui::Context, n: u32, ppp: f32) -> egui::FullOutput {
+    figures_frame_in(ctx, n, ppp, SIZE)
+}
+
+/// [`figures_frame`] over `size` pixels.
+fn figures_frame_in(ctx: &egui::Context, n: u32, ppp: f32, size: [u32; 2]) -> egui::FullOutput {
+    let mut input = egui::RawInput {
         screen_rect: Some(egui::Rect::from_min_size(
             egui::Pos2::ZERO,
-            egui::vec2(SIZE[0] as f32, SIZE[1] as f32),
+            egui::vec2(size[0] as f32, size[1] as f32) / ppp,
         )),
         ..Default::default()
     };
+    input
+        .viewports
+        .entry(egui::ViewportId::ROOT)
+        .or_default()
+        .native_pixels_per_point = Some(ppp);
     ctx.run_ui(input, |root| {
         egui::Panel::left("figures").show(root, |ui| {
             ui.heading("figures");
@@ -538,73 +561,166 @@ fn figures_frame(ctx: &egui::Context, n: u32) -> egui::FullOutput {
         // And the figure once more over the view, where the layer is transparent (as the
         // viewer's notices are): its old glyphs must go.
         egui::Area::new(egui::Id::unique("over the view"))
-            .fixed_pos([400.0, 150.0])
+            .fixed_pos([200.0, 150.0])
             .show(root.ctx(), |ui| ui.label(format!("{n} µs")));
+        // A line that never changes beside it: a repaint reaching past the changed rectangle
+        // would blend its glyphs' edges twice.
+        egui::Area::new(egui::Id::unique("beside it"))
+            .fixed_pos([280.0, 150.0])
+            .show(root.ctx(), |ui| ui.label("the same line"));
     })
 }
 
 /// When only a figure changes, the cached layer is painted again only around it, and the
-/// frame is still the one painting everything directly gives, refresh after refresh.
+/// frame is still the one painting everything directly gives, refresh after refresh, at one and
+/// at two pixels per point.
 #[test]
 fn a_partial_repaint_gives_the_frame_a_whole_one_gives() {
     use flagsim::app::egui_glue::Damage;
     let Some(g) = gpu() else {
         return;
     };
-    let (ctx_a, ctx_b) = (egui::Context::default(), egui::Context::default());
-    let mut direct = EguiPainter::new(&g.device, FORMAT);
-    let mut cached = EguiPainter::new(&g.device, FORMAT);
     let blue = wgpu::Color {
         r: 0.1,
         g: 0.3,
         b: 0.6,
         a: 1.0,
     };
+    for ppp in [1.0, 2.0] {
+        let (ctx_a, ctx_b) = (egui::Context::default(), egui::Context::default());
+        let mut direct = EguiPainter::new(&g.device, FORMAT);
+        let mut cached = EguiPainter::new(&g.device, FORMAT);
+        let mut settled = false;
+        for _ in 0..30 {
+            let _ = direct.accept(figures_frame(&ctx_a, 1, ppp));
+            let _ = cached.accept(figures_frame(&ctx_b, 1, ppp));
+            if !cached.is_dirty() {
+                settled = true;
+                break;
+            }
+            painted(&g, &ctx_a, &mut direct, false, blue);
+            painted(&g, &ctx_b, &mut cached, true, blue);
+        }
+        assert!(settled, "the panel settles");
+        assert_eq!(cached.pixels_per_point(), ppp);
+        // egui keeps each glyph at a few sub-pixel offsets in its font atlas: the figures once
+        // through, so that the atlas has them all (a new glyph is a new texture: all repainted).
+        let figures = [2, 345_678, 9, 1, 7];
+        for n in figures {
+            let _ = direct.accept(figures_frame(&ctx_a, n, ppp));
+            let _ = cached.accept(figures_frame(&ctx_b, n, ppp));
+            painted(&g, &ctx_a, &mut direct, false, blue);
+            painted(&g, &ctx_b, &mut cached, true, blue);
+        }
+        let mut before = painted(&g, &ctx_b, &mut cached, true, blue);
+        for n in figures {
+            let _ = direct.accept(figures_frame(&ctx_a, n, ppp));
+            let _ = cached.accept(figures_frame(&ctx_b, n, ppp));
+            let Damage::Area(area) = cached.damage() else {
+                panic!("a changed figure damages {:?}", cached.damage());
+            };
+            // The grid (a figure of another width changes the column's, and with it every
+            // stripe) and the figure over the view, not the heading and the line over them,
+            // nor the button under them (points).
+            assert!(area.min.y > 90.0 && area.max.y < 300.0, "{n}: {area:?}");
+            let a = painted(&g, &ctx_a, &mut direct, false, blue);
+            let b = painted(&g, &ctx_b, &mut cached, true, blue);
+            assert_eq!(cached.damage(), Damage::None, "painted");
+            let (worst, covered) = compare(&a, &b, [26, 77, 153]);
+            assert!(covered > 20_000, "only {covered} pixels painted");
+            assert!(
+                worst <= 3,
+                "at {ppp}: the frame differs by {worst} levels after {n}"
+            );
+            let moved = b.pixels().zip(before.pixels()).filter(|(p, q)| p != q);
+            assert!(moved.count() > 0, "the figure {n} was not painted");
+            before = b;
+        }
+    }
+}
+
+/// A frame whose shapes are the last frame's but whose textures changed (an image egui shows
+/// given new pixels under the same id) paints the whole layer anew: where the texture shows
+/// is not among the changed shapes.
+#[test]
+fn new_textures_under_the_same_shapes_repaint_everything() {
+    use flagsim::app::egui_glue::Damage;
+    let Some(g) = gpu() else {
+        return;
+    };
+    let ctx = egui::Context::default();
+    let mut painter = EguiPainter::new(&g.device, FORMAT);
+    let mut last = figures_frame(&ctx, 1, 1.0);
     let mut settled = false;
     for _ in 0..30 {
-        let _ = direct.accept(figures_frame(&ctx_a, 1));
-        let _ = cached.accept(figures_frame(&ctx_b, 1));
-        if !cached.is_dirty() {
+        let shapes = last.shapes.clone();
+        let _ = painter.accept(last);
+        painted(&g, &ctx, &mut painter, true, wgpu::Color::BLACK);
+        last = figures_frame(&ctx, 1, 1.0);
+        if last.shapes == shapes && last.textures_delta.is_empty() {
             settled = true;
             break;
         }
-        painted(&g, &ctx_a, &mut direct, false, blue);
-        painted(&g, &ctx_b, &mut cached, true, blue);
     }
     assert!(settled, "the panel settles");
-    // egui keeps each glyph at a few sub-pixel offsets in its font atlas: the figures once
-    // through, so that the atlas has them all (a new glyph is a new texture: all repainted).
-    let figures = [2, 345_678, 9, 1, 7];
-    for n in figures {
-        let _ = direct.accept(figures_frame(&ctx_a, n));
-        let _ = cached.accept(figures_frame(&ctx_b, n));
+    let _ = painter.accept(figures_frame(&ctx, 1, 1.0));
+    assert_eq!(painter.damage(), Damage::None, "nothing changed");
+    let mut same = figures_frame(&ctx, 1, 1.0);
+    let image = egui::ColorImage::new([2, 2], vec![egui::Color32::RED; 4]);
+    same.textures_delta
+        .set
+        .entry(egui::TextureId::Managed(7))
+        .or_default()
+        .push(egui::epaint::ImageDelta::full(
+            image,
+            egui::TextureOptions::LINEAR,
+        ));
+    let _ = painter.accept(same);
+    assert_eq!(painter.damage(), Damage::All);
+    painted(&g, &ctx, &mut painter, true, wgpu::Color::BLACK);
+    assert_eq!(painter.damage(), Damage::None);
+}
+
+/// The same panels painted into a window of another size: the cached layer follows the size
+/// (a layer of the old size would lay the panels over the new frame in the wrong place).
+#[test]
+fn the_cached_layer_follows_the_windows_size() {
+    let Some(g) = gpu() else {
+        return;
+    };
+    let blue = wgpu::Color {
+        r: 0.1,
+        g: 0.3,
+        b: 0.6,
+        a: 1.0,
+    };
+    let (ctx_a, ctx_b) = (egui::Context::default(), egui::Context::default());
+    let mut direct = EguiPainter::new(&g.device, FORMAT);
+    let mut cached = EguiPainter::new(&g.device, FORMAT);
+    for _ in 0..30 {
+        let _ = direct.accept(figures_frame(&ctx_a, 1, 1.0));
+        let _ = cached.accept(figures_frame(&ctx_b, 1, 1.0));
+        let settled = !cached.is_dirty();
         painted(&g, &ctx_a, &mut direct, false, blue);
         painted(&g, &ctx_b, &mut cached, true, blue);
+        if settled {
+            break;
+        }
     }
-    let mut before = painted(&g, &ctx_b, &mut cached, true, blue);
-    for n in figures {
-        let _ = direct.accept(figures_frame(&ctx_a, n));
-        let _ = cached.accept(figures_frame(&ctx_b, n));
-        let Damage::Area(area) = cached.damage() else {
-            panic!("a changed figure damages {:?}", cached.damage());
-        };
-        // The grid (a figure of another width changes the column's, and with it every
-        // stripe) and the figure over the view, not the heading and the line over them, nor
-        // the button under them.
-        assert!(area.min.y > 90.0 && area.max.y < 300.0, "{n}: {area:?}");
-        let a = painted(&g, &ctx_a, &mut direct, false, blue);
-        let b = painted(&g, &ctx_b, &mut cached, true, blue);
-        assert_eq!(cached.damage(), Damage::None, "painted");
-        let (worst, covered) = compare(&a, &b, [26, 77, 153]);
-        assert!(covered > 20_000, "only {covered} pixels painted");
-        assert!(worst <= 3, "the frame differs by {worst} levels after {n}");
-        let (_, changed) = compare(&b, &before, [0, 0, 0]);
-        let moved = b
-            .pixels()
-            .zip(before.pixels())
-            .filter(|(p, q)| p != q)
-            .count();
-        assert!(moved > 0 && changed > 0, "the figure {n} was not painted");
-        before = b;
+    // A window twice as wide and a little taller: egui lays the panels out anew for it.
+    let wide = [SIZE[0] * 2, SIZE[1] + 60];
+    for _ in 0..30 {
+        let _ = direct.accept(figures_frame_in(&ctx_a, 1, 1.0, wide));
+        let _ = cached.accept(figures_frame_in(&ctx_b, 1, 1.0, wide));
+        if !cached.is_dirty() {
+            break;
+        }
+        painted_at(&g, &ctx_a, &mut direct, false, blue, wide);
+        painted_at(&g, &ctx_b, &mut cached, true, blue, wide);
     }
+    let a = painted_at(&g, &ctx_a, &mut direct, false, blue, wide);
+    let b = painted_at(&g, &ctx_b, &mut cached, true, blue, wide);
+    let (worst, covered) = compare(&a, &b, [26, 77, 153]);
+    assert!(covered > 20_000, "only {covered} pixels painted");
+    assert!(worst <= 3, "the frame differs by {worst} levels");
 }
