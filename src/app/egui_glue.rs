@@ -190,9 +190,9 @@ impl EguiPainter {
             self.damage = Damage::All;
         }
         let mut buffers = Vec::new();
-        let layer = self
-            .layer
-            .as_ref()
+        // A view of the layer only when something is painted into it (not every frame).
+        let layer = (self.layer.as_ref())
+            .filter(|_| self.damage != Damage::None)
             .map(|l| l.0.create_view(&wgpu::TextureViewDescriptor::default()));
         if let Some(layer) = layer {
             let into_layer = Canvas {
