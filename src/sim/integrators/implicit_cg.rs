@@ -12,13 +12,13 @@
 //! applied matrix-free as a gather over each node's springs and solved with Jacobi-preconditioned
 //! CG ([`pcg`], shared with `choi-ko`) to a relative residual.
 
-use glam::{DMat3, DVec3};
+use glam::DVec3;
 
 use super::SolverReport;
 use super::{Integrator, Next, Step, StepInput, advance_symplectic};
 use crate::sim::error::SimError;
 use crate::sim::forces::External;
-use crate::sim::jacobian::{RhsInput, right_hand_side, spring_blocks};
+use crate::sim::jacobian::{RhsInput, SpringBlock, right_hand_side, spring_blocks};
 use crate::sim::par::for_each_node;
 use crate::sim::params::{CgSettings, IntegratorKind};
 
@@ -62,10 +62,9 @@ impl Integrator for ImplicitCg {
 /// Work arrays, reused between steps.
 #[derive(Debug, Clone, Default)]
 pub struct CgScratch {
-    /// Per spring: `S_s = h c P + h² K_s`, the off-diagonal block is `-S_s`.
-    pub block: Vec<DMat3>,
-    /// Per spring: `K_s`, for the right-hand side's `h² ∂f/∂x v`.
-    pub jac: Vec<DMat3>,
+    /// Per spring: `S_s = h c P + h² K_s` (the off-diagonal block is `-S_s`) and `h² K_s`,
+    /// for the right-hand side's `h² ∂f/∂x v`.
+    pub blocks: Vec<SpringBlock>,
     pub b: Vec<DVec3>,
     pub r: Vec<DVec3>,
     pub z: Vec<DVec3>,
@@ -111,7 +110,7 @@ pub fn solve(
     ] {
         v.resize(n, DVec3::ZERO);
     }
-    spring_blocks(cloth, h, damping, parallel, &mut s.jac, &mut s.block);
+    spring_blocks(cloth, h, damping, parallel, &mut s.blocks);
     let rhs = RhsInput {
         cloth,
         kinematic,
@@ -121,15 +120,14 @@ pub fn solve(
         ext,
         parallel,
     };
-    right_hand_side(&rhs, &s.jac, &s.block, &mut s.b);
+    right_hand_side(&rhs, &s.blocks, &mut s.b);
     let topology = &*cloth.topology;
-    let block = &s.block;
+    let blocks = &s.blocks;
     // The preconditioner's diagonal.
     for_each_node(parallel, &mut s.diag, |i, d| {
         let mut diag = DVec3::splat(cloth.m[i] + h * (ext.drag_c[i] + ext.air_c[i]));
         for l in topology.links(i) {
-            let m = &block[l.spring as usize];
-            diag += DVec3::new(m.x_axis.x, m.y_axis.y, m.z_axis.z);
+            diag += blocks[l.spring as usize].diagonal();
         }
         *d = diag;
     });
@@ -144,7 +142,7 @@ pub fn solve(
             for l in topology.links(i) {
                 let j = l.node as usize;
                 let xj = if kinematic[j] { DVec3::ZERO } else { x[j] };
-                y += block[l.spring as usize] * (x[i] - xj);
+                y += blocks[l.spring as usize].times(x[i] - xj);
             }
             *o = y;
         });

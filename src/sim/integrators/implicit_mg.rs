@@ -28,7 +28,7 @@ use super::implicit_cg::CgReport;
 use super::{Integrator, Next, Step, StepInput, advance_symplectic};
 use crate::sim::cloth::Topology;
 use crate::sim::error::SimError;
-use crate::sim::jacobian::{RhsInput, right_hand_side, spring_blocks};
+use crate::sim::jacobian::{RhsInput, SpringBlock, right_hand_side, spring_blocks};
 use crate::sim::multigrid::Multigrid;
 use crate::sim::par::for_each_node;
 use crate::sim::params::IntegratorKind;
@@ -40,10 +40,9 @@ pub const ITERATIONS_PER_CYCLE: u32 = 4;
 #[derive(Debug, Clone, Default)]
 pub struct ImplicitMg {
     mg: Multigrid,
-    /// Per spring: the true stiffness block `K_s`, and `S_s = h² K_s + h c P` (the matrix's
-    /// off-diagonal block is `−S_s`).
-    jac: Vec<DMat3>,
-    block: Vec<DMat3>,
+    /// Per spring: `h² K_s` (the true stiffness block) and `S_s = h² K_s + h c P` (the
+    /// matrix's off-diagonal block is `−S_s`).
+    blocks: Vec<SpringBlock>,
     /// Per node: the inverse of the diagonal block `(m + h c_air) I + Σ_s S_s`.
     diag_inv: Vec<DMat3>,
     /// Per node: `m + h c_air`.
@@ -67,7 +66,7 @@ pub struct ImplicitMg {
 struct System<'a> {
     topology: &'a Topology,
     held: &'a [bool],
-    block: &'a [DMat3],
+    blocks: &'a [SpringBlock],
     diag_inv: &'a [DMat3],
     mass: &'a [f64],
 }
@@ -80,7 +79,7 @@ impl System<'_> {
         for l in self.topology.links(i) {
             let j = l.node as usize;
             let xj = if self.held[j] { DVec3::ZERO } else { x[j] };
-            y += self.block[l.spring as usize] * (x[i] - xj);
+            y += self.blocks[l.spring as usize].times(x[i] - xj);
         }
         y
     }
@@ -114,15 +113,15 @@ impl System<'_> {
         }
         for (s, &[a, b]) in self.topology.ends.iter().enumerate() {
             let (a, b) = (a as usize, b as usize);
-            let block = &self.block[s];
+            let block = &self.blocks[s];
             match (self.held[a], self.held[b]) {
                 (false, false) => {
-                    let t = *block * (x[a] - x[b]);
+                    let t = block.times(x[a] - x[b]);
                     out[a] += t;
                     out[b] -= t;
                 }
-                (false, true) => out[a] += *block * (x[a] - DVec3::ZERO),
-                (true, false) => out[b] += *block * (x[b] - DVec3::ZERO),
+                (false, true) => out[a] += block.times(x[a] - DVec3::ZERO),
+                (true, false) => out[b] += block.times(x[b] - DVec3::ZERO),
                 (true, true) => {}
             }
         }
@@ -135,7 +134,21 @@ impl System<'_> {
         for l in self.topology.links(i) {
             let j = l.node as usize;
             if !self.held[j] {
-                sum += self.block[l.spring as usize] * z[j];
+                sum += self.blocks[l.spring as usize].times(z[j]);
+            }
+        }
+        z[i] = self.diag_inv[i] * sum;
+    }
+
+    /// [`System::update`] in a forward sweep from `z = 0`: the neighbours after `i` are still
+    /// zero, so only the ones before it are summed (the same value, half the products).
+    #[inline]
+    fn update_from_zero(&self, i: usize, r: &[DVec3], z: &mut [DVec3]) {
+        let mut sum = r[i];
+        for l in self.topology.links(i) {
+            let j = l.node as usize;
+            if j < i && !self.held[j] {
+                sum += self.blocks[l.spring as usize].times(z[j]);
             }
         }
         z[i] = self.diag_inv[i] * sum;
@@ -151,7 +164,7 @@ impl System<'_> {
                 for l in self.topology.links(i) {
                     let j = l.node as usize;
                     if j > i && !self.held[j] {
-                        sum += self.block[l.spring as usize] * z[j];
+                        sum += self.blocks[l.spring as usize].times(z[j]);
                     }
                 }
             }
@@ -172,7 +185,7 @@ impl System<'_> {
         z.fill(DVec3::ZERO);
         for i in 0..n {
             if !self.held[i] {
-                self.update(i, r, z);
+                self.update_from_zero(i, r, z);
             }
         }
         self.after_forward_sweep(z, t);
@@ -205,15 +218,8 @@ impl ImplicitMg {
         let n = cloth.node_count();
         self.diag_inv.resize(n, DMat3::ZERO);
         self.mass.resize(n, 0.0);
-        spring_blocks(
-            cloth,
-            h,
-            step.params.damping,
-            parallel,
-            &mut self.jac,
-            &mut self.block,
-        );
-        let block = &self.block;
+        spring_blocks(cloth, h, step.params.damping, parallel, &mut self.blocks);
+        let blocks = &self.blocks;
         let air = ext.has_air;
         for_each_node(parallel, &mut self.mass, |i, m| {
             *m = cloth.m[i]
@@ -226,10 +232,25 @@ impl ImplicitMg {
         let topology = &*cloth.topology;
         let mass = &self.mass;
         for_each_node(parallel, &mut self.diag_inv, |i, d| {
-            let mut diag = DMat3::from_diagonal(DVec3::splat(mass[i]));
+            // (m + Σ iso) I + Σ β x̂ x̂ᵀ, the outer products' six distinct entries summed.
+            let (mut iso, mut xx, mut yy, mut zz, mut xy, mut xz, mut yz) =
+                (mass[i], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
             for l in topology.links(i) {
-                diag += block[l.spring as usize];
+                let b = &blocks[l.spring as usize];
+                let u = b.dir * b.along_damped;
+                iso += b.iso;
+                xx += u.x * b.dir.x;
+                yy += u.y * b.dir.y;
+                zz += u.z * b.dir.z;
+                xy += u.x * b.dir.y;
+                xz += u.x * b.dir.z;
+                yz += u.y * b.dir.z;
             }
+            let diag = DMat3::from_cols(
+                DVec3::new(iso + xx, xy, xz),
+                DVec3::new(xy, iso + yy, yz),
+                DVec3::new(xz, yz, iso + zz),
+            );
             // Symmetric positive definite (a mass plus positive semi-definite blocks).
             *d = diag.inverse();
         });
@@ -242,7 +263,7 @@ impl ImplicitMg {
             ext,
             parallel,
         };
-        right_hand_side(&rhs, &self.jac, &self.block, &mut self.b);
+        right_hand_side(&rhs, &self.blocks, &mut self.b);
     }
 
     /// Flexible CG on the assembled system from the last step's `Δv` (held nodes zero in the
@@ -257,7 +278,7 @@ impl ImplicitMg {
         let n = cloth.node_count();
         let Self {
             mg,
-            block,
+            blocks,
             diag_inv,
             mass,
             b,
@@ -276,7 +297,7 @@ impl ImplicitMg {
         let sys = System {
             topology: &cloth.topology,
             held: kinematic,
-            block,
+            blocks,
             diag_inv,
             mass,
         };
