@@ -15,13 +15,15 @@
 //!
 //! [`sim`] never imports the renderer, winit or egui; [`upsample`] is pure math (the CPU twin of
 //! `shaders/upsample.wgsl`); [`render`] draws snapshots; [`ui`] returns commands and never touches
-//! the simulation; [`app`] is the winit application wiring it together; [`cli`] the command line; [`video`] turns
+//! the simulation; [`gpu_sim`] is the simulation's kernels on the GPU (f32, each with its CPU
+//! twin in [`sim`]; it imports `sim`, never the renderer); [`app`] is the winit application wiring it together; [`cli`] the command line; [`video`] turns
 //! rendered frames into GIF and MP4 files.
 
 pub mod app;
 pub mod bench;
 pub mod cli;
 pub mod files;
+pub mod gpu_sim;
 pub mod lab_report;
 pub mod render;
 pub mod setting;

@@ -1,0 +1,195 @@
+//! A cloth on the device: its node state and its topology, in the layouts the kernels read.
+//!
+//! Node vectors are `vec4<f32>` (xyz and an unused w: WGSL pads a `vec3` in an array to 16
+//! bytes anyway). Springs are [`GpuSpring`]s in spring order; each node's links are
+//! `link_start[i]..link_start[i + 1]` into `links` (the neighbour and the spring), in spring
+//! order as [`crate::sim::cloth::Topology::links`] has them, so a gather sums in the CPU's
+//! order.
+
+use glam::DVec3;
+use wgpu::util::DeviceExt;
+
+use super::{GpuSimError, validated};
+use crate::sim::cloth::Cloth;
+
+/// One spring as the kernels read it (WGSL `struct Spring`, 16 bytes).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct GpuSpring {
+    pub a: u32,
+    pub b: u32,
+    /// Rest length `L`, m.
+    pub rest: f32,
+    /// Stiffness `k`, N/m.
+    pub k: f32,
+}
+
+/// The cloth's buffers on the device.
+#[derive(Debug)]
+pub struct ClothBuffers {
+    nodes: u32,
+    springs: u32,
+    /// Positions, m (`vec4<f32>`, w unused).
+    pub x: wgpu::Buffer,
+    /// Velocities, m/s.
+    pub v: wgpu::Buffer,
+    /// [`GpuSpring`] per spring.
+    pub spring_list: wgpu::Buffer,
+    /// `u32` per node and one more: where each node's links start in `links`.
+    pub link_start: wgpu::Buffer,
+    /// `vec2<u32>` per link: the neighbour and the spring.
+    pub links: wgpu::Buffer,
+}
+
+fn vec4s(values: &[DVec3]) -> Vec<[f32; 4]> {
+    values
+        .iter()
+        .map(|p| [p.x as f32, p.y as f32, p.z as f32, 0.0])
+        .collect()
+}
+
+fn springs_of(cloth: &Cloth) -> Vec<GpuSpring> {
+    let topology = &*cloth.topology;
+    topology
+        .ends
+        .iter()
+        .zip(&topology.rest)
+        .zip(cloth.k())
+        .map(|((&[a, b], &rest), &k)| GpuSpring {
+            a,
+            b,
+            rest: rest as f32,
+            k: k as f32,
+        })
+        .collect()
+}
+
+impl ClothBuffers {
+    /// Uploads `cloth`'s state and topology.
+    pub fn new(device: &wgpu::Device, cloth: &Cloth) -> Result<Self, GpuSimError> {
+        let topology = &*cloth.topology;
+        let (nodes, springs) = (cloth.node_count(), topology.ends.len());
+        let too_large = || GpuSimError::TooLarge { nodes, springs };
+        let nodes_u32 = u32::try_from(nodes).map_err(|_| too_large())?;
+        let springs_u32 = u32::try_from(springs).map_err(|_| too_large())?;
+        let link_start = topology
+            .link_start
+            .iter()
+            .map(|&s| u32::try_from(s).map_err(|_| too_large()))
+            .collect::<Result<Vec<u32>, _>>()?;
+        let links: Vec<[u32; 2]> = topology.links.iter().map(|l| [l.node, l.spring]).collect();
+        let limit = device.limits().max_storage_buffer_binding_size;
+        if (nodes as u64).max(links.len() as u64) * 16 > limit {
+            return Err(too_large());
+        }
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        let node_usage = storage | wgpu::BufferUsages::COPY_SRC;
+        // A buffer of at least one element: wgpu refuses empty storage bindings.
+        let buffer = |label: &'static str, contents: &[u8], usage| {
+            let one = [0u8; 16];
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: if contents.is_empty() { &one } else { contents },
+                usage,
+            })
+        };
+        validated(device, "the cloth's buffers", || Self {
+            nodes: nodes_u32,
+            springs: springs_u32,
+            x: buffer(
+                "gpu_sim x",
+                bytemuck::cast_slice(&vec4s(&cloth.x)),
+                node_usage,
+            ),
+            v: buffer(
+                "gpu_sim v",
+                bytemuck::cast_slice(&vec4s(&cloth.v)),
+                node_usage,
+            ),
+            spring_list: buffer(
+                "gpu_sim springs",
+                bytemuck::cast_slice(&springs_of(cloth)),
+                storage,
+            ),
+            link_start: buffer(
+                "gpu_sim link_start",
+                bytemuck::cast_slice(&link_start),
+                storage,
+            ),
+            links: buffer("gpu_sim links", bytemuck::cast_slice(&links), storage),
+        })
+    }
+
+    /// Nodes of the cloth.
+    pub fn nodes(&self) -> u32 {
+        self.nodes
+    }
+
+    /// Springs of the cloth.
+    pub fn springs(&self) -> u32 {
+        self.springs
+    }
+
+    /// Writes `cloth`'s positions and velocities (a cloth of the same topology).
+    pub fn write_state(&self, queue: &wgpu::Queue, cloth: &Cloth) {
+        queue.write_buffer(&self.x, 0, bytemuck::cast_slice(&vec4s(&cloth.x)));
+        queue.write_buffer(&self.v, 0, bytemuck::cast_slice(&vec4s(&cloth.v)));
+    }
+
+    /// Writes `cloth`'s spring stiffnesses (after the user changed them).
+    pub fn write_stiffness(&self, queue: &wgpu::Queue, cloth: &Cloth) {
+        queue.write_buffer(
+            &self.spring_list,
+            0,
+            bytemuck::cast_slice(&springs_of(cloth)),
+        );
+    }
+}
+
+/// Copies the first `count` `vec4<f32>` of `buffer` (a `COPY_SRC` buffer) to the CPU and
+/// returns their xyz, waiting for the work submitted before it.
+pub fn read_vec3s(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    count: u32,
+) -> Result<Vec<DVec3>, GpuSimError> {
+    let size = u64::from(count.max(1)) * 16;
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("gpu_sim read-back"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    validated(device, "a read-back copy", || {
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("gpu_sim read-back"),
+        });
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
+        queue.submit([encoder.finish()]);
+    })?;
+    let (sender, receiver) = std::sync::mpsc::channel();
+    staging.map_async(wgpu::MapMode::Read, .., move |result| {
+        // The receiver waits right below.
+        let _ = sender.send(result);
+    });
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| GpuSimError::ReadBack(e.to_string()))?;
+    receiver
+        .recv()
+        .map_err(|e| GpuSimError::ReadBack(e.to_string()))?
+        .map_err(|e| GpuSimError::ReadBack(e.to_string()))?;
+    let values = {
+        let view = staging
+            .get_mapped_range(..)
+            .map_err(|e| GpuSimError::ReadBack(e.to_string()))?;
+        bytemuck::pod_collect_to_vec::<u8, [f32; 4]>(&view)
+            .into_iter()
+            .take(count as usize)
+            .map(|[x, y, z, _]| DVec3::new(f64::from(x), f64::from(y), f64::from(z)))
+            .collect()
+    };
+    staging.unmap();
+    Ok(values)
+}

@@ -1,0 +1,58 @@
+//! The simulation on the GPU (issue 27), f32, in wgpu compute passes.
+//!
+//! Each kernel has its CPU twin in [`crate::sim`] (the f64 path every integrator runs) and a
+//! test that compares them (`tests/gpu_sim.rs`). Built so far: the cloth's buffers on the device
+//! ([`ClothBuffers`]: the node state, the springs and each node's links) and the spring forces
+//! ([`ForcePass`], twin of [`crate::sim::forces::spring_forces`]). The step that uses them, the
+//! device switch and `bench --gpu-sim` are not built yet (README, *The simulation on the GPU*).
+//!
+//! Like [`crate::sim`], this module never imports the renderer: it is handed a device and a
+//! queue, and a renderer may later read its node buffer.
+
+mod buffers;
+mod forces;
+
+pub use buffers::{ClothBuffers, GpuSpring, read_vec3s};
+pub use forces::{ForcePass, SIM_FORCES_WGSL};
+
+/// Everything that can go wrong on the GPU side of the simulation.
+#[derive(Debug, thiserror::Error)]
+pub enum GpuSimError {
+    /// The device rejected a shader, pipeline, buffer or command.
+    #[error("the GPU rejected {context}: {message}")]
+    Validation {
+        context: &'static str,
+        message: String,
+    },
+    /// Reading a buffer back failed (the device was lost, or mapping failed).
+    #[error("reading the GPU simulation's buffer back failed: {0}")]
+    ReadBack(String),
+    /// A cloth too large for the device's buffers.
+    #[error("a cloth of {nodes} nodes and {springs} springs does not fit the GPU's buffers")]
+    TooLarge { nodes: usize, springs: usize },
+}
+
+/// Invocations per workgroup of every kernel of this module (`@workgroup_size(64)`).
+pub const WORKGROUP: u32 = 64;
+
+/// Workgroups for `count` invocations, one each.
+pub fn workgroups(count: u32) -> u32 {
+    count.div_ceil(WORKGROUP)
+}
+
+/// Runs `make` inside a validation error scope: the device's complaint, if any, as an error.
+fn validated<T>(
+    device: &wgpu::Device,
+    context: &'static str,
+    make: impl FnOnce() -> T,
+) -> Result<T, GpuSimError> {
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let made = make();
+    match pollster::block_on(scope.pop()) {
+        Some(error) => Err(GpuSimError::Validation {
+            context,
+            message: error.to_string(),
+        }),
+        None => Ok(made),
+    }
+}
