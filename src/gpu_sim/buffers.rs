@@ -39,6 +39,13 @@ pub struct ClothBuffers {
     pub link_start: wgpu::Buffer,
     /// `vec2<u32>` per link: the neighbour and the spring.
     pub links: wgpu::Buffer,
+    triangles: u32,
+    /// Three `u32` node indices per triangle of the key mesh.
+    pub triangle_list: wgpu::Buffer,
+    /// `u32` per node and one more: where each node's triangles start in `tri_of_node`.
+    pub tri_start: wgpu::Buffer,
+    /// `u32` per entry: the triangles around each node.
+    pub tri_of_node: wgpu::Buffer,
 }
 
 fn vec4s(values: &[DVec3]) -> Vec<[f32; 4]> {
@@ -78,6 +85,18 @@ impl ClothBuffers {
             .map(|&s| u32::try_from(s).map_err(|_| too_large()))
             .collect::<Result<Vec<u32>, _>>()?;
         let links: Vec<[u32; 2]> = topology.links.iter().map(|l| [l.node, l.spring]).collect();
+        let triangles = &topology.mesh.triangles;
+        let triangles_u32 = u32::try_from(triangles.len()).map_err(|_| too_large())?;
+        let triangle_list = triangles
+            .iter()
+            .flatten()
+            .map(|&i| u32::try_from(i).map_err(|_| too_large()))
+            .collect::<Result<Vec<u32>, _>>()?;
+        let tri_start = topology
+            .tri_start
+            .iter()
+            .map(|&s| u32::try_from(s).map_err(|_| too_large()))
+            .collect::<Result<Vec<u32>, _>>()?;
         let limit = device.limits().max_storage_buffer_binding_size;
         if (nodes as u64).max(links.len() as u64) * 16 > limit {
             return Err(too_large());
@@ -117,6 +136,22 @@ impl ClothBuffers {
                 storage,
             ),
             links: buffer("gpu_sim links", bytemuck::cast_slice(&links), storage),
+            triangles: triangles_u32,
+            triangle_list: buffer(
+                "gpu_sim triangles",
+                bytemuck::cast_slice(&triangle_list),
+                storage,
+            ),
+            tri_start: buffer(
+                "gpu_sim tri_start",
+                bytemuck::cast_slice(&tri_start),
+                storage,
+            ),
+            tri_of_node: buffer(
+                "gpu_sim tri_of_node",
+                bytemuck::cast_slice(&topology.tri_of_node),
+                storage,
+            ),
         })
     }
 
@@ -128,6 +163,11 @@ impl ClothBuffers {
     /// Springs of the cloth.
     pub fn springs(&self) -> u32 {
         self.springs
+    }
+
+    /// Triangles of the cloth's key mesh.
+    pub fn triangles(&self) -> u32 {
+        self.triangles
     }
 
     /// Writes `cloth`'s positions and velocities (a cloth of the same topology).
@@ -154,7 +194,35 @@ pub fn read_vec3s(
     buffer: &wgpu::Buffer,
     count: u32,
 ) -> Result<Vec<DVec3>, GpuSimError> {
-    let size = u64::from(count.max(1)) * 16;
+    let values = read_f32s(device, queue, buffer, u64::from(count) * 4)?;
+    Ok(values
+        .chunks_exact(4)
+        .map(|v| DVec3::new(f64::from(v[0]), f64::from(v[1]), f64::from(v[2])))
+        .collect())
+}
+
+/// Copies the first `count` `vec2<f32>` of `buffer` (a `COPY_SRC` buffer) to the CPU.
+pub fn read_pairs(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    count: u32,
+) -> Result<Vec<[f64; 2]>, GpuSimError> {
+    let values = read_f32s(device, queue, buffer, u64::from(count) * 2)?;
+    Ok(values
+        .chunks_exact(2)
+        .map(|v| [f64::from(v[0]), f64::from(v[1])])
+        .collect())
+}
+
+/// The first `floats` `f32` of `buffer`, waiting for the work submitted before the copy.
+fn read_f32s(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    floats: u64,
+) -> Result<Vec<f32>, GpuSimError> {
+    let size = floats.max(4) * 4;
     let staging = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("gpu_sim read-back"),
         size,
@@ -184,11 +252,9 @@ pub fn read_vec3s(
         let view = staging
             .get_mapped_range(..)
             .map_err(|e| GpuSimError::ReadBack(e.to_string()))?;
-        bytemuck::pod_collect_to_vec::<u8, [f32; 4]>(&view)
-            .into_iter()
-            .take(count as usize)
-            .map(|[x, y, z, _]| DVec3::new(f64::from(x), f64::from(y), f64::from(z)))
-            .collect()
+        let mut all = bytemuck::pod_collect_to_vec::<u8, f32>(&view);
+        all.truncate(floats as usize);
+        all
     };
     staging.unmap();
     Ok(values)

@@ -34,7 +34,8 @@ pub struct ForcePass {
     gather: wgpu::ComputePipeline,
 }
 
-fn entry(binding: u32, ty: wgpu::BufferBindingType) -> wgpu::BindGroupLayoutEntry {
+/// A compute-visible buffer binding of any size.
+pub(super) fn entry(binding: u32, ty: wgpu::BufferBindingType) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::COMPUTE,

@@ -3,16 +3,20 @@
 //! Each kernel has its CPU twin in [`crate::sim`] (the f64 path every integrator runs) and a
 //! test that compares them (`tests/gpu_sim.rs`). Built so far: the cloth's buffers on the device
 //! ([`ClothBuffers`]: the node state, the springs and each node's links) and the spring forces
-//! ([`ForcePass`], twin of [`crate::sim::forces::spring_forces`]). The step that uses them, the
+//! ([`ForcePass`], twin of [`crate::sim::forces::spring_forces`]), the key mesh's normals and the
+//! air forces in the seeded wind ([`AirPass`], twin of [`crate::sim::cloth::Cloth::node_normals`]
+//! and [`crate::sim::forces::external_forces`]). The step that uses them, the
 //! device switch and `bench --gpu-sim` are not built yet (README, *The simulation on the GPU*).
 //!
 //! Like [`crate::sim`], this module never imports the renderer: it is handed a device and a
 //! queue, and a renderer may later read its node buffer.
 
+mod air;
 mod buffers;
 mod forces;
 
-pub use buffers::{ClothBuffers, GpuSpring, read_vec3s};
+pub use air::{AirPass, SIM_AIR_WGSL};
+pub use buffers::{ClothBuffers, GpuSpring, read_pairs, read_vec3s};
 pub use forces::{ForcePass, SIM_FORCES_WGSL};
 
 /// Everything that can go wrong on the GPU side of the simulation.

@@ -50,6 +50,11 @@ pub fn with_globals(pass_wgsl: &str) -> String {
 /// Every shader file, for validation.
 pub const ALL: &[ShaderFile] = &[
     ShaderFile {
+        path: "shaders/sim_air.wgsl",
+        source: crate::gpu_sim::SIM_AIR_WGSL,
+        prelude: "",
+    },
+    ShaderFile {
         path: "shaders/sim_forces.wgsl",
         source: crate::gpu_sim::SIM_FORCES_WGSL,
         prelude: "",

@@ -412,6 +412,21 @@ impl WindField {
         }
     }
 
+    /// The field's frame and gust settings, for a twin of [`Self::velocity`] elsewhere (the GPU
+    /// simulation's).
+    pub fn frame(&self) -> WindFrame {
+        WindFrame {
+            base: self.base,
+            speed: self.speed,
+            dir: self.dir,
+            side: self.side,
+            up: self.up,
+            strength: self.strength,
+            period: self.period,
+            seeds: octave_seeds(self.seed),
+        }
+    }
+
     /// Wind velocity at `x` (m) and time `t` (s), m/s.
     pub fn velocity(&self, x: DVec3, t: f64) -> DVec3 {
         self.velocity_with(&mut NoiseMemo::default(), x, t)
@@ -426,14 +441,14 @@ impl WindField {
         }
         let travel = x.dot(self.dir) / self.speed.max(1.0);
         let tau = (t - travel) / self.period + 0.2 * x.dot(self.side);
+        let seeds = octave_seeds(self.seed);
+        let octave = |o: usize| OCTAVE_SCALE[o] * tau + OCTAVE_OFFSET[o];
         // smooth_noise(seed, τ): two octaves.
-        let g1 = (memo.value(0, self.seed, tau)
-            + 0.5 * memo.value(1, self.seed ^ 0xA5A5, 2.3 * tau + 0.37))
-            / 1.5;
+        let g1 = (memo.value(0, seeds[0], tau) + 0.5 * memo.value(1, seeds[1], octave(1))) / 1.5;
         // The cross-wind swirl is four times quicker than the gusts: at flag speeds its
         // wavelength along the wind is about a flag's length, so ripples travel down the cloth.
-        let g2 = memo.value(2, self.seed.wrapping_add(0x9E37), 4.0 * tau + 13.1);
-        let g3 = memo.value(3, self.seed.wrapping_add(0x7F4A), 3.3 * tau + 41.7);
+        let g2 = memo.value(2, seeds[2], octave(2));
+        let g3 = memo.value(3, seeds[3], octave(3));
         let s = self.strength;
         self.speed
             * ((1.0 + s * g1) * self.dir + 0.3 * s * g2 * self.side + 0.15 * s * g3 * self.up)
@@ -463,6 +478,41 @@ impl WindField {
             fill(0, out);
         }
     }
+}
+
+/// The wind's four noise octaves are read at `OCTAVE_SCALE[o] τ + OCTAVE_OFFSET[o]` (octave 0
+/// at `τ` itself), each with its own seed ([`octave_seeds`]): the gusts' two octaves, the
+/// cross-wind swirl and the vertical one.
+pub const OCTAVE_SCALE: [f64; 4] = [1.0, 2.3, 4.0, 3.3];
+/// See [`OCTAVE_SCALE`].
+pub const OCTAVE_OFFSET: [f64; 4] = [0.0, 0.37, 13.1, 41.7];
+
+/// The seeds of the wind's four noise octaves, from the gust seed.
+pub fn octave_seeds(seed: u64) -> [u64; 4] {
+    [
+        seed,
+        seed ^ 0xA5A5,
+        seed.wrapping_add(0x9E37),
+        seed.wrapping_add(0x7F4A),
+    ]
+}
+
+/// A [`WindField`]'s frame and gust settings ([`WindField::frame`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WindFrame {
+    /// The base velocity, m/s.
+    pub base: DVec3,
+    /// `|base|`, m/s.
+    pub speed: f64,
+    /// Unit vectors: downwind, across it (horizontal), and the third (up-ish).
+    pub dir: DVec3,
+    pub side: DVec3,
+    pub up: DVec3,
+    /// Gust strength (0: a steady wind) and period, s.
+    pub strength: f64,
+    pub period: f64,
+    /// The octaves' seeds ([`octave_seeds`]).
+    pub seeds: [u64; 4],
 }
 
 /// The lattice values last used by each of the wind's four noise octaves: `(k, h(k), h(k+1))`.
@@ -495,7 +545,8 @@ impl NoiseMemo {
     }
 }
 
-fn hash_to_unit(seed: u64, k: i64) -> f64 {
+/// The noise lattice's value at integer `k` for `seed`, in `[-1, 1)`.
+pub fn hash_to_unit(seed: u64, k: i64) -> f64 {
     // splitmix64 of (seed, k): a fixed, platform-independent integer hash.
     let mut z = seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
