@@ -6,9 +6,12 @@
 use std::io::Write;
 use std::sync::OnceLock;
 
-use flagsim::gpu_sim::{AirPass, ClothBuffers, ForcePass, read_pairs, read_vec3s};
+use flagsim::gpu_sim::{
+    AirPass, ClothBuffers, ForcePass, GuardPass, GuardReport, read_pairs, read_vec3s,
+};
 use flagsim::render::GpuContext;
 use flagsim::sim::forces::{External, external_forces, spring_forces};
+use flagsim::sim::guard;
 use flagsim::sim::params::{DragModel, LiftModel};
 use flagsim::sim::{Cloth, Params, Scene};
 use glam::DVec3;
@@ -412,4 +415,115 @@ fn the_air_forces_match_the_cpu_in_each_model() {
             }
         }
     }
+}
+
+// ---- the guard ----
+
+fn gpu_guard(ctx: &GpuContext, cloth: &Cloth, params: &Params, kinematic: &[bool]) -> GuardReport {
+    let buffers = ClothBuffers::new(&ctx.device, cloth).expect("buffers");
+    let pass = GuardPass::new(&ctx.device, &buffers, cloth).expect("pipelines");
+    pass.set_params(&ctx.queue, params, kinematic);
+    let mut encoder = ctx
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+    pass.record(&mut encoder);
+    ctx.queue.submit([encoder.finish()]);
+    pass.read_report(&ctx.device, &ctx.queue).expect("report")
+}
+
+/// The index the CPU guard's message names after `what` ("node 12 …", "spring 7 (…").
+fn named(message: &str, what: &str) -> Option<u32> {
+    message
+        .strip_prefix(what)?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// The CPU guard's verdict as the GPU reports it: (first bad node, first stretched spring).
+fn cpu_guard(cloth: &Cloth, params: &Params, kinematic: &[bool]) -> (Option<u32>, Option<u32>) {
+    let (strain_all, _) = cloth.strain_maxima(true);
+    match guard::check(cloth, params, kinematic, true, strain_all) {
+        None => (None, None),
+        Some(message) => (named(&message, "node "), named(&message, "spring ")),
+    }
+}
+
+#[test]
+fn the_guards_strain_maxima_match_the_cpu() {
+    let Some(ctx) = shared_gpu() else { return };
+    let cloth = crumpled(16, 0.0);
+    let params = Params::default();
+    let kinematic = cloth.pinned.clone();
+    let report = gpu_guard(ctx, &cloth, &params, &kinematic);
+    let (all, limited) = cloth.strain_maxima(true);
+    // |x_ab| of about 0.067 m from positions near 1 m rounded to f32: ε · 1 / 0.067 ≈ 2e-6.
+    assert!(
+        (report.strain_all - all).abs() < 1e-5 * all,
+        "{report:?} {all}"
+    );
+    assert!(
+        (report.strain_limited - limited).abs() < 1e-5 * limited,
+        "{report:?} {limited}"
+    );
+    // (On a grid the two maxima are one: a bend spring, two structural ones long, is never
+    // stretched more than the longer of them, and every other spring is limited.)
+    assert!(all > 1.05, "the sheet is crumpled: {all}");
+    assert_eq!(cpu_guard(&cloth, &params, &kinematic), (None, None));
+    assert!(!report.blew_up(), "{report:?}");
+}
+
+#[test]
+fn the_guard_finds_the_first_bad_node_as_the_cpu_does() {
+    let Some(ctx) = shared_gpu() else { return };
+    let mut cloth = crumpled(10, 1.0);
+    let mut params = Params::default();
+    let mut kinematic = cloth.pinned.clone();
+    let limit = flagsim::sim::guard::speed_limit(&params);
+    cloth.x[37].y = f64::NAN;
+    cloth.v[20].z = f64::INFINITY;
+    let expect = |cloth: &Cloth, params: &Params, kinematic: &[bool], node: u32| {
+        let report = gpu_guard(ctx, cloth, params, kinematic);
+        assert_eq!(cpu_guard(cloth, params, kinematic), (Some(node), None));
+        assert_eq!(report.first_bad_node, Some(node), "{report:?}");
+        assert_eq!(report.first_stretched_spring, None, "{report:?}");
+        report
+    };
+    let report = expect(&cloth, &params, &kinematic, 20);
+    // The NaN node's springs are left out of the maxima on both sides.
+    let (all, _) = cloth.strain_maxima(true);
+    assert!(report.strain_all.is_finite() && (report.strain_all - all).abs() < 1e-5 * all);
+    // A free node over the speed limit comes first ...
+    cloth.v[15] = DVec3::new(0.0, 1.01 * limit, 0.0);
+    expect(&cloth, &params, &kinematic, 15);
+    // ... not when it is held, nor just under the limit ...
+    kinematic[15] = true;
+    expect(&cloth, &params, &kinematic, 20);
+    kinematic[15] = false;
+    cloth.v[15] = DVec3::new(0.0, 0.99 * limit, 0.0);
+    expect(&cloth, &params, &kinematic, 20);
+    // ... nor with strain limiting off, when speed is not tested.
+    cloth.v[15] = DVec3::new(0.0, 1.01 * limit, 0.0);
+    params.provot.enabled = false;
+    expect(&cloth, &params, &kinematic, 20);
+}
+
+#[test]
+fn the_guard_finds_the_first_spring_stretched_ten_times_as_the_cpu_does() {
+    let Some(ctx) = shared_gpu() else { return };
+    let mut cloth = sheet(10);
+    let params = Params::default();
+    let kinematic = cloth.pinned.clone();
+    // Node 55 pulled 1.5 m out of a sheet of 0.11 m springs: its structural, shear and bend
+    // springs are all beyond 10 L except the bend ones (0.22 m rest: 6.8 L).
+    cloth.x[55] += DVec3::new(0.0, 0.0, 1.5);
+    let report = gpu_guard(ctx, &cloth, &params, &kinematic);
+    let (_, spring) = cpu_guard(&cloth, &params, &kinematic);
+    assert!(spring.is_some());
+    assert_eq!(report.first_stretched_spring, spring, "{report:?}");
+    assert_eq!(report.first_bad_node, None);
+    let (all, _) = cloth.strain_maxima(true);
+    assert!(all > 10.0 && (report.strain_all - all).abs() < 1e-5 * all);
+    assert!(report.blew_up());
 }

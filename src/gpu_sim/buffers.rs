@@ -215,13 +215,33 @@ pub fn read_pairs(
         .collect())
 }
 
-/// The first `floats` `f32` of `buffer`, waiting for the work submitted before the copy.
+/// The first `words` `u32` of `buffer`, waiting for the work submitted before the copy.
+pub(super) fn read_u32s(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    words: u64,
+) -> Result<Vec<u32>, GpuSimError> {
+    read_words(device, queue, buffer, words)
+}
+
 fn read_f32s(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     buffer: &wgpu::Buffer,
     floats: u64,
 ) -> Result<Vec<f32>, GpuSimError> {
+    read_words(device, queue, buffer, floats)
+}
+
+/// The first `words` 4-byte values of `buffer`, waiting for the work submitted before the copy.
+fn read_words<T: bytemuck::Pod>(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    words: u64,
+) -> Result<Vec<T>, GpuSimError> {
+    let floats = words;
     let size = floats.max(4) * 4;
     let staging = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("gpu_sim read-back"),
@@ -252,7 +272,7 @@ fn read_f32s(
         let view = staging
             .get_mapped_range(..)
             .map_err(|e| GpuSimError::ReadBack(e.to_string()))?;
-        let mut all = bytemuck::pod_collect_to_vec::<u8, f32>(&view);
+        let mut all = bytemuck::pod_collect_to_vec::<u8, T>(&view);
         all.truncate(floats as usize);
         all
     };

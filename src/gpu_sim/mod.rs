@@ -5,7 +5,9 @@
 //! ([`ClothBuffers`]: the node state, the springs and each node's links) and the spring forces
 //! ([`ForcePass`], twin of [`crate::sim::forces::spring_forces`]), the key mesh's normals and the
 //! air forces in the seeded wind ([`AirPass`], twin of [`crate::sim::cloth::Cloth::node_normals`]
-//! and [`crate::sim::forces::external_forces`]). The step that uses them, the
+//! and [`crate::sim::forces::external_forces`]), and the guard's checks as one small report
+//! ([`GuardPass`], twin of [`crate::sim::cloth::Cloth::strain_maxima`] and
+//! [`crate::sim::guard::check`]). The step that uses them, the
 //! device switch and `bench --gpu-sim` are not built yet (README, *The simulation on the GPU*).
 //!
 //! Like [`crate::sim`], this module never imports the renderer: it is handed a device and a
@@ -14,10 +16,12 @@
 mod air;
 mod buffers;
 mod forces;
+mod guard;
 
 pub use air::{AirPass, SIM_AIR_WGSL};
 pub use buffers::{ClothBuffers, GpuSpring, read_pairs, read_vec3s};
 pub use forces::{ForcePass, SIM_FORCES_WGSL};
+pub use guard::{GuardPass, GuardReport, SIM_GUARD_WGSL};
 
 /// Everything that can go wrong on the GPU side of the simulation.
 #[derive(Debug, thiserror::Error)]

@@ -55,6 +55,11 @@ pub const ALL: &[ShaderFile] = &[
         prelude: "",
     },
     ShaderFile {
+        path: "shaders/sim_guard.wgsl",
+        source: crate::gpu_sim::SIM_GUARD_WGSL,
+        prelude: "",
+    },
+    ShaderFile {
         path: "shaders/sim_forces.wgsl",
         source: crate::gpu_sim::SIM_FORCES_WGSL,
         prelude: "",
