@@ -469,13 +469,13 @@ mod tests {
     fn the_diagonal_block_is_the_mass_plus_every_springs_matrix() {
         let cloth = crumpled();
         let (blocks, mass, _) = system_parts(&cloth, 0.02, 0.7);
-        for i in 0..cloth.node_count() {
+        for (i, &m) in mass.iter().enumerate() {
             // Written out: m I + Σ S_s, each S_s as its full matrix.
-            let mut expect = DMat3::from_diagonal(DVec3::splat(mass[i]));
+            let mut expect = DMat3::from_diagonal(DVec3::splat(m));
             for l in cloth.topology.links(i) {
                 expect += blocks[l.spring as usize].matrix();
             }
-            let got = diagonal_block(mass[i], cloth.topology.links(i), &blocks);
+            let got = diagonal_block(m, cloth.topology.links(i), &blocks);
             let error = (got - expect)
                 .to_cols_array()
                 .iter()
