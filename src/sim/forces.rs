@@ -546,7 +546,7 @@ impl NoiseMemo {
 }
 
 /// The noise lattice's value at integer `k` for `seed`, in `[-1, 1)`.
-pub fn hash_to_unit(seed: u64, k: i64) -> f64 {
+fn hash_to_unit(seed: u64, k: i64) -> f64 {
     // splitmix64 of (seed, k): a fixed, platform-independent integer hash.
     let mut z = seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
