@@ -37,6 +37,23 @@ fn entries(dir: &Path) -> Vec<String> {
     names.into_iter().collect()
 }
 
+/// Held by every test that starts ffmpeg inside this test process (the `-version` probes and the
+/// abandoned encode), so that counting this process's ffmpeg children sees only one test's.
+static IN_PROCESS_FFMPEG: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Whether `ffmpeg -version` (and each other program named) runs, started under the lock.
+fn runs(programs: &[&str]) -> bool {
+    let _only_us = IN_PROCESS_FFMPEG
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    programs.iter().all(|p| {
+        Command::new(p)
+            .arg("-version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
 fn under_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")
 }
@@ -192,13 +209,13 @@ fn ffmpeg_children() -> usize {
 fn an_abandoned_video_leaves_the_file_that_was_there_and_nothing_beside_it() {
     let dir = folder("abandoned");
     let mut names = vec!["clip.gif"];
-    if Command::new("ffmpeg")
-        .arg("-version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
+    if runs(&["ffmpeg"]) {
         names.push("clip.mp4");
     }
+    // Another test's `ffmpeg -version` would be counted as ours (CI once saw it).
+    let _only_us = IN_PROCESS_FFMPEG
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     for name in names {
         let path = dir.join(name);
         std::fs::write(&path, b"the previous clip").unwrap();
@@ -303,13 +320,7 @@ fn render_video_writes_a_looping_gif_of_the_clip_length_at_the_fps() {
 
 #[test]
 fn render_video_writes_an_h264_mp4_through_ffmpeg() {
-    let has_ffmpeg = ["ffmpeg", "ffprobe"].iter().all(|p| {
-        Command::new(p)
-            .arg("-version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    });
-    if !has_ffmpeg {
+    if !runs(&["ffmpeg", "ffprobe"]) {
         assert!(!under_ci(), "CI=true but ffmpeg/ffprobe are not installed");
         let _ = writeln!(std::io::stderr(), "SKIPPED: no ffmpeg on PATH");
         return;
