@@ -73,8 +73,11 @@ impl SpringBlock {
                 along_damped: 0.0,
             };
         }
-        let dir = x_ab / len;
-        let stretch = 1.0 - rest / len;
+        // One division, not three: a spring's blocks are built every step, and the divisions
+        // were a third of that pass.
+        let inv_len = 1.0 / len;
+        let dir = x_ab * inv_len;
+        let stretch = 1.0 - rest * inv_len;
         let iso = if stretch > 0.0 { h2k * stretch } else { 0.0 };
         let along = h2k - iso;
         Self {
