@@ -7,11 +7,13 @@ use std::io::Write;
 use std::sync::OnceLock;
 
 use flagsim::gpu_sim::{
-    AirPass, ClothBuffers, ForcePass, GuardPass, GuardReport, read_pairs, read_vec3s,
+    AirPass, ClothBuffers, ForcePass, GuardPass, GuardReport, RhsPass, read_pairs, read_vec3s,
 };
 use flagsim::render::GpuContext;
 use flagsim::sim::forces::{External, external_forces, spring_forces};
 use flagsim::sim::guard;
+use flagsim::sim::integrators::kang_mg::{near_held, right_hand_side};
+use flagsim::sim::jacobian::RhsInput;
 use flagsim::sim::params::{DragModel, LiftModel};
 use flagsim::sim::{Cloth, Params, Scene};
 use glam::DVec3;
@@ -526,4 +528,133 @@ fn the_guard_finds_the_first_spring_stretched_ten_times_as_the_cpu_does() {
     let (all, _) = cloth.strain_maxima(true);
     assert!(all > 10.0 && (report.strain_all - all).abs() < 1e-5 * all);
     assert!(report.blew_up());
+}
+
+/// `kang-mg`'s right-hand side from the GPU's own node forces and air, read back, so that this
+/// kernel alone is compared (those passes have tests of their own): the top corners and the
+/// left column held, each with its own known `Δv`, in wind and without air; and a sheet at
+/// rest, where `b` is gravity's `h m g` alone (so the masses are checked). Each term is a few
+/// f32 operations on inputs rounded to f32, so the bound is `8 ε` times the sum of the terms'
+/// sizes: `h (|F| + m |g| + |F_air| + c_drag |v_rel|) + h² Σ_{j held} k |Δv_j|`.
+#[test]
+fn kang_mgs_right_hand_side_matches_the_cpu() {
+    let Some(ctx) = shared_gpu() else {
+        return;
+    };
+    let h = 1.0 / 60.0;
+    for (seed, has_air) in [(0.3, true), (1.7, false), (-1.0, false)] {
+        // A negative seed: the flat sheet at rest (no spring force, no held node moving).
+        let at_rest = seed < 0.0;
+        let cloth = if at_rest { sheet(12) } else { flag(seed) };
+        let n = cloth.node_count();
+        let held: Vec<bool> = (0..n).map(|i| cloth.pinned[i] || i % 12 == 0).collect();
+        let known_dv: Vec<DVec3> = (0..n)
+            .map(|i| {
+                let t = i as f64;
+                if held[i] && !at_rest {
+                    DVec3::new(0.3 * t.sin(), -0.2 + 0.01 * t, 0.1 * t.cos())
+                } else {
+                    DVec3::ZERO
+                }
+            })
+            .collect();
+        let mut params = windy(LiftModel::Smooth, DragModel::SemiImplicit);
+        if !has_air {
+            (params.wind.drag, params.wind.lift, params.wind.linear) = (0.0, 0.0, 0.0);
+        }
+        let gravity = DVec3::from_array(params.gravity);
+        let buffers = ClothBuffers::new(&ctx.device, &cloth).expect("buffers");
+        let forces = ForcePass::new(&ctx.device, &buffers).expect("force kernels");
+        let air = AirPass::new(&ctx.device, &buffers).expect("air kernels");
+        let rhs = RhsPass::new(&ctx.device, &buffers, &forces, &air).expect("rhs kernels");
+        forces.set_params(&ctx.queue, 0.0, Some(h));
+        air.set_params(
+            &ctx.queue,
+            &params,
+            2.5,
+            DVec3::from_array(params.wind.velocity),
+        );
+        rhs.set_params(&ctx.queue, h, gravity, has_air);
+        rhs.set_nodes(&ctx.queue, &cloth.m, &held, &known_dv);
+        let mut encoder = ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        forces.record(&mut encoder);
+        air.record(&mut encoder);
+        rhs.record(&mut encoder);
+        ctx.queue.submit([encoder.finish()]);
+        let read = |b| read_vec3s(&ctx.device, &ctx.queue, b, buffers.nodes()).expect("read");
+        let (force, got) = (read(forces.force()), read(rhs.rhs()));
+        let coefficients =
+            read_pairs(&ctx.device, &ctx.queue, air.coefficients(), buffers.nodes()).expect("read");
+        let ext = External {
+            gravity,
+            air: read(air.air()),
+            air_c: coefficients.iter().map(|c| c[0]).collect(),
+            drag_c: coefficients.iter().map(|c| c[1]).collect(),
+            v_rel: read(air.v_rel()),
+            has_air,
+        };
+        let input = RhsInput {
+            cloth: &cloth,
+            kinematic: &held,
+            known_dv: &known_dv,
+            h,
+            force: &force,
+            ext: &ext,
+            parallel: false,
+        };
+        let mut want = Vec::new();
+        right_hand_side(&input, &near_held(&cloth, &held), &mut want);
+        let held_part = |i: usize| -> f64 {
+            cloth
+                .topology
+                .links(i)
+                .iter()
+                .filter(|l| held[l.node as usize])
+                .map(|l| h * h * cloth.k()[l.spring as usize] * known_dv[l.node as usize].length())
+                .sum()
+        };
+        let bound: Vec<f64> = (0..n)
+            .map(|i| {
+                let mut size = h * (force[i].length() + cloth.m[i] * gravity.length());
+                if has_air {
+                    size += h * (ext.air[i].length() + ext.drag_c[i] * ext.v_rel[i].length());
+                }
+                8.0 * EPS32 * (size + held_part(i)) + f64::MIN_POSITIVE
+            })
+            .collect();
+        let label = match (at_rest, has_air) {
+            (true, _) => "at rest",
+            (false, true) => "in wind",
+            (false, false) => "without air",
+        };
+        assert_close(label, &got, &want, &bound);
+        if at_rest {
+            // The springs at rest length pull next to nothing (f32's rounding of their
+            // lengths): the bound is a few round-offs of h m g, so a mass off by 1e-4 fails.
+            for i in (0..n).filter(|&i| !held[i]) {
+                assert!(
+                    force[i].length() < 0.1 * cloth.m[i] * gravity.length(),
+                    "node {i}: {} N",
+                    force[i].length()
+                );
+            }
+            continue;
+        }
+        // Held nodes get nothing; the held neighbours' terms matter where they enter.
+        assert!((0..n).filter(|&i| held[i]).all(|i| got[i] == DVec3::ZERO));
+        let weighty = (0..n)
+            .filter(|&i| !held[i] && held_part(i) > 1000.0 * bound[i])
+            .count();
+        assert!(
+            weighty >= 10,
+            "{label}: {weighty} nodes with a weighty held term"
+        );
+        if has_air {
+            assert!(
+                ext.drag_c.iter().any(|&c| c > 0.0) && ext.air.iter().any(|a| a.length() > 0.0)
+            );
+        }
+    }
 }

@@ -7,7 +7,8 @@
 //! air forces in the seeded wind ([`AirPass`], twin of [`crate::sim::cloth::Cloth::node_normals`]
 //! and [`crate::sim::forces::external_forces`]), and the guard's checks as one small report
 //! ([`GuardPass`], twin of [`crate::sim::cloth::Cloth::strain_maxima`] and
-//! [`crate::sim::guard::check`]). The step that uses them, the
+//! [`crate::sim::guard::check`]), and `kang-mg`'s right-hand side ([`RhsPass`], twin of
+//! [`crate::sim::integrators::kang_mg::right_hand_side`]). The step that uses them, the
 //! device switch and `bench --gpu-sim` are not built yet (README, *The simulation on the GPU*).
 //!
 //! Like [`crate::sim`], this module never imports the renderer: it is handed a device and a
@@ -17,11 +18,13 @@ mod air;
 mod buffers;
 mod forces;
 mod guard;
+mod rhs;
 
 pub use air::{AirPass, SIM_AIR_WGSL};
 pub use buffers::{ClothBuffers, GpuSpring, read_pairs, read_vec3s};
 pub use forces::{ForcePass, SIM_FORCES_WGSL};
 pub use guard::{GuardPass, GuardReport, SIM_GUARD_WGSL};
+pub use rhs::{RhsPass, SIM_RHS_WGSL};
 
 /// Everything that can go wrong on the GPU side of the simulation.
 #[derive(Debug, thiserror::Error)]

@@ -65,6 +65,11 @@ pub const ALL: &[ShaderFile] = &[
         prelude: "",
     },
     ShaderFile {
+        path: "shaders/sim_rhs.wgsl",
+        source: crate::gpu_sim::SIM_RHS_WGSL,
+        prelude: "",
+    },
+    ShaderFile {
         path: "shaders/upsample.wgsl",
         source: UPSAMPLE_WGSL,
         prelude: "",

@@ -24,10 +24,57 @@ use glam::DVec3;
 use super::SolverReport;
 use super::implicit_cg::CgReport;
 use super::{Integrator, Next, Step, StepInput, advance_symplectic};
+use crate::sim::cloth::Cloth;
 use crate::sim::error::SimError;
+use crate::sim::jacobian::RhsInput;
 use crate::sim::multigrid::Multigrid;
 use crate::sim::par::for_each_node;
 use crate::sim::params::IntegratorKind;
+
+/// The free nodes with a held neighbour: their right-hand side takes the neighbours' known `Δv`.
+pub fn near_held(cloth: &Cloth, kinematic: &[bool]) -> Vec<usize> {
+    (0..cloth.node_count())
+        .filter(|&i| !kinematic[i] && cloth.links(i).iter().any(|l| kinematic[l.node as usize]))
+        .collect()
+}
+
+/// `kang-mg`'s right-hand side into `rhs` (the module's equation): on each free node
+/// `h (F̃ + m g + F_air − C v_rel)`, then on each node of `near_held` ([`near_held`])
+/// `h² k_ij Δv_j` over its held neighbours in link order; zero on held nodes. `input.force` is
+/// the spring forces with eq. 4's viscosity. The GPU's twin is `shaders/sim_rhs.wgsl`.
+pub fn right_hand_side(input: &RhsInput, near_held: &[usize], rhs: &mut Vec<DVec3>) {
+    let RhsInput {
+        cloth,
+        kinematic,
+        known_dv,
+        h,
+        force,
+        ext,
+        parallel,
+    } = *input;
+    rhs.resize(cloth.node_count(), DVec3::ZERO);
+    let (topology, stiffness) = (&*cloth.topology, cloth.stiffness());
+    for_each_node(parallel, rhs, |i, b| {
+        *b = if kinematic[i] {
+            DVec3::ZERO
+        } else {
+            h * (force[i] + ext.as_force(i, cloth.m[i]))
+        };
+    });
+    let h2 = h * h;
+    for &i in near_held {
+        let range = topology.link_start[i]..topology.link_start[i + 1];
+        for (l, &k) in topology.links[range.clone()]
+            .iter()
+            .zip(&stiffness.link_k()[range])
+        {
+            let j = l.node as usize;
+            if kinematic[j] {
+                rhs[i] += h2 * k * known_dv[j];
+            }
+        }
+    }
+}
 
 /// `kang-mg`'s solver and its warm start.
 #[derive(Debug, Clone, Default)]
@@ -61,11 +108,7 @@ impl Integrator for KangMg {
         let (ext, force, params) = (step.ext, step.force, step.params);
         let n = cloth.node_count();
         if self.mg.prepare(cloth, kinematic, h) {
-            self.near_held = (0..n)
-                .filter(|&i| {
-                    !kinematic[i] && cloth.links(i).iter().any(|l| kinematic[l.node as usize])
-                })
-                .collect();
+            self.near_held = near_held(cloth, kinematic);
             self.free_mass_norm = (0..n)
                 .filter(|&i| !kinematic[i])
                 .map(|i| cloth.m[i] * cloth.m[i])
@@ -87,28 +130,16 @@ impl Integrator for KangMg {
             },
             parallel,
         );
-        self.rhs.resize(n, DVec3::ZERO);
-        let (topology, stiffness) = (&*cloth.topology, cloth.stiffness());
-        for_each_node(parallel, &mut self.rhs, |i, b| {
-            *b = if kinematic[i] {
-                DVec3::ZERO
-            } else {
-                h * (force[i] + ext.as_force(i, cloth.m[i]))
-            };
-        });
-        let h2 = h * h;
-        for &i in &self.near_held {
-            let range = topology.link_start[i]..topology.link_start[i + 1];
-            for (l, &k) in topology.links[range.clone()]
-                .iter()
-                .zip(&stiffness.link_k()[range])
-            {
-                let j = l.node as usize;
-                if kinematic[j] {
-                    self.rhs[i] += h2 * k * known_dv[j];
-                }
-            }
-        }
+        let input = RhsInput {
+            cloth,
+            kinematic,
+            known_dv,
+            h,
+            force,
+            ext,
+            parallel,
+        };
+        right_hand_side(&input, &self.near_held, &mut self.rhs);
         // The residual is measured against the forces acting: at rest `b` itself tends to zero
         // (springs balance gravity), so a tolerance relative to `|b|` would ask for ever more.
         let rhs_norm = self
