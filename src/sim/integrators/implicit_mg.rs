@@ -332,8 +332,9 @@ impl ImplicitMg {
     /// first thing the solve needs), in one pass over the springs: each spring's block is
     /// built and, while it is at hand, added to both ends' diagonal blocks and applied to the
     /// velocities (the right-hand side) and to the warm start. On the 10 × 10 default flag the
-    /// separate passes (blocks, diagonal, right-hand side, product) were a third of the step,
-    /// mostly loads and loop overhead. A node's links are in spring order, so every node
+    /// separate passes (blocks, diagonal, right-hand side, product) were a third of the step;
+    /// one pass saves 6 % of its instructions (536 608 → 503 703 a step: the arithmetic stays,
+    /// the reloads and loops go). A node's links are in spring order, so every node
     /// receives its terms in the order of the node-by-node passes: the same bits (the parallel
     /// path keeps those passes, and gives this path's step bit for bit).
     fn assemble_by_springs(&mut self, step: &Step) {
