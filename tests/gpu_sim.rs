@@ -7,12 +7,14 @@ use std::io::Write;
 use std::sync::OnceLock;
 
 use flagsim::gpu_sim::{
-    AirPass, ClothBuffers, ForcePass, GuardPass, GuardReport, RhsPass, read_pairs, read_vec3s,
+    AirPass, ClothBuffers, ForcePass, GuardPass, GuardReport, RhsPass, StepEndPass, read_pairs,
+    read_vec3s,
 };
 use flagsim::render::GpuContext;
 use flagsim::sim::forces::{External, external_forces, spring_forces};
 use flagsim::sim::guard;
 use flagsim::sim::integrators::kang_mg::{near_held, right_hand_side};
+use flagsim::sim::integrators::symplectic_next;
 use flagsim::sim::jacobian::RhsInput;
 use flagsim::sim::params::{DragModel, LiftModel};
 use flagsim::sim::{Cloth, Params, Scene};
@@ -654,6 +656,74 @@ fn kang_mgs_right_hand_side_matches_the_cpu() {
         if has_air {
             assert!(
                 ext.drag_c.iter().any(|&c| c > 0.0) && ext.air.iter().any(|a| a.length() > 0.0)
+            );
+        }
+    }
+}
+
+/// The step's end, in place on the GPU's `x` and `v`, against `symplectic_next` node by node:
+/// a crumpled, moving 12² flag (1.6 m up, so positions round at f32's `ε |x|`) with the top
+/// corners and a column held on targets of their own, three `h`s. Free: `v' = v + Δv` (off by
+/// a few `ε (|v| + |Δv|)`), `x' = x + h v'` (a few `ε (|x| + h |v'|)`); held: at the target
+/// (`ε |target|`), with the velocity `(target − x) / h` (a few `ε |x| / h`: the difference of
+/// two rounded positions).
+#[test]
+fn the_steps_end_matches_the_cpu_for_free_and_held_nodes() {
+    let Some(ctx) = shared_gpu() else {
+        return;
+    };
+    for (seed, h) in [(0.4, 1.0 / 60.0), (2.2, 0.004), (5.1, 0.05)] {
+        let cloth = flag(seed);
+        let n = cloth.node_count();
+        let held: Vec<bool> = (0..n).map(|i| cloth.pinned[i] || i % 12 == 0).collect();
+        let dv: Vec<DVec3> = (0..n)
+            .map(|i| {
+                let t = i as f64 + seed;
+                DVec3::new(
+                    0.2 * (1.3 * t).sin(),
+                    -0.05 * t.cos(),
+                    0.3 * (0.7 * t).cos(),
+                )
+            })
+            .collect();
+        // Where a held node must be: a little along a direction of its own.
+        let target: Vec<DVec3> = (0..n)
+            .map(|i| cloth.x[i] + 0.01 * DVec3::new((i as f64).cos(), 0.5, (i as f64).sin()))
+            .collect();
+        let buffers = ClothBuffers::new(&ctx.device, &cloth).expect("buffers");
+        let pass = StepEndPass::new(&ctx.device, &buffers).expect("step end kernel");
+        pass.set_params(&ctx.queue, h);
+        pass.set_targets(&ctx.queue, &held, &target);
+        pass.write_dv(&ctx.queue, &dv);
+        let mut encoder = ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        pass.record(&mut encoder);
+        ctx.queue.submit([encoder.finish()]);
+        let read = |b| read_vec3s(&ctx.device, &ctx.queue, b, buffers.nodes()).expect("read");
+        let (x, v) = (read(&buffers.x), read(&buffers.v));
+        let (mut x_bound, mut v_bound, mut want_x, mut want_v) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for i in 0..n {
+            let (wx, wv) = symplectic_next(cloth.x[i], cloth.v[i], dv[i], held[i], target[i], h);
+            want_x.push(wx);
+            want_v.push(wv);
+            if held[i] {
+                x_bound.push(2.0 * EPS32 * target[i].length());
+                v_bound.push(4.0 * EPS32 * (cloth.x[i].length() + target[i].length()) / h);
+            } else {
+                let vb = 4.0 * EPS32 * (cloth.v[i].length() + dv[i].length());
+                v_bound.push(vb);
+                x_bound.push(4.0 * EPS32 * (cloth.x[i].length() + h * wv.length()) + h * vb);
+            }
+        }
+        assert_close(&format!("x at h = {h}"), &x, &want_x, &x_bound);
+        assert_close(&format!("v at h = {h}"), &v, &want_v, &v_bound);
+        // Both kinds of node moved, and by more than their bounds.
+        for i in [0, 1, 13, 25] {
+            assert!(
+                (want_x[i] - cloth.x[i]).length() > 1e3 * x_bound[i],
+                "node {i}"
             );
         }
     }

@@ -8,7 +8,9 @@
 //! and [`crate::sim::forces::external_forces`]), and the guard's checks as one small report
 //! ([`GuardPass`], twin of [`crate::sim::cloth::Cloth::strain_maxima`] and
 //! [`crate::sim::guard::check`]), and `kang-mg`'s right-hand side ([`RhsPass`], twin of
-//! [`crate::sim::integrators::kang_mg::right_hand_side`]). The step that uses them, the
+//! [`crate::sim::integrators::kang_mg::right_hand_side`]), and the step's end
+//! ([`StepEndPass`], twin of [`crate::sim::integrators::symplectic_next`]). The step that uses
+//! them, the
 //! device switch and `bench --gpu-sim` are not built yet (README, *The simulation on the GPU*).
 //!
 //! Like [`crate::sim`], this module never imports the renderer: it is handed a device and a
@@ -19,12 +21,14 @@ mod buffers;
 mod forces;
 mod guard;
 mod rhs;
+mod step_end;
 
 pub use air::{AirPass, SIM_AIR_WGSL};
 pub use buffers::{ClothBuffers, GpuSpring, read_pairs, read_vec3s};
 pub use forces::{ForcePass, SIM_FORCES_WGSL};
 pub use guard::{GuardPass, GuardReport, SIM_GUARD_WGSL};
 pub use rhs::{RhsPass, SIM_RHS_WGSL};
+pub use step_end::{SIM_STEP_END_WGSL, StepEndPass};
 
 /// Everything that can go wrong on the GPU side of the simulation.
 #[derive(Debug, thiserror::Error)]

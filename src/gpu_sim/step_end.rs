@@ -1,0 +1,161 @@
+//! The end of a step on the GPU (`shaders/sim_step_end.wgsl`): twin of
+//! [`crate::sim::integrators::symplectic_next`] on every node, in place on the cloth's `x` and
+//! `v`: free nodes `v' = v + Δv`, `x' = x + h v'`; held nodes to their targets.
+
+use std::borrow::Cow;
+
+use glam::DVec3;
+
+use super::{ClothBuffers, GpuSimError, validated, workgroups};
+
+/// The kernel's WGSL.
+pub const SIM_STEP_END_WGSL: &str = include_str!("../../shaders/sim_step_end.wgsl");
+
+/// WGSL `struct StepEndParams`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+struct StepEndParams {
+    nodes: u32,
+    h: f32,
+    pad: [f32; 2],
+}
+
+/// The step's end for one cloth: its kernel, the `Δv` it adds (written by a solver, or from
+/// the CPU with [`Self::write_dv`]) and the held nodes' targets.
+#[derive(Debug)]
+pub struct StepEndPass {
+    nodes: u32,
+    params: wgpu::Buffer,
+    dv: wgpu::Buffer,
+    target: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+    pipeline: wgpu::ComputePipeline,
+}
+
+fn vec4s(values: impl Iterator<Item = (DVec3, f32)>) -> Vec<[f32; 4]> {
+    values
+        .map(|(p, w)| [p.x as f32, p.y as f32, p.z as f32, w])
+        .collect()
+}
+
+impl StepEndPass {
+    /// Compiles the kernel over `cloth`'s node state.
+    pub fn new(device: &wgpu::Device, cloth: &ClothBuffers) -> Result<Self, GpuSimError> {
+        use wgpu::BufferBindingType::{Storage, Uniform};
+        validated(device, "the step's end kernel", || {
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("sim_step_end.wgsl"),
+                source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(SIM_STEP_END_WGSL)),
+            });
+            let read = Storage { read_only: true };
+            let write = Storage { read_only: false };
+            let entry = super::forces::entry;
+            let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("gpu_sim step end"),
+                entries: &[
+                    entry(0, Uniform),
+                    entry(1, write),
+                    entry(2, write),
+                    entry(3, read),
+                    entry(4, read),
+                ],
+            });
+            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("gpu_sim step end"),
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+            let buffer = |label: &'static str, size: u64, usage| {
+                device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(label),
+                    size,
+                    usage,
+                    mapped_at_creation: false,
+                })
+            };
+            let per_node = u64::from(cloth.nodes().max(1)) * 16;
+            let params = buffer(
+                "gpu_sim step end params",
+                std::mem::size_of::<StepEndParams>() as u64,
+                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            );
+            let input = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+            let dv = buffer("gpu_sim dv", per_node, input);
+            let target = buffer("gpu_sim targets", per_node, input);
+            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("gpu_sim step end"),
+                layout: &layout,
+                entries: &[
+                    (0, &params),
+                    (1, &cloth.x),
+                    (2, &cloth.v),
+                    (3, &dv),
+                    (4, &target),
+                ]
+                .map(|(binding, buffer)| wgpu::BindGroupEntry {
+                    binding,
+                    resource: buffer.as_entire_binding(),
+                }),
+            });
+            Self {
+                nodes: cloth.nodes(),
+                params,
+                dv,
+                target,
+                bind_group,
+                pipeline: device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some("step_end"),
+                    layout: Some(&pipeline_layout),
+                    module: &module,
+                    entry_point: Some("step_end"),
+                    compilation_options: wgpu::PipelineCompilationOptions::default(),
+                    cache: None,
+                }),
+            }
+        })
+    }
+
+    /// Sets the step `h`, s.
+    pub fn set_params(&self, queue: &wgpu::Queue, h: f64) {
+        let params = StepEndParams {
+            nodes: self.nodes,
+            h: h as f32,
+            pad: [0.0; 2],
+        };
+        queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+    }
+
+    /// Sets which nodes are held and where each must be at the end of the step, m (entries of
+    /// free nodes are not read). Both slices have one entry a node.
+    pub fn set_targets(&self, queue: &wgpu::Queue, held: &[bool], target: &[DVec3]) {
+        let rows = vec4s(
+            target
+                .iter()
+                .zip(held)
+                .map(|(&t, &held)| (t, f32::from(u8::from(held)))),
+        );
+        queue.write_buffer(&self.target, 0, bytemuck::cast_slice(&rows));
+    }
+
+    /// Writes the step's `Δv` from the CPU, m/s (one a node).
+    pub fn write_dv(&self, queue: &wgpu::Queue, dv: &[DVec3]) {
+        let rows = vec4s(dv.iter().map(|&d| (d, 0.0)));
+        queue.write_buffer(&self.dv, 0, bytemuck::cast_slice(&rows));
+    }
+
+    /// The `Δv` the kernel adds (`vec4<f32>` a node), for a solver on the GPU to write.
+    pub fn dv(&self) -> &wgpu::Buffer {
+        &self.dv
+    }
+
+    /// Records the kernel; the cloth's `x` and `v` then hold the state at the step's end.
+    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("gpu_sim step end"),
+            timestamp_writes: None,
+        });
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.set_pipeline(&self.pipeline);
+        pass.dispatch_workgroups(workgroups(self.nodes), 1, 1);
+    }
+}
