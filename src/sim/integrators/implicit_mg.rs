@@ -404,12 +404,12 @@ impl ImplicitMg {
                 (false, true) => {
                     b[ia] += t;
                     b[ia] += blk.times(known_dv[ib]);
-                    q[ia] += blk.times(y[ia] - DVec3::ZERO);
+                    q[ia] += blk.times(y[ia]);
                 }
                 (true, false) => {
                     b[ib] -= t;
                     b[ib] += blk.times(known_dv[ia]);
-                    q[ib] += blk.times(y[ib] - DVec3::ZERO);
+                    q[ib] += blk.times(y[ib]);
                 }
                 (true, true) => {}
             }
