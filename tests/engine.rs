@@ -3,7 +3,7 @@
 
 use flagsim::sim::agreement::agreement;
 use flagsim::sim::constraints::strain_limit;
-use flagsim::sim::forces::{External, WindField, air_force, external_forces};
+use flagsim::sim::forces::{External, WindField, air_force, external_forces, floor};
 use flagsim::sim::integrators::SolverReport;
 use flagsim::sim::params::{DragModel, LiftModel, Provot, Wind};
 use flagsim::sim::scene::{PRESETS, Scene};
@@ -1649,4 +1649,39 @@ fn a_step_the_guard_discards_leaves_every_integrators_own_state_as_it_was() {
         }
     }
     assert!(differs.is_empty(), "{differs:#?}");
+}
+
+#[test]
+fn the_winds_floor_is_f64_floor() {
+    // Fractions either side of zero and of integers, integers themselves, the edge of exact
+    // truncation (2⁵²), beyond it, and the non-finite values.
+    let mut values = vec![
+        0.0,
+        0.25,
+        -0.25,
+        0.999_999_999_999_999_9,
+        -0.999_999_999_999_999_9,
+        1.0,
+        -1.0,
+        2.5,
+        -2.5,
+        -3.0,
+        1e-300,
+        -1e-300,
+        4_503_599_627_370_495.5,
+        -4_503_599_627_370_495.5,
+        4_503_599_627_370_496.0,
+        -4_503_599_627_370_497.0,
+        1e19,
+        -1e19,
+        1e300,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    ];
+    // And a sweep through the wind's own range of τ.
+    values.extend((-4000..4000).map(|i| i as f64 * 0.37 + 0.011));
+    for t in values {
+        assert_eq!(floor(t), t.floor(), "{t}");
+    }
+    assert!(floor(f64::NAN).is_nan());
 }

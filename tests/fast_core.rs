@@ -408,7 +408,7 @@ fn the_one_thread_force_scatter_equals_the_parallel_gather_bit_for_bit() {
         for skip in [&[][..], &skip[..]] {
             let mut forces = [vec![DVec3::NAN; n], vec![DVec3::NAN; n]];
             for (parallel, out) in [false, true].into_iter().zip(&mut forces) {
-                let mut scratch = Vec::new();
+                let mut scratch = flagsim::sim::forces::ForceWork::default();
                 flagsim::sim::forces::spring_forces(
                     &cloth,
                     0.8,

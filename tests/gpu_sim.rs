@@ -11,7 +11,7 @@ use flagsim::gpu_sim::{
     read_vec3s,
 };
 use flagsim::render::GpuContext;
-use flagsim::sim::forces::{External, external_forces, spring_forces};
+use flagsim::sim::forces::{External, ForceWork, external_forces, spring_forces};
 use flagsim::sim::guard;
 use flagsim::sim::integrators::kang_mg::{near_held, right_hand_side};
 use flagsim::sim::integrators::symplectic_next;
@@ -70,7 +70,6 @@ fn crumpled(n: usize, seed: f64) -> Cloth {
 /// rounding to f32 (which moves `x_ab` by up to `ε |x|`).
 fn cpu_forces(cloth: &Cloth, damping: f64, viscosity: Option<f64>) -> (Vec<DVec3>, Vec<f64>) {
     let n = cloth.node_count();
-    let mut spring_f = Vec::new();
     let mut out = vec![DVec3::ZERO; n];
     spring_forces(
         cloth,
@@ -78,7 +77,7 @@ fn cpu_forces(cloth: &Cloth, damping: f64, viscosity: Option<f64>) -> (Vec<DVec3
         viscosity,
         true,
         &[],
-        &mut spring_f,
+        &mut ForceWork::default(),
         &mut out,
     );
     let topology = &*cloth.topology;

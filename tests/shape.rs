@@ -288,6 +288,44 @@ fn v_cycles_solve_kangs_system_and_shrink_the_residual_whatever_the_size() {
 }
 
 #[test]
+fn a_cloth_of_at_most_64_nodes_is_solved_directly_to_rounding() {
+    // 8 × 7 = 56 nodes: a single level, factored once (Cholesky) and solved by substitution.
+    // Every free node's row of kang's system must balance to rounding in one solve, whatever
+    // the right-hand side; held nodes are not unknowns and stay zero.
+    for pins in ["hoist", "top-corners"] {
+        let sim = grid_sim(8, 7, pins, 2000.0, 1.0 / 60.0);
+        let h = sim.params().h();
+        let held = sim.cloth.pinned.clone();
+        let mut mg = Multigrid::default();
+        mg.prepare(&sim.cloth, &held, h);
+        assert_eq!(mg.depth(), 1);
+        let b: Vec<DVec3> = (0..56)
+            .map(|i| {
+                if held[i] {
+                    DVec3::ZERO
+                } else {
+                    let t = i as f64;
+                    DVec3::new(t.sin(), (0.7 * t).cos(), 1.0 - 0.03 * t)
+                }
+            })
+            .collect();
+        let mut x = vec![DVec3::ZERO; 56];
+        let report = mg.solve(&b, &mut x, norm(&b), 0.0, 1, false);
+        assert_eq!(report.cycles, 1);
+        let ax = apply(&sim, &held, h, &x);
+        let r: Vec<DVec3> = ax.iter().zip(&b).map(|(a, b)| *b - *a).collect();
+        // The diagonal is about h²·k_sum ≈ 10⁵·m: rounding leaves ~1e-15 of |A x|.
+        assert!(
+            norm(&r) <= 1e-12 * norm(&ax),
+            "{pins}: {}",
+            norm(&r) / norm(&ax)
+        );
+        assert!(norm(&x) > 0.0);
+        assert!(held.iter().zip(&x).all(|(h, x)| !*h || *x == DVec3::ZERO));
+    }
+}
+
+#[test]
 fn the_parallel_v_cycle_gives_the_serial_answer_bit_for_bit() {
     let sim = grid_sim(70, 66, "hoist", 500.0, 1.0 / 60.0);
     let h = sim.params().h();

@@ -463,13 +463,25 @@ impl Cloth {
             *n = (x[b] - x[a]).cross(x[c] - x[a]);
         });
         let tri_normals = &*tri_normals;
-        super::par::for_each_node(parallel, out, |i, n| {
+        let gather = |i: usize| {
             let mut sum = DVec3::ZERO;
             for &ti in &topology.tri_of_node[topology.tri_start[i]..topology.tri_start[i + 1]] {
                 sum += tri_normals[ti as usize];
             }
-            *n = sum.normalize_or_zero();
-        });
+            sum
+        };
+        if parallel {
+            super::par::for_each_node(parallel, out, |i, n| *n = gather(i).normalize_or_zero());
+        } else {
+            // On one thread normalised in a loop of their own: each node's square root and
+            // division then overlap the others' (after each node's gather they waited).
+            for (i, n) in out.iter_mut().enumerate() {
+                *n = gather(i);
+            }
+            for n in out.iter_mut() {
+                *n = n.normalize_or_zero();
+            }
+        }
     }
 }
 

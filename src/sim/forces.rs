@@ -30,7 +30,7 @@ pub fn spring_force_on_a(x_ab: DVec3, v_ab: DVec3, k: f64, rest: f64, damping: f
 /// `1 / |x_ab|` from `|x_ab|²`, 0 for coincident ends: one square root and one division, the
 /// same operations whether a spring is computed alone or in a batch (so both give one answer).
 #[inline]
-fn inverse_length(len2: f64) -> f64 {
+pub fn inverse_length(len2: f64) -> f64 {
     if len2 > 0.0 { 1.0 / len2.sqrt() } else { 0.0 }
 }
 
@@ -53,6 +53,17 @@ fn spring_force_with(
     }
 }
 
+/// Scratch of the shared force path ([`spring_forces`]).
+#[derive(Debug, Clone, Default)]
+pub struct ForceWork {
+    /// Per spring, its force on end `a`, N (the parallel path's).
+    pub spring_f: Vec<DVec3>,
+    /// Per spring, `1 / |x_ab|` at the step's positions, 1/m, where the shared force path ran
+    /// (the simulation empties it before each step's forces: an integrator with forces of its
+    /// own leaves it so).
+    pub inv_len: Vec<f64>,
+}
+
 /// Spring forces `F_i` (Hooke + damping): in parallel per spring into `spring_f`, then
 /// gathered into `out` over each node's links in a fixed order; on one thread spring by spring
 /// into both ends (`scatter_spring_forces`, the same bits). With `viscosity = Some(h)` either
@@ -60,19 +71,23 @@ fn spring_force_with(
 /// family's `F̃`.
 /// Nodes with `skip[i]` (an empty `skip` skips none) get no force, and springs between two
 /// skipped nodes are not evaluated: the wavelet interpolation does not need them.
+/// `work.inv_len` receives every spring's `1 / |x_ab|` ([`inverse_length`]), skipped or not:
+/// the spring blocks of the implicit solvers are built from it at the same positions.
 pub fn spring_forces(
     cloth: &Cloth,
     damping: f64,
     viscosity: Option<f64>,
     parallel: bool,
     skip: &[bool],
-    spring_f: &mut Vec<DVec3>,
+    work: &mut ForceWork,
     out: &mut [DVec3],
 ) {
+    let ForceWork { spring_f, inv_len } = work;
     let skipped = |i: usize| !skip.is_empty() && skip[i];
     let (x, v, k, rest) = (&cloth.x, &cloth.v, cloth.k(), &cloth.topology.rest);
+    inv_len.resize(cloth.topology.ends.len(), 0.0);
     if !parallel {
-        scatter_spring_forces(cloth, damping, viscosity, skip, out);
+        scatter_spring_forces(cloth, damping, viscosity, skip, inv_len, out);
         return;
     }
     spring_f.resize(cloth.topology.ends.len(), DVec3::ZERO);
@@ -80,13 +95,13 @@ pub fn spring_forces(
         use rayon::prelude::*;
         spring_f
             .par_chunks_mut(SPRING_BATCH)
+            .zip(inv_len.par_chunks_mut(SPRING_BATCH))
             .with_min_len(MIN_PARALLEL_CHUNK / SPRING_BATCH)
             .enumerate()
-            .for_each(|(c, f)| {
+            .for_each(|(c, (f, inv_len))| {
                 let first = c * SPRING_BATCH;
                 let ends = &cloth.topology.ends[first..first + f.len()];
-                let mut inv_len = [0.0; SPRING_BATCH];
-                batch_inverse_lengths(x, ends, f, &mut inv_len);
+                batch_inverse_lengths(x, ends, f, inv_len);
                 for (j, (&[a, b], f)) in ends.iter().zip(f.iter_mut()).enumerate() {
                     let (a, b, s) = (a as usize, b as usize, first + j);
                     if !skip.is_empty() && skipped(a) && skipped(b) {
@@ -145,13 +160,18 @@ fn spring_term(
 }
 
 /// Springs per batch of [`batch_inverse_lengths`].
-const SPRING_BATCH: usize = 64;
+pub const SPRING_BATCH: usize = 64;
 
 /// For a batch of springs (at most [`SPRING_BATCH`]): `x_ab = x_b − x_a` and `1 / |x_ab|`. The
 /// square roots and divisions, the slowest instructions of the force pass and independent of
 /// each other, run in a loop of their own, which the compiler vectorises.
 #[inline]
-fn batch_inverse_lengths(x: &[DVec3], ends: &[[u32; 2]], x_ab: &mut [DVec3], inv_len: &mut [f64]) {
+pub fn batch_inverse_lengths(
+    x: &[DVec3],
+    ends: &[[u32; 2]],
+    x_ab: &mut [DVec3],
+    inv_len: &mut [f64],
+) {
     for ((e, d), l) in ends.iter().zip(x_ab.iter_mut()).zip(inv_len.iter_mut()) {
         *d = x[e[1] as usize] - x[e[0] as usize];
         *l = d.length_squared();
@@ -170,16 +190,22 @@ fn scatter_spring_forces(
     damping: f64,
     viscosity: Option<f64>,
     skip: &[bool],
+    all_inv_len: &mut [f64],
     out: &mut [DVec3],
 ) {
     let skipped = |i: usize| !skip.is_empty() && skip[i];
     let (x, v, k, rest) = (&cloth.x, &cloth.v, cloth.k(), &cloth.topology.rest);
     out.fill(DVec3::ZERO);
     let mut x_ab = [DVec3::ZERO; SPRING_BATCH];
-    let mut inv_len = [0.0; SPRING_BATCH];
-    for (first, ends) in cloth.topology.ends.chunks(SPRING_BATCH).enumerate() {
+    for (first, (ends, inv_len)) in cloth
+        .topology
+        .ends
+        .chunks(SPRING_BATCH)
+        .zip(all_inv_len.chunks_mut(SPRING_BATCH))
+        .enumerate()
+    {
         let first = first * SPRING_BATCH;
-        batch_inverse_lengths(x, ends, &mut x_ab, &mut inv_len);
+        batch_inverse_lengths(x, ends, &mut x_ab, inv_len);
         for (j, &[a, b]) in ends.iter().enumerate() {
             let (a, b, s) = (a as usize, b as usize, first + j);
             if !skip.is_empty() && skipped(a) && skipped(b) {
@@ -525,10 +551,9 @@ impl NoiseMemo {
     /// `value_noise(seed, t)` for octave `slot` (which always uses the same seed).
     #[inline]
     fn value(&mut self, slot: usize, seed: u64, t: f64) -> f64 {
-        let k = t.floor();
+        let (k, ki) = floor_with_integer(t);
         let f = t - k;
         let s = f * f * f * (f * (f * 6.0 - 15.0) + 10.0);
-        let ki = k as i64;
         let (_, a, b) = match self.lattice[slot] {
             Some(hit) if hit.0 == ki => hit,
             _ => {
@@ -555,8 +580,31 @@ fn hash_to_unit(seed: u64, k: i64) -> f64 {
     (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
 }
 
+/// `t.floor()` (the same value for every `t` but −0, which gives 0), without a call: the default x86-64 target has no
+/// rounding instruction, so `f64::floor` is a library routine, and the wind reads four floors a
+/// node every step (2 % of the default flag's step in that routine alone).
+#[inline]
+pub fn floor(t: f64) -> f64 {
+    floor_with_integer(t).0
+}
+
+/// `(floor(t), floor(t) as i64)`, the integer from the same conversion.
+#[inline]
+fn floor_with_integer(t: f64) -> (f64, i64) {
+    // Below 2⁵² in size the truncation is exact and a step down fixes negative fractions;
+    // above it every f64 is an integer already (and NaN is handed on).
+    if t.abs() < 4_503_599_627_370_496.0 {
+        let i = t as i64;
+        let f = i as f64;
+        if f > t { (f - 1.0, i - 1) } else { (f, i) }
+    } else {
+        let f = t.floor();
+        (f, f as i64)
+    }
+}
+
 fn value_noise(seed: u64, t: f64) -> f64 {
-    let k = t.floor();
+    let k = floor(t);
     let f = t - k;
     let s = f * f * f * (f * (f * 6.0 - 15.0) + 10.0);
     let a = hash_to_unit(seed, k as i64);

@@ -157,8 +157,14 @@ impl Level {
 struct Dense {
     /// The level's nodes that are unknowns, in factor order.
     nodes: Vec<usize>,
-    /// Lower-triangular factor, row-major `nodes.len()²`.
+    /// The lower-triangular factor's rows packed: row `i`'s entries left of the diagonal,
+    /// `L_i0 … L_i(i−1)`, at `i (i − 1) / 2`: both substitutions walk them contiguously.
     l: Vec<f64>,
+
+    /// `1 / L_ii`.
+    inv_diag: Vec<f64>,
+    /// The matrix being factored, row-major `nodes.len()²` (scratch of [`Dense::factor`]).
+    a: Vec<f64>,
     y: Vec<DVec3>,
     /// Each level node's place in `nodes` (`usize::MAX`: not an unknown).
     pos: Vec<usize>,
@@ -183,7 +189,7 @@ impl Dense {
         for (p, &i) in self.nodes.iter().enumerate() {
             self.pos[i] = p;
         }
-        let a = &mut self.l;
+        let a = &mut self.a;
         a.clear();
         a.resize(n * n, 0.0);
         for (p, &i) in self.nodes.iter().enumerate() {
@@ -212,27 +218,47 @@ impl Dense {
                 a[i * n + j] = s / d;
             }
         }
+        self.l.clear();
+        self.inv_diag.clear();
+        for i in 0..n {
+            self.l.extend_from_slice(&a[i * n..i * n + i]);
+            self.inv_diag.push(1.0 / a[i * n + i]);
+        }
         self.y.clear();
         self.y.resize(n, DVec3::ZERO);
     }
 
-    /// `x = A⁻¹ b` on the active nodes; the others are left at zero.
+    /// `x = A⁻¹ b` on the active nodes; the others are left at zero: `L y = b` row by row
+    /// (each row's sum in two halves, even and odd columns, so that it is two chains of
+    /// dependent additions instead of one), then `Lᵀ x = y` with each solved unknown taken
+    /// from the ones before it along its row.
     fn solve(&mut self, b: &[DVec3], x: &mut [DVec3]) {
-        let n = self.nodes.len();
-        let l = &self.l;
-        for i in 0..n {
-            let mut s = b[self.nodes[i]];
-            for k in 0..i {
-                s -= l[i * n + k] * self.y[k];
+        let y = &mut self.y;
+        let mut row_start = 0;
+        for (i, (&node, &inv)) in self.nodes.iter().zip(&self.inv_diag).enumerate() {
+            let row = &self.l[row_start..row_start + i];
+            let (mut even, mut odd) = (b[node], DVec3::ZERO);
+            let (pairs, last) = row.as_chunks::<2>();
+            let (y_pairs, y_last) = y[..i].as_chunks::<2>();
+            for ([l0, l1], [y0, y1]) in pairs.iter().zip(y_pairs) {
+                even -= *l0 * *y0;
+                odd -= *l1 * *y1;
             }
-            self.y[i] = s / l[i * n + i];
+            if let (Some(&l0), Some(&y0)) = (last.first(), y_last.first()) {
+                even -= l0 * y0;
+            }
+            y[i] = (even + odd) * inv;
+            row_start += i;
         }
-        for i in (0..n).rev() {
-            let mut s = self.y[i];
-            for k in i + 1..n {
-                s -= l[k * n + i] * self.y[k];
+        for (i, &inv) in self.inv_diag.iter().enumerate().rev() {
+            row_start -= i;
+            let row = &self.l[row_start..row_start + i];
+            let (before, rest) = y.split_at_mut(i);
+            let yi = rest[0] * inv;
+            rest[0] = yi;
+            for (&lk, yk) in row.iter().zip(before.iter_mut()) {
+                *yk -= lk * yi;
             }
-            self.y[i] = s / l[i * n + i];
         }
         x.fill(DVec3::ZERO);
         for (p, &i) in self.nodes.iter().enumerate() {

@@ -648,6 +648,7 @@ impl Simulation {
             params,
             skip,
         };
+        w.forces.inv_len.clear();
         integrator.internal_forces(&at, &mut w.forces, &mut w.force);
         w.next_x.resize(n, DVec3::ZERO);
         w.next_v.resize(n, DVec3::ZERO);
@@ -661,6 +662,7 @@ impl Simulation {
             params,
             target_x: &w.target_x,
             force: &w.force,
+            inv_len: &w.forces.inv_len,
             ext: &w.ext,
             skip,
             held,

@@ -30,6 +30,7 @@ use super::implicit_cg::CgReport;
 use super::{Integrator, Next, Step, StepInput, advance_symplectic};
 use crate::sim::cloth::{Cloth, Link, Topology};
 use crate::sim::error::SimError;
+use crate::sim::forces::{SPRING_BATCH, batch_inverse_lengths};
 use crate::sim::jacobian::{RhsInput, SpringBlock, right_hand_side, spring_blocks};
 use crate::sim::multigrid::Multigrid;
 use crate::sim::par::for_each_node;
@@ -59,10 +60,15 @@ pub struct ImplicitMg {
     diag_sums: Vec<DiagonalSums>,
     /// Per node: `m + h c_air`.
     mass: Vec<f64>,
-    /// Per node, the links the sweeps follow ([`COUPLING`]): `coupled[coupled_start[i]..
-    /// coupled_start[i + 1]]`, in the topology's order. Built when the hierarchy is (they
-    /// depend on `h`, the stiffnesses and the masses only).
+    /// Per spring, `1 / |x_ab|` where the step does not bring it ([`Step::inv_len`]).
+    inv_len: Vec<f64>,
+    /// Per node, the links to free nodes the sweeps follow ([`COUPLING`]):
+    /// `coupled[coupled_start[i]..coupled_mid[i]]` to the nodes before it, then
+    /// `coupled[coupled_mid[i]..coupled_start[i + 1]]` to the ones after it, each in the
+    /// topology's order. Built when the hierarchy is (they depend on `h`, the stiffnesses, the
+    /// masses and which nodes are held only).
     coupled_start: Vec<usize>,
+    coupled_mid: Vec<usize>,
     coupled: Vec<Link>,
     b: Vec<DVec3>,
     r: Vec<DVec3>,
@@ -87,14 +93,21 @@ struct System<'a> {
     diag_inv: &'a [DMat3],
     mass: &'a [f64],
     coupled_start: &'a [usize],
+    coupled_mid: &'a [usize],
     coupled: &'a [Link],
 }
 
 impl System<'_> {
-    /// Node `i`'s links that the sweeps follow.
+    /// Node `i`'s links that the sweeps follow, to free nodes before it.
     #[inline]
-    fn coupled(&self, i: usize) -> &[Link] {
-        &self.coupled[self.coupled_start[i]..self.coupled_start[i + 1]]
+    fn coupled_before(&self, i: usize) -> &[Link] {
+        &self.coupled[self.coupled_start[i]..self.coupled_mid[i]]
+    }
+
+    /// Node `i`'s links that the sweeps follow, to free nodes after it.
+    #[inline]
+    fn coupled_after(&self, i: usize) -> &[Link] {
+        &self.coupled[self.coupled_mid[i]..self.coupled_start[i + 1]]
     }
 
     /// `(A x)_i` for a free node; held neighbours count as zero.
@@ -153,15 +166,15 @@ impl System<'_> {
     }
 
     /// One Gauss–Seidel update of node `i` towards `A z = r`: `z_i = D_i⁻¹ (r_i + Σ S_s z_j)`
-    /// over its coupled springs.
+    /// over its coupled springs to free nodes.
     #[inline]
     fn update(&self, i: usize, r: &[DVec3], z: &mut [DVec3]) {
         let mut sum = r[i];
-        for l in self.coupled(i) {
-            let j = l.node as usize;
-            if !self.held[j] {
-                sum += self.blocks[l.spring as usize].times(z[j]);
-            }
+        for l in self.coupled_before(i) {
+            sum += self.blocks[l.spring as usize].times(z[l.node as usize]);
+        }
+        for l in self.coupled_after(i) {
+            sum += self.blocks[l.spring as usize].times(z[l.node as usize]);
         }
         z[i] = self.diag_inv[i] * sum;
     }
@@ -171,11 +184,8 @@ impl System<'_> {
     #[inline]
     fn update_from_zero(&self, i: usize, r: &[DVec3], z: &mut [DVec3]) {
         let mut sum = r[i];
-        for l in self.coupled(i) {
-            let j = l.node as usize;
-            if j < i && !self.held[j] {
-                sum += self.blocks[l.spring as usize].times(z[j]);
-            }
+        for l in self.coupled_before(i) {
+            sum += self.blocks[l.spring as usize].times(z[l.node as usize]);
         }
         z[i] = self.diag_inv[i] * sum;
     }
@@ -188,11 +198,8 @@ impl System<'_> {
         for (i, ti) in t.iter_mut().enumerate() {
             let mut sum = DVec3::ZERO;
             if !self.held[i] {
-                for l in self.coupled(i) {
-                    let j = l.node as usize;
-                    if j > i && !self.held[j] {
-                        sum += self.blocks[l.spring as usize].times(z[j]);
-                    }
+                for l in self.coupled_after(i) {
+                    sum += self.blocks[l.spring as usize].times(z[l.node as usize]);
                 }
             }
             *ti = sum;
@@ -266,19 +273,27 @@ fn dot(a: &[DVec3], b: &[DVec3]) -> f64 {
 }
 
 impl ImplicitMg {
-    /// Each node's links that the sweeps follow: the springs with `h² k` at least
-    /// [`COUPLING`] times their lighter end's mass.
-    fn couple(&mut self, cloth: &Cloth, h: f64) {
+    /// Each node's links that the sweeps follow: the springs to free nodes with `h² k` at
+    /// least [`COUPLING`] times their lighter end's mass, those to the nodes before it first.
+    /// (Split and without the held nodes, the sweeps need no test in their innermost loops.)
+    fn couple(&mut self, cloth: &Cloth, held: &[bool], h: f64) {
         let topology = &*cloth.topology;
         let k = cloth.k();
         self.coupled.clear();
         self.coupled_start.clear();
+        self.coupled_mid.clear();
         self.coupled_start.push(0);
         for i in 0..cloth.node_count() {
-            self.coupled.extend(topology.links(i).iter().filter(|l| {
+            let coupled = |l: &&Link| {
                 let sp = &topology.springs[l.spring as usize];
-                h * h * k[l.spring as usize] >= COUPLING * cloth.m[sp.a].min(cloth.m[sp.b])
-            }));
+                !held[l.node as usize]
+                    && h * h * k[l.spring as usize] >= COUPLING * cloth.m[sp.a].min(cloth.m[sp.b])
+            };
+            let links = topology.links(i).iter().filter(coupled);
+            self.coupled
+                .extend(links.clone().filter(|l| (l.node as usize) < i));
+            self.coupled_mid.push(self.coupled.len());
+            self.coupled.extend(links.filter(|l| (l.node as usize) > i));
             self.coupled_start.push(self.coupled.len());
         }
     }
@@ -357,6 +372,7 @@ impl ImplicitMg {
             b,
             q,
             dv: y,
+            inv_len: own_inv_len,
             ..
         } = self;
         blocks.resize(topology.springs.len(), SpringBlock::default());
@@ -384,9 +400,27 @@ impl ImplicitMg {
                 q[i] = m * y[i];
             }
         }
-        for (s, sp) in topology.springs.iter().enumerate() {
+        // The springs' inverse lengths, from the force pass at these positions or else
+        // computed here in batches (one at a time, each square root and division stalls the
+        // block built from it).
+        let inv_len: &[f64] = if step.inv_len.len() == topology.ends.len() {
+            step.inv_len
+        } else {
+            own_inv_len.resize(topology.ends.len(), 0.0);
+            let mut x_ab = [DVec3::ZERO; SPRING_BATCH];
+            for (ends, inv) in topology
+                .ends
+                .chunks(SPRING_BATCH)
+                .zip(own_inv_len.chunks_mut(SPRING_BATCH))
+            {
+                batch_inverse_lengths(x, ends, &mut x_ab, inv);
+            }
+            own_inv_len
+        };
+        for (s, (sp, &inv)) in topology.springs.iter().zip(inv_len).enumerate() {
             let (ia, ib) = (sp.a, sp.b);
-            let blk = SpringBlock::new(x[ib] - x[ia], k[s], sp.rest, h, damping);
+            let blk =
+                SpringBlock::with_inverse_length(x[ib] - x[ia], inv, k[s], sp.rest, h, damping);
             blocks[s] = blk;
             add_to_sums(&mut diag_sums[ia], &blk);
             add_to_sums(&mut diag_sums[ib], &blk);
@@ -444,6 +478,7 @@ impl ImplicitMg {
             diag_inv,
             mass,
             coupled_start,
+            coupled_mid,
             coupled,
             b,
             r,
@@ -465,6 +500,7 @@ impl ImplicitMg {
             diag_inv,
             mass,
             coupled_start,
+            coupled_mid,
             coupled,
         };
         if !product_ready {
@@ -542,7 +578,7 @@ impl Integrator for ImplicitMg {
             None => true,
         };
         if rebuilt || self.coupled_start.len() != n + 1 {
-            self.couple(cloth, h);
+            self.couple(cloth, kinematic, h);
         }
         if rebuilt {
             self.free_mass_norm = (0..n)
@@ -667,15 +703,23 @@ mod tests {
         let (blocks, mass, diag_inv) = system_parts(&cloth, 0.02, 0.7);
         // Every spring coupled (as at stiffnesses well above the masses).
         let n = cloth.node_count();
-        let coupled_start: Vec<usize> = cloth.topology.link_start.clone();
+        let mut mg = ImplicitMg::default();
+        mg.couple(&cloth, &cloth.pinned, 10.0);
+        let free_links = cloth
+            .topology
+            .links
+            .iter()
+            .filter(|l| !cloth.pinned[l.node as usize]);
+        assert_eq!(mg.coupled.len(), free_links.count());
         let sys = System {
             topology: &cloth.topology,
             held: &cloth.pinned,
             blocks: &blocks,
             diag_inv: &diag_inv,
             mass: &mass,
-            coupled_start: &coupled_start,
-            coupled: &cloth.topology.links,
+            coupled_start: &mg.coupled_start,
+            coupled_mid: &mg.coupled_mid,
+            coupled: &mg.coupled,
         };
         let r: Vec<DVec3> = (0..n)
             .map(|i| DVec3::new((i as f64).sin(), 1.0, (0.3 * i as f64).cos()))
@@ -703,35 +747,53 @@ mod tests {
             cloth.m[sp.a].min(cloth.m[sp.b])
         };
         let mut mg = ImplicitMg::default();
+        let none = vec![false; n];
+        let held = &cloth.pinned;
+        assert!(held.iter().any(|&h| h));
         for h in [0.001, 0.01, 0.1, 0.5] {
-            mg.couple(&cloth, h);
-            assert_eq!(mg.coupled_start.len(), n + 1);
-            for i in 0..n {
-                let want: Vec<(u32, u32)> = cloth
-                    .topology
-                    .links(i)
-                    .iter()
-                    .filter(|l| h * h * k[l.spring as usize] >= lighter(l.spring))
-                    .map(|l| (l.node, l.spring))
-                    .collect();
-                let got: Vec<(u32, u32)> = mg.coupled[mg.coupled_start[i]..mg.coupled_start[i + 1]]
-                    .iter()
-                    .map(|l| (l.node, l.spring))
-                    .collect();
-                assert_eq!(got, want, "h {h}, node {i}");
+            for held in [&none, held] {
+                mg.couple(&cloth, held, h);
+                assert_eq!(mg.coupled_start.len(), n + 1);
+                assert_eq!(mg.coupled_mid.len(), n);
+                for i in 0..n {
+                    let want = |before: bool| -> Vec<(u32, u32)> {
+                        cloth
+                            .topology
+                            .links(i)
+                            .iter()
+                            .filter(|l| h * h * k[l.spring as usize] >= lighter(l.spring))
+                            .filter(|l| !held[l.node as usize])
+                            .filter(|l| ((l.node as usize) < i) == before)
+                            .map(|l| (l.node, l.spring))
+                            .collect()
+                    };
+                    let got = |range: std::ops::Range<usize>| -> Vec<(u32, u32)> {
+                        mg.coupled[range]
+                            .iter()
+                            .map(|l| (l.node, l.spring))
+                            .collect()
+                    };
+                    let (start, mid, end) = (
+                        mg.coupled_start[i],
+                        mg.coupled_mid[i],
+                        mg.coupled_start[i + 1],
+                    );
+                    assert_eq!(got(start..mid), want(true), "h {h}, node {i}, before");
+                    assert_eq!(got(mid..end), want(false), "h {h}, node {i}, after");
+                }
             }
         }
         // The three regimes show: none coupled, some, all.
-        mg.couple(&cloth, 0.001);
+        mg.couple(&cloth, &none, 0.001);
         assert!(mg.coupled.is_empty());
-        mg.couple(&cloth, 0.5);
+        mg.couple(&cloth, &none, 0.5);
         assert_eq!(mg.coupled.len(), cloth.topology.links.len());
         // Between the weakest spring's h and the strongest's (all masses within 4 × here).
         let weakest = k.iter().copied().fold(f64::INFINITY, f64::min);
         let strongest = k.iter().copied().fold(0.0, f64::max);
         assert!(strongest > 16.0 * weakest);
         let h = (cloth.m[0] / (weakest * strongest).sqrt()).sqrt();
-        mg.couple(&cloth, h);
+        mg.couple(&cloth, &none, h);
         assert!(!mg.coupled.is_empty() && mg.coupled.len() < cloth.topology.links.len());
     }
 }

@@ -52,6 +52,9 @@ pub struct Step<'a> {
     pub target_x: &'a [DVec3],
     /// The internal forces [`Integrator::internal_forces`] wrote, N (`F̃` for the filter family).
     pub force: &'a [DVec3],
+    /// Per spring, `1 / |x_ab|` at the step's positions where the shared force path computed
+    /// it ([`ForceWork::inv_len`]), empty otherwise.
+    pub inv_len: &'a [f64],
     /// External forces (gravity, air) evaluated at the start of the step.
     pub ext: &'a External,
     /// Nodes the wavelet interpolation fills in this step (empty: none); see
@@ -82,12 +85,7 @@ pub struct ForceInput<'a> {
     pub skip: &'a [bool],
 }
 
-/// Scratch of the shared force path.
-#[derive(Debug, Clone, Default)]
-pub struct ForceWork {
-    /// Per spring, its force on end `a`, N.
-    pub spring_f: Vec<DVec3>,
-}
+pub use crate::sim::forces::ForceWork;
 
 /// What one integrator says about its last step, beyond what every step reports: owned by
 /// the integrators, read by the panels and the output files through the accessors.
@@ -153,7 +151,7 @@ pub trait Integrator: std::fmt::Debug + Send {
             viscosity.then_some(input.h),
             input.parallel,
             skip,
-            &mut work.spring_f,
+            work,
             force,
         );
     }
