@@ -1,11 +1,10 @@
 //! The key mesh's normals and the air forces on the GPU (`shaders/sim_air.wgsl`): twins of
 //! [`crate::sim::cloth::Cloth::node_normals`] and [`crate::sim::forces::external_forces`].
 
-use std::borrow::Cow;
-
 use glam::DVec3;
 
-use super::{ClothBuffers, GpuSimError, validated, workgroups};
+use super::kernel::{Access, Program, dispatch};
+use super::{ClothBuffers, GpuSimError, validated};
 use crate::sim::forces::{AIR_REFERENCE_NODES, OCTAVE_OFFSET, OCTAVE_SCALE, WindField};
 use crate::sim::params::{DragModel, LiftModel, Params};
 
@@ -62,109 +61,53 @@ pub struct AirPass {
 impl AirPass {
     /// Compiles the kernels and makes the output buffers for `cloth`.
     pub fn new(device: &wgpu::Device, cloth: &ClothBuffers) -> Result<Self, GpuSimError> {
-        use wgpu::BufferBindingType::{Storage, Uniform};
+        use Access::{Read, Uniform, Write};
         validated(device, "the air kernels", || {
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("sim_air.wgsl"),
-                source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(SIM_AIR_WGSL)),
-            });
-            let read = Storage { read_only: true };
-            let write = Storage { read_only: false };
-            // Two layouts over the shader's bindings: the default limit is 8 storage buffers
-            // a stage, and the three kernels together read and write 10.
-            let layout_of = |label: &'static str, kinds: &[(u32, wgpu::BufferBindingType)]| {
-                let entries: Vec<_> = kinds
-                    .iter()
-                    .map(|&(binding, ty)| super::forces::entry(binding, ty))
-                    .collect();
-                device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                    label: Some(label),
-                    entries: &entries,
-                })
-            };
-            let normals_layout = layout_of(
+            let program = Program::new(device, "sim_air.wgsl", SIM_AIR_WGSL);
+            // Two layouts over the shader's bindings: the three kernels together read and
+            // write 10 storage buffers.
+            let normals_layout = program.layout(
                 "gpu_sim normals",
                 &[
                     (0, Uniform),
-                    (1, read),
-                    (3, read),
-                    (4, read),
-                    (5, read),
-                    (6, write),
-                    (7, write),
+                    (1, Read),
+                    (3, Read),
+                    (4, Read),
+                    (5, Read),
+                    (6, Write),
+                    (7, Write),
                 ],
             );
-            let air_layout = layout_of(
+            let air_layout = program.layout(
                 "gpu_sim air",
                 &[
                     (0, Uniform),
-                    (1, read),
-                    (2, read),
-                    (7, write),
-                    (8, write),
-                    (9, write),
-                    (10, write),
+                    (1, Read),
+                    (2, Read),
+                    (7, Write),
+                    (8, Write),
+                    (9, Write),
+                    (10, Write),
                 ],
             );
-            let pipeline = |entry_point: &str, layout: &wgpu::BindGroupLayout| {
-                let pipeline_layout =
-                    device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                        label: Some(entry_point),
-                        bind_group_layouts: &[Some(layout)],
-                        immediate_size: 0,
-                    });
-                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(entry_point),
-                    layout: Some(&pipeline_layout),
-                    module: &module,
-                    entry_point: Some(entry_point),
-                    compilation_options: wgpu::PipelineCompilationOptions::default(),
-                    cache: None,
-                })
-            };
-            let buffer = |label: &'static str, size: u64, usage| {
-                device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(label),
-                    size,
-                    usage,
-                    mapped_at_creation: false,
-                })
-            };
             let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
             let per_node = u64::from(cloth.nodes().max(1)) * 16;
-            let params = buffer(
-                "gpu_sim air params",
-                std::mem::size_of::<AirParams>() as u64,
-                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            );
-            let tri_normals = buffer(
+            let params = program.uniform::<AirParams>("gpu_sim air params");
+            let tri_normals = program.buffer(
                 "gpu_sim triangle normals",
                 u64::from(cloth.triangles().max(1)) * 16,
                 storage,
             );
-            let normals = buffer("gpu_sim normals", per_node, storage);
-            let v_rel = buffer("gpu_sim v_rel", per_node, storage);
-            let air = buffer("gpu_sim air", per_node, storage);
-            let coeff = buffer(
+            let normals = program.buffer("gpu_sim normals", per_node, storage);
+            let v_rel = program.buffer("gpu_sim v_rel", per_node, storage);
+            let air = program.buffer("gpu_sim air", per_node, storage);
+            let coeff = program.buffer(
                 "gpu_sim air coefficients",
                 u64::from(cloth.nodes().max(1)) * 8,
                 storage,
             );
-            let bind_group = |layout: &wgpu::BindGroupLayout, entries: &[(u32, &wgpu::Buffer)]| {
-                let entries: Vec<_> = entries
-                    .iter()
-                    .map(|&(binding, buffer)| wgpu::BindGroupEntry {
-                        binding,
-                        resource: buffer.as_entire_binding(),
-                    })
-                    .collect();
-                device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("gpu_sim air"),
-                    layout,
-                    entries: &entries,
-                })
-            };
-            let normals_group = bind_group(
+            let normals_group = program.bind_group(
+                "gpu_sim normals",
                 &normals_layout,
                 &[
                     (0, &params),
@@ -176,7 +119,8 @@ impl AirPass {
                     (7, &normals),
                 ],
             );
-            let air_group = bind_group(
+            let air_group = program.bind_group(
+                "gpu_sim air",
                 &air_layout,
                 &[
                     (0, &params),
@@ -198,9 +142,9 @@ impl AirPass {
                 coeff,
                 normals_group,
                 air_group,
-                triangle_normals: pipeline("triangle_normals", &normals_layout),
-                node_normals: pipeline("node_normals", &normals_layout),
-                air_forces: pipeline("air_forces", &air_layout),
+                triangle_normals: program.kernel("triangle_normals", &normals_layout),
+                node_normals: program.kernel("node_normals", &normals_layout),
+                air_forces: program.kernel("air_forces", &air_layout),
             }
         })
     }
@@ -261,18 +205,15 @@ impl AirPass {
 
     /// Records the three kernels: the triangles' normals, the nodes' normals, the air forces.
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("gpu_sim air"),
-            timestamp_writes: None,
-        });
-        pass.set_bind_group(0, &self.normals_group, &[]);
-        pass.set_pipeline(&self.triangle_normals);
-        pass.dispatch_workgroups(workgroups(self.triangles), 1, 1);
-        pass.set_pipeline(&self.node_normals);
-        pass.dispatch_workgroups(workgroups(self.nodes), 1, 1);
-        pass.set_bind_group(0, &self.air_group, &[]);
-        pass.set_pipeline(&self.air_forces);
-        pass.dispatch_workgroups(workgroups(self.nodes), 1, 1);
+        dispatch(
+            encoder,
+            "gpu_sim air",
+            &[
+                (&self.normals_group, &self.triangle_normals, self.triangles),
+                (&self.normals_group, &self.node_normals, self.nodes),
+                (&self.air_group, &self.air_forces, self.nodes),
+            ],
+        );
     }
 
     /// Unit normals per node (`vec4<f32>`).

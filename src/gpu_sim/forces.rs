@@ -2,9 +2,8 @@
 //! [`crate::sim::forces::spring_forces`]'s parallel path, a term per spring then a gather per
 //! node over its links in spring order.
 
-use std::borrow::Cow;
-
-use super::{ClothBuffers, GpuSimError, validated, workgroups};
+use super::kernel::{Access, Program, dispatch};
+use super::{ClothBuffers, GpuSimError, validated};
 
 /// The kernels' WGSL.
 pub const SIM_FORCES_WGSL: &str = include_str!("../../shaders/sim_forces.wgsl");
@@ -34,88 +33,41 @@ pub struct ForcePass {
     gather: wgpu::ComputePipeline,
 }
 
-/// A compute-visible buffer binding of any size.
-pub(super) fn entry(binding: u32, ty: wgpu::BufferBindingType) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty,
-            has_dynamic_offset: false,
-            // Checked at draw time against each binding's WGSL type.
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
 impl ForcePass {
     /// Compiles the kernels and makes the output buffers for `cloth`.
     pub fn new(device: &wgpu::Device, cloth: &ClothBuffers) -> Result<Self, GpuSimError> {
-        use wgpu::BufferBindingType::{Storage, Uniform};
+        use Access::{Read, Uniform, Write};
         validated(device, "the spring-force kernels", || {
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("sim_forces.wgsl"),
-                source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(SIM_FORCES_WGSL)),
-            });
-            let read = Storage { read_only: true };
-            let write = Storage { read_only: false };
-            let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("gpu_sim forces"),
-                entries: &[
-                    entry(0, Uniform),
-                    entry(1, read),
-                    entry(2, read),
-                    entry(3, read),
-                    entry(4, read),
-                    entry(5, read),
-                    entry(6, write),
-                    entry(7, write),
+            let program = Program::new(device, "sim_forces.wgsl", SIM_FORCES_WGSL);
+            let layout = program.layout(
+                "gpu_sim forces",
+                &[
+                    (0, Uniform),
+                    (1, Read),
+                    (2, Read),
+                    (3, Read),
+                    (4, Read),
+                    (5, Read),
+                    (6, Write),
+                    (7, Write),
                 ],
-            });
-            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("gpu_sim forces"),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
-            let pipeline = |entry_point: &str| {
-                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(entry_point),
-                    layout: Some(&pipeline_layout),
-                    module: &module,
-                    entry_point: Some(entry_point),
-                    compilation_options: wgpu::PipelineCompilationOptions::default(),
-                    cache: None,
-                })
-            };
-            let buffer = |label: &'static str, size: u64, usage| {
-                device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(label),
-                    size,
-                    usage,
-                    mapped_at_creation: false,
-                })
-            };
-            let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
-            let params = buffer(
-                "gpu_sim force params",
-                std::mem::size_of::<ForceParams>() as u64,
-                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             );
-            let spring_f = buffer(
+            let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+            let params = program.uniform::<ForceParams>("gpu_sim force params");
+            let spring_f = program.buffer(
                 "gpu_sim spring forces",
                 u64::from(cloth.springs().max(1)) * 16,
                 storage,
             );
-            let force = buffer(
+            let force = program.buffer(
                 "gpu_sim node forces",
                 u64::from(cloth.nodes().max(1)) * 16,
                 storage,
             );
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("gpu_sim forces"),
-                layout: &layout,
-                entries: &[
+            let bind_group = program.bind_group(
+                "gpu_sim forces",
+                &layout,
+                &[
                     (0, &params),
                     (1, &cloth.x),
                     (2, &cloth.v),
@@ -124,12 +76,8 @@ impl ForcePass {
                     (5, &cloth.links),
                     (6, &spring_f),
                     (7, &force),
-                ]
-                .map(|(binding, buffer)| wgpu::BindGroupEntry {
-                    binding,
-                    resource: buffer.as_entire_binding(),
-                }),
-            });
+                ],
+            );
             Self {
                 nodes: cloth.nodes(),
                 springs: cloth.springs(),
@@ -137,8 +85,8 @@ impl ForcePass {
                 spring_f,
                 force,
                 bind_group,
-                spring_terms: pipeline("spring_terms"),
-                gather: pipeline("gather_forces"),
+                spring_terms: program.kernel("spring_terms", &layout),
+                gather: program.kernel("gather_forces", &layout),
             }
         })
     }
@@ -157,15 +105,14 @@ impl ForcePass {
 
     /// Records the two kernels: each spring's term, then each node's sum.
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("gpu_sim forces"),
-            timestamp_writes: None,
-        });
-        pass.set_bind_group(0, &self.bind_group, &[]);
-        pass.set_pipeline(&self.spring_terms);
-        pass.dispatch_workgroups(workgroups(self.springs), 1, 1);
-        pass.set_pipeline(&self.gather);
-        pass.dispatch_workgroups(workgroups(self.nodes), 1, 1);
+        dispatch(
+            encoder,
+            "gpu_sim forces",
+            &[
+                (&self.bind_group, &self.spring_terms, self.springs),
+                (&self.bind_group, &self.gather, self.nodes),
+            ],
+        );
     }
 
     /// The node forces, N (`vec4<f32>` per node), written by [`Self::record`]'s work.

@@ -1,11 +1,10 @@
 //! The guard's checks on the GPU as one small report (`shaders/sim_guard.wgsl`): twins of
 //! [`crate::sim::cloth::Cloth::strain_maxima`] and [`crate::sim::guard::check`]'s tests.
 
-use std::borrow::Cow;
-
 use wgpu::util::DeviceExt;
 
-use super::{ClothBuffers, GpuSimError, validated, workgroups};
+use super::kernel::{Access, Program, dispatch};
+use super::{ClothBuffers, GpuSimError, validated};
 use crate::sim::cloth::Cloth;
 use crate::sim::guard::{BLOWUP_STRETCH, speed_limit};
 use crate::sim::params::Params;
@@ -71,7 +70,6 @@ impl GuardPass {
         buffers: &ClothBuffers,
         cloth: &Cloth,
     ) -> Result<Self, GpuSimError> {
-        use wgpu::BufferBindingType::{Storage, Uniform};
         let topology = &*cloth.topology;
         let strain_data: Vec<[f32; 2]> = topology
             .inv_rest2
@@ -81,70 +79,40 @@ impl GuardPass {
             .chain(std::iter::once([0.0; 2]))
             .collect();
         validated(device, "the guard's kernels", || {
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("sim_guard.wgsl"),
-                source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(SIM_GUARD_WGSL)),
-            });
-            let read = Storage { read_only: true };
-            let kinds = [
-                Uniform,
-                read,
-                read,
-                read,
-                read,
-                read,
-                Storage { read_only: false },
-            ];
-            let entries: Vec<_> = (0u32..)
-                .zip(kinds)
-                .map(|(binding, ty)| super::forces::entry(binding, ty))
-                .collect();
-            let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("gpu_sim guard"),
-                entries: &entries,
-            });
-            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("gpu_sim guard"),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
-            let pipeline = |entry_point: &str| {
-                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(entry_point),
-                    layout: Some(&pipeline_layout),
-                    module: &module,
-                    entry_point: Some(entry_point),
-                    compilation_options: wgpu::PipelineCompilationOptions::default(),
-                    cache: None,
-                })
-            };
-            let params = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("gpu_sim guard params"),
-                size: std::mem::size_of::<GuardParams>() as u64,
-                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
+            use Access::{Read, Uniform, Write};
+            let program = Program::new(device, "sim_guard.wgsl", SIM_GUARD_WGSL);
+            let layout = program.layout(
+                "gpu_sim guard",
+                &[
+                    (0, Uniform),
+                    (1, Read),
+                    (2, Read),
+                    (3, Read),
+                    (4, Read),
+                    (5, Read),
+                    (6, Write),
+                ],
+            );
+            let params = program.uniform::<GuardParams>("gpu_sim guard params");
             let strain = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("gpu_sim strain data"),
                 contents: bytemuck::cast_slice(&strain_data),
                 usage: wgpu::BufferUsages::STORAGE,
             });
-            let kinematic = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("gpu_sim kinematic"),
-                size: u64::from(buffers.nodes().max(1)) * 4,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let report = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("gpu_sim guard report"),
-                size: REPORT_SIZE,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            });
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("gpu_sim guard"),
-                layout: &layout,
-                entries: &[
+            let kinematic = program.buffer(
+                "gpu_sim kinematic",
+                u64::from(buffers.nodes().max(1)) * 4,
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            );
+            let report = program.buffer(
+                "gpu_sim guard report",
+                REPORT_SIZE,
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            );
+            let bind_group = program.bind_group(
+                "gpu_sim guard",
+                &layout,
+                &[
                     (0, &params),
                     (1, &buffers.x),
                     (2, &buffers.v),
@@ -152,12 +120,8 @@ impl GuardPass {
                     (4, &strain),
                     (5, &kinematic),
                     (6, &report),
-                ]
-                .map(|(binding, buffer)| wgpu::BindGroupEntry {
-                    binding,
-                    resource: buffer.as_entire_binding(),
-                }),
-            });
+                ],
+            );
             Self {
                 nodes: buffers.nodes(),
                 springs: buffers.springs(),
@@ -165,9 +129,9 @@ impl GuardPass {
                 kinematic,
                 report,
                 bind_group,
-                clear: pipeline("clear_report"),
-                spring_strains: pipeline("spring_strains"),
-                node_checks: pipeline("node_checks"),
+                clear: program.kernel("clear_report", &layout),
+                spring_strains: program.kernel("spring_strains", &layout),
+                node_checks: program.kernel("node_checks", &layout),
             }
         })
     }
@@ -194,17 +158,16 @@ impl GuardPass {
 
     /// Records the three kernels: clear the report, the springs' strains, the nodes' checks.
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("gpu_sim guard"),
-            timestamp_writes: None,
-        });
-        pass.set_bind_group(0, &self.bind_group, &[]);
-        pass.set_pipeline(&self.clear);
-        pass.dispatch_workgroups(1, 1, 1);
-        pass.set_pipeline(&self.spring_strains);
-        pass.dispatch_workgroups(workgroups(self.springs), 1, 1);
-        pass.set_pipeline(&self.node_checks);
-        pass.dispatch_workgroups(workgroups(self.nodes), 1, 1);
+        dispatch(
+            encoder,
+            "gpu_sim guard",
+            &[
+                // One invocation clears the report.
+                (&self.bind_group, &self.clear, 1),
+                (&self.bind_group, &self.spring_strains, self.springs),
+                (&self.bind_group, &self.node_checks, self.nodes),
+            ],
+        );
     }
 
     /// Reads the report of the last recorded work back (16 bytes), waiting for it.

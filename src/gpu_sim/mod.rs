@@ -20,6 +20,7 @@ mod air;
 mod buffers;
 mod forces;
 mod guard;
+mod kernel;
 mod rhs;
 mod step_end;
 

@@ -2,11 +2,10 @@
 //! [`crate::sim::integrators::kang_mg::right_hand_side`], from the spring-force pass's node
 //! forces and the air pass's outputs, with the held nodes' known `Δv`.
 
-use std::borrow::Cow;
-
 use glam::DVec3;
 
-use super::{AirPass, ClothBuffers, ForcePass, GpuSimError, validated, workgroups};
+use super::kernel::{Access, Program, dispatch};
+use super::{AirPass, ClothBuffers, ForcePass, GpuSimError, validated};
 
 /// The kernels' WGSL.
 pub const SIM_RHS_WGSL: &str = include_str!("../../shaders/sim_rhs.wgsl");
@@ -44,103 +43,47 @@ impl RhsPass {
         forces: &ForcePass,
         air: &AirPass,
     ) -> Result<Self, GpuSimError> {
-        use wgpu::BufferBindingType::{Storage, Uniform};
+        use Access::{Read, Uniform, Write};
         validated(device, "the right-hand side kernels", || {
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("sim_rhs.wgsl"),
-                source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(SIM_RHS_WGSL)),
-            });
-            let read = Storage { read_only: true };
-            let write = Storage { read_only: false };
+            let program = Program::new(device, "sim_rhs.wgsl", SIM_RHS_WGSL);
             // Two layouts: the kernels together read nine storage buffers, a stage binds eight.
-            let layout_of = |label: &'static str, kinds: &[(u32, wgpu::BufferBindingType)]| {
-                let entries: Vec<_> = kinds
-                    .iter()
-                    .map(|&(binding, ty)| super::forces::entry(binding, ty))
-                    .collect();
-                device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                    label: Some(label),
-                    entries: &entries,
-                })
-            };
-            let node_layout = layout_of(
+            let node_layout = program.layout(
                 "gpu_sim rhs nodes",
                 &[
                     (0, Uniform),
-                    (1, read),
-                    (2, write),
-                    (3, read),
-                    (4, read),
-                    (5, read),
-                    (6, read),
+                    (1, Read),
+                    (2, Write),
+                    (3, Read),
+                    (4, Read),
+                    (5, Read),
+                    (6, Read),
                 ],
             );
-            let held_layout = layout_of(
+            let held_layout = program.layout(
                 "gpu_sim rhs held",
                 &[
                     (0, Uniform),
-                    (1, read),
-                    (2, write),
-                    (7, read),
-                    (8, read),
-                    (9, read),
+                    (1, Read),
+                    (2, Write),
+                    (7, Read),
+                    (8, Read),
+                    (9, Read),
                 ],
             );
-            let pipeline = |entry_point: &str, layout: &wgpu::BindGroupLayout| {
-                let pipeline_layout =
-                    device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                        label: Some(entry_point),
-                        bind_group_layouts: &[Some(layout)],
-                        immediate_size: 0,
-                    });
-                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(entry_point),
-                    layout: Some(&pipeline_layout),
-                    module: &module,
-                    entry_point: Some(entry_point),
-                    compilation_options: wgpu::PipelineCompilationOptions::default(),
-                    cache: None,
-                })
-            };
-            let buffer = |label: &'static str, size: u64, usage| {
-                device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(label),
-                    size,
-                    usage,
-                    mapped_at_creation: false,
-                })
-            };
             let per_node = u64::from(cloth.nodes().max(1)) * 16;
-            let params = buffer(
-                "gpu_sim rhs params",
-                std::mem::size_of::<RhsParams>() as u64,
-                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            );
-            let node = buffer(
+            let params = program.uniform::<RhsParams>("gpu_sim rhs params");
+            let node = program.buffer(
                 "gpu_sim rhs nodes",
                 per_node,
                 wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             );
-            let b = buffer(
+            let b = program.buffer(
                 "gpu_sim rhs",
                 per_node,
                 wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             );
-            let bind_group = |layout: &wgpu::BindGroupLayout, entries: &[(u32, &wgpu::Buffer)]| {
-                let entries: Vec<_> = entries
-                    .iter()
-                    .map(|&(binding, buffer)| wgpu::BindGroupEntry {
-                        binding,
-                        resource: buffer.as_entire_binding(),
-                    })
-                    .collect();
-                device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("gpu_sim rhs"),
-                    layout,
-                    entries: &entries,
-                })
-            };
-            let node_group = bind_group(
+            let node_group = program.bind_group(
+                "gpu_sim rhs nodes",
                 &node_layout,
                 &[
                     (0, &params),
@@ -152,7 +95,8 @@ impl RhsPass {
                     (6, air.coefficients()),
                 ],
             );
-            let held_group = bind_group(
+            let held_group = program.bind_group(
+                "gpu_sim rhs held",
                 &held_layout,
                 &[
                     (0, &params),
@@ -170,8 +114,8 @@ impl RhsPass {
                 b,
                 node_group,
                 held_group,
-                node_terms: pipeline("node_terms", &node_layout),
-                held_terms: pipeline("held_terms", &held_layout),
+                node_terms: program.kernel("node_terms", &node_layout),
+                held_terms: program.kernel("held_terms", &held_layout),
             }
         })
     }
@@ -205,16 +149,14 @@ impl RhsPass {
 
     /// Records the two kernels, after the force and air passes' work.
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("gpu_sim rhs"),
-            timestamp_writes: None,
-        });
-        pass.set_bind_group(0, &self.node_group, &[]);
-        pass.set_pipeline(&self.node_terms);
-        pass.dispatch_workgroups(workgroups(self.nodes), 1, 1);
-        pass.set_bind_group(0, &self.held_group, &[]);
-        pass.set_pipeline(&self.held_terms);
-        pass.dispatch_workgroups(workgroups(self.nodes), 1, 1);
+        dispatch(
+            encoder,
+            "gpu_sim rhs",
+            &[
+                (&self.node_group, &self.node_terms, self.nodes),
+                (&self.held_group, &self.held_terms, self.nodes),
+            ],
+        );
     }
 
     /// The right-hand side per node, N·s (`vec4<f32>`), written by [`Self::record`]'s work.

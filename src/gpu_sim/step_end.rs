@@ -2,11 +2,10 @@
 //! [`crate::sim::integrators::symplectic_next`] on every node, in place on the cloth's `x` and
 //! `v`: free nodes `v' = v + Δv`, `x' = x + h v'`; held nodes to their targets.
 
-use std::borrow::Cow;
-
 use glam::DVec3;
 
-use super::{ClothBuffers, GpuSimError, validated, workgroups};
+use super::kernel::{Access, Program, dispatch};
+use super::{ClothBuffers, GpuSimError, validated};
 
 /// The kernel's WGSL.
 pub const SIM_STEP_END_WGSL: &str = include_str!("../../shaders/sim_step_end.wgsl");
@@ -41,76 +40,36 @@ fn vec4s(values: impl Iterator<Item = (DVec3, f32)>) -> Vec<[f32; 4]> {
 impl StepEndPass {
     /// Compiles the kernel over `cloth`'s node state.
     pub fn new(device: &wgpu::Device, cloth: &ClothBuffers) -> Result<Self, GpuSimError> {
-        use wgpu::BufferBindingType::{Storage, Uniform};
+        use Access::{Read, Uniform, Write};
         validated(device, "the step's end kernel", || {
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("sim_step_end.wgsl"),
-                source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(SIM_STEP_END_WGSL)),
-            });
-            let read = Storage { read_only: true };
-            let write = Storage { read_only: false };
-            let entry = super::forces::entry;
-            let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("gpu_sim step end"),
-                entries: &[
-                    entry(0, Uniform),
-                    entry(1, write),
-                    entry(2, write),
-                    entry(3, read),
-                    entry(4, read),
-                ],
-            });
-            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("gpu_sim step end"),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
-            let buffer = |label: &'static str, size: u64, usage| {
-                device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(label),
-                    size,
-                    usage,
-                    mapped_at_creation: false,
-                })
-            };
-            let per_node = u64::from(cloth.nodes().max(1)) * 16;
-            let params = buffer(
-                "gpu_sim step end params",
-                std::mem::size_of::<StepEndParams>() as u64,
-                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            let program = Program::new(device, "sim_step_end.wgsl", SIM_STEP_END_WGSL);
+            let layout = program.layout(
+                "gpu_sim step end",
+                &[(0, Uniform), (1, Write), (2, Write), (3, Read), (4, Read)],
             );
+            let per_node = u64::from(cloth.nodes().max(1)) * 16;
+            let params = program.uniform::<StepEndParams>("gpu_sim step end params");
             let input = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
-            let dv = buffer("gpu_sim dv", per_node, input);
-            let target = buffer("gpu_sim targets", per_node, input);
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("gpu_sim step end"),
-                layout: &layout,
-                entries: &[
+            let dv = program.buffer("gpu_sim dv", per_node, input);
+            let target = program.buffer("gpu_sim targets", per_node, input);
+            let bind_group = program.bind_group(
+                "gpu_sim step end",
+                &layout,
+                &[
                     (0, &params),
                     (1, &cloth.x),
                     (2, &cloth.v),
                     (3, &dv),
                     (4, &target),
-                ]
-                .map(|(binding, buffer)| wgpu::BindGroupEntry {
-                    binding,
-                    resource: buffer.as_entire_binding(),
-                }),
-            });
+                ],
+            );
             Self {
                 nodes: cloth.nodes(),
                 params,
                 dv,
                 target,
                 bind_group,
-                pipeline: device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some("step_end"),
-                    layout: Some(&pipeline_layout),
-                    module: &module,
-                    entry_point: Some("step_end"),
-                    compilation_options: wgpu::PipelineCompilationOptions::default(),
-                    cache: None,
-                }),
+                pipeline: program.kernel("step_end", &layout),
             }
         })
     }
@@ -150,12 +109,10 @@ impl StepEndPass {
 
     /// Records the kernel; the cloth's `x` and `v` then hold the state at the step's end.
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("gpu_sim step end"),
-            timestamp_writes: None,
-        });
-        pass.set_bind_group(0, &self.bind_group, &[]);
-        pass.set_pipeline(&self.pipeline);
-        pass.dispatch_workgroups(workgroups(self.nodes), 1, 1);
+        dispatch(
+            encoder,
+            "gpu_sim step end",
+            &[(&self.bind_group, &self.pipeline, self.nodes)],
+        );
     }
 }
