@@ -7,8 +7,8 @@ use std::io::Write;
 use std::sync::OnceLock;
 
 use flagsim::gpu_sim::{
-    AirPass, ClothBuffers, ForcePass, GuardPass, GuardReport, RhsPass, StepEndPass, read_pairs,
-    read_vec3s,
+    AirPass, ClothBuffers, ForcePass, GpuLevel, GuardPass, GuardReport, RhsPass, StepEndPass,
+    TransferPass, read_pairs, read_vec3s, write_vec3s,
 };
 use flagsim::render::GpuContext;
 use flagsim::sim::forces::{External, ForceWork, external_forces, spring_forces};
@@ -16,6 +16,7 @@ use flagsim::sim::guard;
 use flagsim::sim::integrators::kang_mg::{near_held, right_hand_side};
 use flagsim::sim::integrators::symplectic_next;
 use flagsim::sim::jacobian::RhsInput;
+use flagsim::sim::multigrid::{GridTransfer, coarse_len};
 use flagsim::sim::params::{DragModel, LiftModel};
 use flagsim::sim::{Cloth, Params, Scene};
 use glam::DVec3;
@@ -724,6 +725,86 @@ fn the_steps_end_matches_the_cpu_for_free_and_held_nodes() {
                 (want_x[i] - cloth.x[i]).length() > 1e3 * x_bound[i],
                 "node {i}"
             );
+        }
+    }
+}
+
+#[test]
+fn the_grid_transfers_match_the_cpu_on_odd_and_even_grids() {
+    let Some(ctx) = shared_gpu() else {
+        return;
+    };
+    let abs = |v: &[DVec3]| -> Vec<DVec3> { v.iter().map(|a| a.abs()).collect() };
+    // Odd and even counts along each direction (the last node of an even count has one
+    // parent), the smallest grids a level can have, and a wide one.
+    for (nx, ny) in [(13, 10), (12, 9), (10, 10), (3, 2), (2, 3), (33, 5)] {
+        let (cx, cy) = (coarse_len(nx), coarse_len(ny));
+        // Unknowns: not the first column (a pole) nor every seventh node; on the coarse grid
+        // not its first column nor every fifth node.
+        let fine_diag: Vec<f64> = (0..nx * ny)
+            .map(|i| if i % nx == 0 || i % 7 == 3 { 0.0 } else { 1.0 })
+            .collect();
+        let coarse_diag: Vec<f64> = (0..cx * cy)
+            .map(|i| if i % cx == 0 || i % 5 == 4 { 0.0 } else { 2.0 })
+            .collect();
+        let wave = |i: usize, a: f64| {
+            let t = i as f64 + a;
+            DVec3::new(
+                (1.3 * t).sin(),
+                0.5 * (0.7 * t).cos() + 0.2,
+                -(0.3 * t).sin(),
+            )
+        };
+        let r: Vec<DVec3> = (0..nx * ny).map(|i| wave(i, 0.4)).collect();
+        let x0: Vec<DVec3> = (0..nx * ny).map(|i| 0.1 * wave(i, 2.9)).collect();
+        let xc: Vec<DVec3> = (0..cx * cy).map(|i| wave(i, 5.3)).collect();
+        let fine = GpuLevel::new(&ctx.device, nx, ny, &fine_diag).expect("fine level");
+        let coarse = GpuLevel::new(&ctx.device, cx, cy, &coarse_diag).expect("coarse level");
+        let pass = TransferPass::new(&ctx.device, &fine, &coarse).expect("transfer kernels");
+        write_vec3s(&ctx.queue, &fine.r, &r);
+        write_vec3s(&ctx.queue, &fine.x, &x0);
+        write_vec3s(&ctx.queue, &coarse.x, &xc);
+        // Something in b that the restriction must overwrite, inactive nodes included.
+        write_vec3s(&ctx.queue, &coarse.b, &vec![DVec3::splat(7.0); cx * cy]);
+        let mut encoder = ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        pass.record_restrict(&mut encoder);
+        pass.record_prolong(&mut encoder);
+        ctx.queue.submit([encoder.finish()]);
+        let read = |b, n: usize| read_vec3s(&ctx.device, &ctx.queue, b, n as u32).expect("read");
+        let (b, x) = (read(&coarse.b, cx * cy), read(&fine.x, nx * ny));
+
+        let transfer = GridTransfer::new(nx, ny);
+        let (mut want_b, mut scale_b) = (vec![DVec3::NAN; cx * cy], vec![DVec3::NAN; cx * cy]);
+        transfer.restrict(&r, &coarse_diag, &mut want_b, false);
+        transfer.restrict(&abs(&r), &coarse_diag, &mut scale_b, false);
+        // At most nine products and sums of f32-rounded inputs.
+        let bound_b: Vec<f64> = scale_b.iter().map(|s| 16.0 * EPS32 * s.length()).collect();
+        assert_close(&format!("restrict {nx} × {ny}"), &b, &want_b, &bound_b);
+        let (mut want_x, mut scale_x) = (x0.clone(), abs(&x0));
+        transfer.prolong(&xc, &fine_diag, &mut want_x, false);
+        transfer.prolong(&abs(&xc), &fine_diag, &mut scale_x, false);
+        let bound_x: Vec<f64> = scale_x.iter().map(|s| 16.0 * EPS32 * s.length()).collect();
+        assert_close(&format!("prolong {nx} × {ny}"), &x, &want_x, &bound_x);
+        // Exactly zero where the coarse node is not an unknown; untouched fine nodes where the
+        // fine node is not; every unknown reached by something.
+        for c in 0..cx * cy {
+            if coarse_diag[c] == 0.0 {
+                assert_eq!(b[c], DVec3::ZERO, "{nx} × {ny}: coarse {c}");
+            } else {
+                assert!(scale_b[c].length() > 0.1, "{nx} × {ny}: coarse {c}");
+            }
+        }
+        for i in 0..nx * ny {
+            if fine_diag[i] == 0.0 {
+                assert_eq!(x[i], x0[i].as_vec3().as_dvec3(), "{nx} × {ny}: fine {i}");
+            } else {
+                assert!(
+                    (scale_x[i] - x0[i].abs()).length() > 0.1,
+                    "{nx} × {ny}: fine {i}"
+                );
+            }
         }
     }
 }

@@ -186,6 +186,14 @@ impl ClothBuffers {
     }
 }
 
+/// Writes `values` to the start of `buffer` (a `COPY_DST` buffer of `vec4<f32>`), rounded to
+/// f32, w = 0.
+pub fn write_vec3s(queue: &wgpu::Queue, buffer: &wgpu::Buffer, values: &[DVec3]) {
+    if !values.is_empty() {
+        queue.write_buffer(buffer, 0, bytemuck::cast_slice(&vec4s(values)));
+    }
+}
+
 /// Copies the first `count` `vec4<f32>` of `buffer` (a `COPY_SRC` buffer) to the CPU and
 /// returns their xyz, waiting for the work submitted before it.
 pub fn read_vec3s(

@@ -9,8 +9,9 @@
 //! ([`GuardPass`], twin of [`crate::sim::cloth::Cloth::strain_maxima`] and
 //! [`crate::sim::guard::check`]), and `kang-mg`'s right-hand side ([`RhsPass`], twin of
 //! [`crate::sim::integrators::kang_mg::right_hand_side`]), and the step's end
-//! ([`StepEndPass`], twin of [`crate::sim::integrators::symplectic_next`]). The step that uses
-//! them, the
+//! ([`StepEndPass`], twin of [`crate::sim::integrators::symplectic_next`]), and the multigrid's
+//! grid transfers between two levels ([`TransferPass`] over [`GpuLevel`]s, twin of
+//! [`crate::sim::multigrid::GridTransfer`]). The step that uses them, the
 //! device switch and `bench --gpu-sim` are not built yet (README, *The simulation on the GPU*).
 //!
 //! Like [`crate::sim`], this module never imports the renderer: it is handed a device and a
@@ -23,13 +24,15 @@ mod guard;
 mod kernel;
 mod rhs;
 mod step_end;
+mod transfer;
 
 pub use air::{AirPass, SIM_AIR_WGSL};
-pub use buffers::{ClothBuffers, GpuSpring, read_pairs, read_vec3s};
+pub use buffers::{ClothBuffers, GpuSpring, read_pairs, read_vec3s, write_vec3s};
 pub use forces::{ForcePass, SIM_FORCES_WGSL};
 pub use guard::{GuardPass, GuardReport, SIM_GUARD_WGSL};
 pub use rhs::{RhsPass, SIM_RHS_WGSL};
 pub use step_end::{SIM_STEP_END_WGSL, StepEndPass};
+pub use transfer::{GpuLevel, SIM_TRANSFER_WGSL, TransferPass};
 
 /// Everything that can go wrong on the GPU side of the simulation.
 #[derive(Debug, thiserror::Error)]

@@ -75,6 +75,11 @@ pub const ALL: &[ShaderFile] = &[
         prelude: "",
     },
     ShaderFile {
+        path: "shaders/sim_transfer.wgsl",
+        source: crate::gpu_sim::SIM_TRANSFER_WGSL,
+        prelude: "",
+    },
+    ShaderFile {
         path: "shaders/upsample.wgsl",
         source: UPSAMPLE_WGSL,
         prelude: "",

@@ -62,12 +62,8 @@ struct Level {
     val: Vec<f64>,
     /// How far (in nodes, along either grid direction) a row reaches.
     reach: usize,
-    /// Interpolation to this level from the next coarser one, along x and y: per fine index its
-    /// parents ([`parents`]), per coarse index its children ([`children_1d`]).
-    parents_x: Vec<([(usize, f64); 2], usize)>,
-    parents_y: Vec<([(usize, f64); 2], usize)>,
-    children_x: Vec<([(u32, f64); 3], usize)>,
-    children_y: Vec<([(u32, f64); 3], usize)>,
+    /// Interpolation to this level from the next coarser one, and its transpose.
+    transfer: GridTransfer,
     /// Per grid row, the squared residual its last Gauss–Seidel update met (parallel sweeps).
     row_r2: Vec<f64>,
     /// Work vectors: solution, right-hand side, residual, Jacobi scratch.
@@ -133,10 +129,7 @@ impl Level {
     }
 
     fn resize_work(&mut self) {
-        self.parents_x = (0..self.nx).map(|i| parents(i, self.nx)).collect();
-        self.parents_y = (0..self.ny).map(|i| parents(i, self.ny)).collect();
-        self.children_x = children_1d(self.nx);
-        self.children_y = children_1d(self.ny);
+        self.transfer = GridTransfer::new(self.nx, self.ny);
         self.row_r2 = vec![0.0; self.ny];
         let n = self.len();
         for v in [
@@ -485,13 +478,16 @@ impl Multigrid {
             };
         }
         let (fine, coarse) = self.levels.split_at_mut(1);
-        restrict(&fine[0], &mut coarse[0], parallel);
-        coarse[0].x.fill(DVec3::ZERO);
+        let (fine, coarse) = (&fine[0], &mut coarse[0]);
+        fine.transfer
+            .restrict(&fine.r, &coarse.diag, &mut coarse.b, parallel);
+        coarse.x.fill(DVec3::ZERO);
         self.v_cycle(1, parallel);
         let (fine, coarse) = self.levels.split_at_mut(1);
         let fine = &mut fine[0];
         fine.x.fill(DVec3::ZERO);
-        prolong(&coarse[0], fine, parallel);
+        fine.transfer
+            .prolong(&coarse[0].x, &fine.diag, &mut fine.x, parallel);
         e.copy_from_slice(&fine.x);
     }
 
@@ -509,11 +505,14 @@ impl Multigrid {
         residual(&mut self.levels[l], parallel);
         let (fine, coarse) = self.levels.split_at_mut(l + 1);
         let (fine, coarse) = (&fine[l], &mut coarse[0]);
-        restrict(fine, coarse, parallel);
+        fine.transfer
+            .restrict(&fine.r, &coarse.diag, &mut coarse.b, parallel);
         coarse.x.fill(DVec3::ZERO);
         self.v_cycle(l + 1, parallel);
         let (fine, coarse) = self.levels.split_at_mut(l + 1);
-        prolong(&coarse[0], &mut fine[l], parallel);
+        let fine = &mut fine[l];
+        fine.transfer
+            .prolong(&coarse[0].x, &fine.diag, &mut fine.x, parallel);
         let mut r2 = 0.0;
         for _ in 0..POST_SMOOTH {
             r2 = gauss_seidel(&mut self.levels[l], parallel);
@@ -890,59 +889,86 @@ fn for_each_row<T: Send>(
     }
 }
 
-/// `b_coarse = Pᵀ r_fine`, gathered per coarse node from the fine nodes that interpolate from
-/// it (the tensor product of [`children_1d`] along both directions).
-fn restrict(fine: &Level, coarse: &mut Level, parallel: bool) {
-    let (nx, cx) = (fine.nx, coarse.nx);
-    let (kx, ky) = (&fine.children_x, &fine.children_y);
-    let (r, cdiag) = (&fine.r, &coarse.diag);
-    for_each_row(parallel, &mut coarse.b, cx, |cy, row| {
-        let (ly, nly) = ky[cy];
-        for (ix, bc) in row.iter_mut().enumerate() {
-            if cdiag[cy * cx + ix] <= 0.0 {
-                *bc = DVec3::ZERO;
-                continue;
-            }
-            let (lx, nlx) = kx[ix];
-            let mut sum = DVec3::ZERO;
-            for &(fy, wy) in &ly[..nly] {
-                let fine_row = fy as usize * nx;
-                let mut part = DVec3::ZERO;
-                for &(fx, wx) in &lx[..nlx] {
-                    part += wx * r[fine_row + fx as usize];
-                }
-                sum += wy * part;
-            }
-            *bc = sum;
-        }
-    });
+/// The transfers between a grid of `nx × ny` nodes (row-major) and the next coarser one
+/// ([`coarse_len`] along each direction): linear interpolation along each direction
+/// ([`parents`]) and its transpose, each per node of the grid it writes.
+#[derive(Debug, Clone, Default)]
+pub struct GridTransfer {
+    nx: usize,
+    cx: usize,
+    /// Per fine index along x and y, its parents ([`parents`]).
+    parents_x: Vec<([(usize, f64); 2], usize)>,
+    parents_y: Vec<([(usize, f64); 2], usize)>,
+    /// Per coarse index along x and y, its children ([`children_1d`]).
+    children_x: Vec<([(u32, f64); 3], usize)>,
+    children_y: Vec<([(u32, f64); 3], usize)>,
 }
 
-/// `x_fine += P x_coarse` on the fine level's active nodes.
-fn prolong(coarse: &Level, fine: &mut Level, parallel: bool) {
-    let nx = fine.nx;
-    let cx = coarse.nx;
-    let (xc, diag) = (&coarse.x, &fine.diag);
-    let (px, py) = (&fine.parents_x, &fine.parents_y);
-    for_each_row(parallel, &mut fine.x, nx, |y, row| {
-        let (ly, nly) = py[y];
-        for (ix, xi) in row.iter_mut().enumerate() {
-            if diag[y * nx + ix] <= 0.0 {
-                continue;
-            }
-            let (lx, nlx) = px[ix];
-            let mut add = DVec3::ZERO;
-            for &(iy, wy) in &ly[..nly] {
-                let coarse_row = iy * cx;
-                let mut part = DVec3::ZERO;
-                for &(jx, wx) in &lx[..nlx] {
-                    part += wx * xc[coarse_row + jx];
-                }
-                add += wy * part;
-            }
-            *xi += add;
+impl GridTransfer {
+    pub fn new(nx: usize, ny: usize) -> Self {
+        Self {
+            nx,
+            cx: coarse_len(nx),
+            parents_x: (0..nx).map(|i| parents(i, nx)).collect(),
+            parents_y: (0..ny).map(|i| parents(i, ny)).collect(),
+            children_x: children_1d(nx),
+            children_y: children_1d(ny),
         }
-    });
+    }
+
+    /// `b = Pᵀ r` on the coarse nodes whose `coarse_diag` is positive (zero on the others),
+    /// gathered per coarse node from the fine nodes that interpolate from it (the tensor
+    /// product of [`children_1d`] along both directions, y outside, x inside).
+    pub fn restrict(&self, r: &[DVec3], coarse_diag: &[f64], b: &mut [DVec3], parallel: bool) {
+        let (nx, cx) = (self.nx, self.cx);
+        let (kx, ky) = (&self.children_x, &self.children_y);
+        for_each_row(parallel, b, cx, |cy, row| {
+            let (ly, nly) = ky[cy];
+            for (ix, bc) in row.iter_mut().enumerate() {
+                if coarse_diag[cy * cx + ix] <= 0.0 {
+                    *bc = DVec3::ZERO;
+                    continue;
+                }
+                let (lx, nlx) = kx[ix];
+                let mut sum = DVec3::ZERO;
+                for &(fy, wy) in &ly[..nly] {
+                    let fine_row = fy as usize * nx;
+                    let mut part = DVec3::ZERO;
+                    for &(fx, wx) in &lx[..nlx] {
+                        part += wx * r[fine_row + fx as usize];
+                    }
+                    sum += wy * part;
+                }
+                *bc = sum;
+            }
+        });
+    }
+
+    /// `x += P x_coarse` on the fine nodes whose `fine_diag` is positive (the others keep
+    /// their `x`).
+    pub fn prolong(&self, x_coarse: &[DVec3], fine_diag: &[f64], x: &mut [DVec3], parallel: bool) {
+        let (nx, cx) = (self.nx, self.cx);
+        let (px, py) = (&self.parents_x, &self.parents_y);
+        for_each_row(parallel, x, nx, |y, row| {
+            let (ly, nly) = py[y];
+            for (ix, xi) in row.iter_mut().enumerate() {
+                if fine_diag[y * nx + ix] <= 0.0 {
+                    continue;
+                }
+                let (lx, nlx) = px[ix];
+                let mut add = DVec3::ZERO;
+                for &(iy, wy) in &ly[..nly] {
+                    let coarse_row = iy * cx;
+                    let mut part = DVec3::ZERO;
+                    for &(jx, wx) in &lx[..nlx] {
+                        part += wx * x_coarse[coarse_row + jx];
+                    }
+                    add += wy * part;
+                }
+                *xi += add;
+            }
+        });
+    }
 }
 
 /// Conjugate gradients on level 0 from its `x`, preconditioned by the diagonal, until
