@@ -580,9 +580,10 @@ fn hash_to_unit(seed: u64, k: i64) -> f64 {
     (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
 }
 
-/// `t.floor()` (the same value for every `t` but −0, which gives 0), without a call: the default x86-64 target has no
-/// rounding instruction, so `f64::floor` is a library routine, and the wind reads four floors a
-/// node every step (2 % of the default flag's step in that routine alone).
+/// `t.floor()` (the same value for every `t` but −0, which gives 0), without a call: the
+/// default x86-64 target has no rounding instruction, so `f64::floor` is a library routine,
+/// and the wind reads four floors a node every step (2 % of the default flag's step in that
+/// routine alone).
 #[inline]
 pub fn floor(t: f64) -> f64 {
     floor_with_integer(t).0

@@ -74,7 +74,7 @@ impl SpringBlock {
     }
 
     /// [`SpringBlock::new`] given `1 / |x_ab|` ([`inverse_length`]: 0 for coincident ends), as
-    /// [`batch_inverse_lengths`] computes it for many springs at once. A spring's square root
+    /// [`super::forces::batch_inverse_lengths`] computes it for many springs at once. A spring's square root
     /// and division feed everything else in its block: one spring at a time they stalled
     /// `implicit-mg`'s assembly (a fifth of its time on the default flag); in a batch they
     /// overlap.

@@ -153,7 +153,6 @@ struct Dense {
     /// The lower-triangular factor's rows packed: row `i`'s entries left of the diagonal,
     /// `L_i0 … L_i(i−1)`, at `i (i − 1) / 2`: both substitutions walk them contiguously.
     l: Vec<f64>,
-
     /// `1 / L_ii`.
     inv_diag: Vec<f64>,
     /// The matrix being factored, row-major `nodes.len()²` (scratch of [`Dense::factor`]).
