@@ -275,6 +275,17 @@ impl External {
         }
     }
 
+    /// `h (c_drag + c_air)` of node `i`, kg: what the semi-implicit air adds to its mass in an
+    /// implicit system (0 without air).
+    #[inline]
+    pub fn implicit_air(&self, i: usize, h: f64) -> f64 {
+        if self.has_air {
+            h * (self.drag_c[i] + self.air_c[i])
+        } else {
+            0.0
+        }
+    }
+
     /// The unfiltered velocity change of the external forces over `h` for node `i` of mass `m`:
     /// `h g`, the air force `h F / (m + h c_air)`, and the semi-implicit drag
     /// `-(c h / (m + c h)) v_rel`.

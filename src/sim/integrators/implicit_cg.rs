@@ -125,7 +125,7 @@ pub fn solve(
     let blocks = &s.blocks;
     // The preconditioner's diagonal.
     for_each_node(parallel, &mut s.diag, |i, d| {
-        let mut diag = DVec3::splat(cloth.m[i] + h * (ext.drag_c[i] + ext.air_c[i]));
+        let mut diag = DVec3::splat(cloth.m[i] + ext.implicit_air(i, h));
         for l in topology.links(i) {
             diag += blocks[l.spring as usize].diagonal();
         }
@@ -138,7 +138,7 @@ pub fn solve(
                 *o = DVec3::ZERO;
                 return;
             }
-            let mut y = (cloth.m[i] + h * (ext.drag_c[i] + ext.air_c[i])) * x[i];
+            let mut y = (cloth.m[i] + ext.implicit_air(i, h)) * x[i];
             for l in topology.links(i) {
                 let j = l.node as usize;
                 let xj = if kinematic[j] { DVec3::ZERO } else { x[j] };

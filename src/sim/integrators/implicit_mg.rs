@@ -315,14 +315,8 @@ impl ImplicitMg {
         self.mass.resize(n, 0.0);
         spring_blocks(cloth, h, step.params.damping, parallel, &mut self.blocks);
         let blocks = &self.blocks;
-        let air = ext.has_air;
         for_each_node(parallel, &mut self.mass, |i, m| {
-            *m = cloth.m[i]
-                + if air {
-                    h * (ext.drag_c[i] + ext.air_c[i])
-                } else {
-                    0.0
-                };
+            *m = cloth.m[i] + ext.implicit_air(i, h);
         });
         let topology = &*cloth.topology;
         let mass = &self.mass;
@@ -381,14 +375,8 @@ impl ImplicitMg {
         mass.resize(n, 0.0);
         b.resize(n, DVec3::ZERO);
         q.resize(n, DVec3::ZERO);
-        let air = ext.has_air;
         for i in 0..n {
-            let m = cloth.m[i]
-                + if air {
-                    h * (ext.drag_c[i] + ext.air_c[i])
-                } else {
-                    0.0
-                };
+            let m = cloth.m[i] + ext.implicit_air(i, h);
             mass[i] = m;
             diag_sums[i] = [m, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
             if kinematic[i] {

@@ -119,17 +119,8 @@ impl Integrator for KangMg {
             self.dv.clear();
             self.dv.resize(n, DVec3::ZERO);
         }
-        let air = ext.has_air;
-        self.mg.set_extra_diagonal(
-            |i| {
-                if air {
-                    h * (ext.drag_c[i] + ext.air_c[i])
-                } else {
-                    0.0
-                }
-            },
-            parallel,
-        );
+        self.mg
+            .set_extra_diagonal(|i| ext.implicit_air(i, h), parallel);
         let input = RhsInput {
             cloth,
             kinematic,
