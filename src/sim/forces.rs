@@ -160,18 +160,13 @@ fn spring_term(
 }
 
 /// Springs per batch of [`batch_inverse_lengths`].
-pub const SPRING_BATCH: usize = 64;
+const SPRING_BATCH: usize = 64;
 
 /// For a batch of springs (at most [`SPRING_BATCH`]): `x_ab = x_b − x_a` and `1 / |x_ab|`. The
 /// square roots and divisions, the slowest instructions of the force pass and independent of
 /// each other, run in a loop of their own, which the compiler vectorises.
 #[inline]
-pub fn batch_inverse_lengths(
-    x: &[DVec3],
-    ends: &[[u32; 2]],
-    x_ab: &mut [DVec3],
-    inv_len: &mut [f64],
-) {
+fn batch_inverse_lengths(x: &[DVec3], ends: &[[u32; 2]], x_ab: &mut [DVec3], inv_len: &mut [f64]) {
     for ((e, d), l) in ends.iter().zip(x_ab.iter_mut()).zip(inv_len.iter_mut()) {
         *d = x[e[1] as usize] - x[e[0] as usize];
         *l = d.length_squared();

@@ -74,10 +74,10 @@ impl SpringBlock {
     }
 
     /// [`SpringBlock::new`] given `1 / |x_ab|` ([`inverse_length`]: 0 for coincident ends), as
-    /// [`super::forces::batch_inverse_lengths`] computes it for many springs at once. A spring's square root
-    /// and division feed everything else in its block: one spring at a time they stalled
-    /// `implicit-mg`'s assembly (a fifth of its time on the default flag); in a batch they
-    /// overlap.
+    /// the shared force pass computes it for all springs in batches
+    /// ([`super::forces::ForceWork::inv_len`]). A spring's square root and division feed
+    /// everything else in its block: one spring at a time they stalled `implicit-mg`'s
+    /// assembly (a fifth of its time on the default flag); in a batch they overlap.
     #[inline]
     pub fn with_inverse_length(
         x_ab: DVec3,

@@ -30,7 +30,6 @@ use super::implicit_cg::CgReport;
 use super::{Integrator, Next, Step, StepInput, advance_symplectic};
 use crate::sim::cloth::{Cloth, Link, Topology};
 use crate::sim::error::SimError;
-use crate::sim::forces::{SPRING_BATCH, batch_inverse_lengths};
 use crate::sim::jacobian::{RhsInput, SpringBlock, right_hand_side, spring_blocks};
 use crate::sim::multigrid::Multigrid;
 use crate::sim::par::for_each_node;
@@ -60,8 +59,6 @@ pub struct ImplicitMg {
     diag_sums: Vec<DiagonalSums>,
     /// Per node: `m + h c_air`.
     mass: Vec<f64>,
-    /// Per spring, `1 / |x_ab|` where the step does not bring it ([`Step::inv_len`]).
-    inv_len: Vec<f64>,
     /// Per node, the links to free nodes the sweeps follow ([`COUPLING`]):
     /// `coupled[coupled_start[i]..coupled_mid[i]]` to the nodes before it, then
     /// `coupled[coupled_mid[i]..coupled_start[i + 1]]` to the ones after it, each in the
@@ -366,7 +363,6 @@ impl ImplicitMg {
             b,
             q,
             dv: y,
-            inv_len: own_inv_len,
             ..
         } = self;
         blocks.resize(topology.springs.len(), SpringBlock::default());
@@ -388,24 +384,15 @@ impl ImplicitMg {
                 q[i] = m * y[i];
             }
         }
-        // The springs' inverse lengths, from the force pass at these positions or else
-        // computed here in batches (one at a time, each square root and division stalls the
-        // block built from it).
-        let inv_len: &[f64] = if step.inv_len.len() == topology.ends.len() {
-            step.inv_len
-        } else {
-            own_inv_len.resize(topology.ends.len(), 0.0);
-            let mut x_ab = [DVec3::ZERO; SPRING_BATCH];
-            for (ends, inv) in topology
-                .ends
-                .chunks(SPRING_BATCH)
-                .zip(own_inv_len.chunks_mut(SPRING_BATCH))
-            {
-                batch_inverse_lengths(x, ends, &mut x_ab, inv);
-            }
-            own_inv_len
-        };
-        for (s, (sp, &inv)) in topology.springs.iter().zip(inv_len).enumerate() {
+        // The springs' inverse lengths from the shared force pass at these positions, computed
+        // there in batches (one at a time, each square root and division stalled the block
+        // built from it). `implicit-mg` keeps the shared forces, so the step always has them.
+        assert_eq!(
+            step.inv_len.len(),
+            topology.ends.len(),
+            "the force pass's inverse lengths"
+        );
+        for (s, (sp, &inv)) in topology.springs.iter().zip(step.inv_len).enumerate() {
             let (ia, ib) = (sp.a, sp.b);
             let blk =
                 SpringBlock::with_inverse_length(x[ib] - x[ia], inv, k[s], sp.rest, h, damping);

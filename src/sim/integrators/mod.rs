@@ -53,7 +53,8 @@ pub struct Step<'a> {
     /// The internal forces [`Integrator::internal_forces`] wrote, N (`F̃` for the filter family).
     pub force: &'a [DVec3],
     /// Per spring, `1 / |x_ab|` at the step's positions where the shared force path computed
-    /// it ([`ForceWork::inv_len`]), empty otherwise.
+    /// it ([`ForceWork::inv_len`]; every integrator that keeps [`Integrator::internal_forces`]),
+    /// empty otherwise.
     pub inv_len: &'a [f64],
     /// External forces (gravity, air) evaluated at the start of the step.
     pub ext: &'a External,
