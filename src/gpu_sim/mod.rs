@@ -23,6 +23,7 @@ mod forces;
 mod guard;
 mod kernel;
 mod rhs;
+mod solve;
 mod step_end;
 mod transfer;
 
@@ -31,6 +32,7 @@ pub use buffers::{ClothBuffers, GpuSpring, read_pairs, read_vec3s, write_vec3s};
 pub use forces::{ForcePass, SIM_FORCES_WGSL};
 pub use guard::{GuardPass, GuardReport, SIM_GUARD_WGSL};
 pub use rhs::{RhsPass, SIM_RHS_WGSL};
+pub use solve::{GpuMultigrid, SIM_SOLVE_WGSL};
 pub use step_end::{SIM_STEP_END_WGSL, StepEndPass};
 pub use transfer::{GpuLevel, SIM_TRANSFER_WGSL, TransferPass};
 

@@ -70,6 +70,11 @@ pub const ALL: &[ShaderFile] = &[
         prelude: "",
     },
     ShaderFile {
+        path: "shaders/sim_solve.wgsl",
+        source: crate::gpu_sim::SIM_SOLVE_WGSL,
+        prelude: "",
+    },
+    ShaderFile {
         path: "shaders/sim_step_end.wgsl",
         source: crate::gpu_sim::SIM_STEP_END_WGSL,
         prelude: "",

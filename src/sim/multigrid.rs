@@ -314,12 +314,114 @@ pub struct Multigrid {
     factored_extra: bool,
     /// How many times the hierarchy was built.
     pub builds: u64,
+    /// Whether the V-cycle smooths in the GPU's order ([`node_coloured_sweep`]) instead of
+    /// by coloured grid rows ([`Multigrid::set_node_colours`]).
+    node_colours: bool,
+}
+
+/// One level's matrix, read-only, as the GPU's solver takes it ([`Multigrid::level_matrix`]):
+/// `A_ii = diag[i]` (0 on rows that are not unknowns), `1 / A_ii`, and row `i`'s off-diagonal
+/// entries `val[e]` at columns `col[e]`, `e` in `start[i]..start[i + 1]`.
+#[derive(Debug, Clone, Copy)]
+pub struct LevelMatrix<'a> {
+    pub nx: usize,
+    pub ny: usize,
+    pub diag: &'a [f64],
+    pub inv_diag: &'a [f64],
+    pub start: &'a [u32],
+    pub col: &'a [u32],
+    pub val: &'a [f64],
+    /// How far, in nodes along either grid direction, a row reaches.
+    pub reach: usize,
+}
+
+/// The coarsest level's Cholesky factor `A = L Lᵀ` over its unknowns
+/// ([`Multigrid::coarsest_factor`]): `nodes[p]` is the level node of factor row `p`; row `p`'s
+/// entries left of the diagonal are `l[p (p − 1) / 2 ..][..p]`, and `inv_diag[p] = 1 / L_pp`.
+#[derive(Debug, Clone, Copy)]
+pub struct CoarsestFactor<'a> {
+    pub nodes: &'a [usize],
+    pub l: &'a [f64],
+    pub inv_diag: &'a [f64],
+}
+
+/// Colours along each grid direction of [`node_coloured_sweep`]: nodes three apart along both
+/// directions share a colour, and no row of a grid level reaches farther than two.
+pub const NODE_COLOURS: usize = 3;
+
+/// One Gauss–Seidel sweep in the GPU's order: nodes coloured by `(x mod 3, y mod 3)`, colour
+/// `3 (y mod 3) + (x mod 3)` in turn, `x_i = (b_i − Σ_j A_ij x_j) / A_ii` on each unknown of the
+/// colour with its neighbours as they are then. No two nodes of a colour are coupled (a row
+/// reaches at most two nodes along each direction), so every order within a colour, and the
+/// GPU's invocations all at once, give this answer. Returns `Σ |r_i|²` of the residuals met.
+/// The twin of `shaders/sim_solve.wgsl`'s `sweep`.
+pub fn node_coloured_sweep(m: &LevelMatrix, b: &[DVec3], x: &mut [DVec3]) -> f64 {
+    assert!(
+        m.reach < NODE_COLOURS,
+        "a row reaching {} nodes couples nodes of one colour",
+        m.reach
+    );
+    let mut r2 = 0.0;
+    for oy in 0..NODE_COLOURS {
+        for ox in 0..NODE_COLOURS {
+            for y in (oy..m.ny).step_by(NODE_COLOURS) {
+                for i in (ox..m.nx).step_by(NODE_COLOURS).map(|c| y * m.nx + c) {
+                    if m.diag[i] > 0.0 {
+                        let ax = off_diagonal_times(DVec3::ZERO, m.start, m.col, m.val, i, x);
+                        r2 += (b[i] - ax - m.diag[i] * x[i]).length_squared();
+                        x[i] = (b[i] - ax) * m.inv_diag[i];
+                    }
+                }
+            }
+        }
+    }
+    r2
 }
 
 impl Multigrid {
     /// Levels in the hierarchy (1: the cloth is solved directly).
     pub fn depth(&self) -> usize {
         self.levels.len()
+    }
+
+    /// Level `l`'s matrix (level 0 with the extra diagonal of the last
+    /// [`Multigrid::set_extra_diagonal`]).
+    pub fn level_matrix(&self, l: usize) -> LevelMatrix<'_> {
+        let level = &self.levels[l];
+        LevelMatrix {
+            nx: level.nx,
+            ny: level.ny,
+            diag: &level.diag,
+            inv_diag: &level.inv_diag,
+            start: &level.start,
+            col: &level.col,
+            val: &level.val,
+            reach: level.reach,
+        }
+    }
+
+    /// Level 0's diagonal without the extra, as the hierarchy was built.
+    pub fn base_diagonal(&self) -> &[f64] {
+        &self.base_diag
+    }
+
+    /// The coarsest level's factor (of its matrix as built: with a single level, without
+    /// the extra diagonal). Empty when a single level is too large to factor (conjugate
+    /// gradients solve it).
+    pub fn coarsest_factor(&self) -> CoarsestFactor<'_> {
+        CoarsestFactor {
+            nodes: &self.coarsest.nodes,
+            l: &self.coarsest.l,
+            inv_diag: &self.coarsest.inv_diag,
+        }
+    }
+
+    /// Smooths in the GPU's order ([`node_coloured_sweep`]) from now on (`true`), or by
+    /// coloured grid rows (`false`, the default: faster on the CPU, since a row's updates
+    /// follow each other in memory). Both solve the same system; with the GPU's order a V-cycle
+    /// is the f64 twin of the GPU's.
+    pub fn set_node_colours(&mut self, on: bool) {
+        self.node_colours = on;
     }
 
     /// Builds the hierarchy for `cloth` (which must be a grid) with step `h` and the held set,
@@ -514,7 +616,15 @@ impl Multigrid {
             .prolong(&coarse[0].x, &fine.diag, &mut fine.x, parallel);
         let mut r2 = 0.0;
         for _ in 0..POST_SMOOTH {
-            r2 = gauss_seidel(&mut self.levels[l], parallel);
+            r2 = if self.node_colours && self.levels[l].reach < NODE_COLOURS {
+                let level = &mut self.levels[l];
+                let mut x = std::mem::take(&mut level.x);
+                let r2 = node_coloured_sweep(&self.level_matrix(l), &self.levels[l].b, &mut x);
+                self.levels[l].x = x;
+                r2
+            } else {
+                gauss_seidel(&mut self.levels[l], parallel)
+            };
         }
         r2
     }
