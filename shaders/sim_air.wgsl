@@ -64,7 +64,11 @@ struct AirParams {
 @group(0) @binding(10) var<storage, read_write> coeff: array<vec2<f32>>;
 
 @compute @workgroup_size(64)
-fn triangle_normals(@builtin(global_invocation_id) id: vec3<u32>) {
+fn triangle_normals(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let id = vec3<u32>(flat_index(gid, groups), 0u, 0u);
     let t = id.x;
     if t >= params.triangles {
         return;
@@ -76,7 +80,11 @@ fn triangle_normals(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 
 @compute @workgroup_size(64)
-fn node_normals(@builtin(global_invocation_id) id: vec3<u32>) {
+fn node_normals(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let id = vec3<u32>(flat_index(gid, groups), 0u, 0u);
     let i = id.x;
     if i >= params.nodes {
         return;
@@ -173,7 +181,11 @@ fn wind_at(p: vec3<f32>) -> vec3<f32> {
 }
 
 @compute @workgroup_size(64)
-fn air_forces(@builtin(global_invocation_id) id: vec3<u32>) {
+fn air_forces(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let id = vec3<u32>(flat_index(gid, groups), 0u, 0u);
     let i = id.x;
     if i >= params.nodes {
         return;
@@ -214,4 +226,10 @@ fn air_forces(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     air[i] = vec4<f32>(force, 0.0);
     coeff[i] = vec2<f32>(air_c, drag_c);
+}
+
+// The invocation's place in a dispatch of any size: one of more than 65 535 workgroups is laid
+// out in rows of `groups.x` workgroups (`gpu_sim::kernel::dispatch`).
+fn flat_index(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return gid.x + gid.y * groups.x * 64u;
 }

@@ -39,7 +39,11 @@ struct ForceParams {
 @group(0) @binding(7) var<storage, read_write> force: array<vec4<f32>>;
 
 @compute @workgroup_size(64)
-fn spring_terms(@builtin(global_invocation_id) id: vec3<u32>) {
+fn spring_terms(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let id = vec3<u32>(flat_index(gid, groups), 0u, 0u);
     let s = id.x;
     if s >= params.springs {
         return;
@@ -64,7 +68,11 @@ fn spring_terms(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 
 @compute @workgroup_size(64)
-fn gather_forces(@builtin(global_invocation_id) id: vec3<u32>) {
+fn gather_forces(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let id = vec3<u32>(flat_index(gid, groups), 0u, 0u);
     let i = id.x;
     if i >= params.nodes {
         return;
@@ -80,4 +88,10 @@ fn gather_forces(@builtin(global_invocation_id) id: vec3<u32>) {
         }
     }
     force[i] = vec4<f32>(sum, 0.0);
+}
+
+// The invocation's place in a dispatch of any size: one of more than 65 535 workgroups is laid
+// out in rows of `groups.x` workgroups (`gpu_sim::kernel::dispatch`).
+fn flat_index(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return gid.x + gid.y * groups.x * 64u;
 }

@@ -68,7 +68,11 @@ fn clear_report() {
 }
 
 @compute @workgroup_size(64)
-fn spring_strains(@builtin(global_invocation_id) id: vec3<u32>) {
+fn spring_strains(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let id = vec3<u32>(flat_index(gid, groups), 0u, 0u);
     let s = id.x;
     if s >= params.springs {
         return;
@@ -90,7 +94,11 @@ fn spring_strains(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 
 @compute @workgroup_size(64)
-fn node_checks(@builtin(global_invocation_id) id: vec3<u32>) {
+fn node_checks(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let id = vec3<u32>(flat_index(gid, groups), 0u, 0u);
     let i = id.x;
     if i >= params.nodes {
         return;
@@ -104,4 +112,10 @@ fn node_checks(@builtin(global_invocation_id) id: vec3<u32>) {
     if bad {
         atomicMin(&report.first_bad_node, i);
     }
+}
+
+// The invocation's place in a dispatch of any size: one of more than 65 535 workgroups is laid
+// out in rows of `groups.x` workgroups (`gpu_sim::kernel::dispatch`).
+fn flat_index(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return gid.x + gid.y * groups.x * 64u;
 }

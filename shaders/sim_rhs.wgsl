@@ -48,7 +48,11 @@ fn held(i: u32) -> bool {
 }
 
 @compute @workgroup_size(64)
-fn node_terms(@builtin(global_invocation_id) id: vec3<u32>) {
+fn node_terms(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let id = vec3<u32>(flat_index(gid, groups), 0u, 0u);
     let i = id.x;
     if i >= params.nodes {
         return;
@@ -66,7 +70,11 @@ fn node_terms(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 
 @compute @workgroup_size(64)
-fn held_terms(@builtin(global_invocation_id) id: vec3<u32>) {
+fn held_terms(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let id = vec3<u32>(flat_index(gid, groups), 0u, 0u);
     let i = id.x;
     if i >= params.nodes || held(i) {
         return;
@@ -80,4 +88,10 @@ fn held_terms(@builtin(global_invocation_id) id: vec3<u32>) {
         }
     }
     b[i] = vec4<f32>(sum, 0.0);
+}
+
+// The invocation's place in a dispatch of any size: one of more than 65 535 workgroups is laid
+// out in rows of `groups.x` workgroups (`gpu_sim::kernel::dispatch`).
+fn flat_index(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return gid.x + gid.y * groups.x * 64u;
 }

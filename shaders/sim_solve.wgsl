@@ -49,7 +49,11 @@ fn off_diagonal(i: u32) -> vec3<f32> {
 }
 
 @compute @workgroup_size(64)
-fn residual(@builtin(global_invocation_id) id: vec3<u32>) {
+fn residual(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let id = vec3<u32>(flat_index(gid, groups), 0u, 0u);
     let i = id.x;
     if i >= params.nodes {
         return;
@@ -62,7 +66,11 @@ fn residual(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 
 @compute @workgroup_size(64)
-fn sweep(@builtin(global_invocation_id) id: vec3<u32>) {
+fn sweep(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let id = vec3<u32>(flat_index(gid, groups), 0u, 0u);
     // The colour's nodes, row by row: ceil((nx − ox) / 3) of them in each of its rows.
     let across = (params.nx - params.ox + 2u) / 3u;
     let rows = (params.ny - params.oy + 2u) / 3u;
@@ -107,7 +115,11 @@ fn coarsest(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 
 @compute @workgroup_size(64)
-fn air_diagonal(@builtin(global_invocation_id) id: vec3<u32>) {
+fn air_diagonal(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let id = vec3<u32>(flat_index(gid, groups), 0u, 0u);
     let i = id.x;
     if i >= params.nodes {
         return;
@@ -124,4 +136,10 @@ fn air_diagonal(@builtin(global_invocation_id) id: vec3<u32>) {
         diag[i] = 0.0;
         inv_diag[i] = 0.0;
     }
+}
+
+// The invocation's place in a dispatch of any size: one of more than 65 535 workgroups is laid
+// out in rows of `groups.x` workgroups (`gpu_sim::kernel::dispatch`).
+fn flat_index(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return gid.x + gid.y * groups.x * 64u;
 }

@@ -19,7 +19,11 @@ struct StepEndParams {
 @group(0) @binding(4) var<storage, read> target_x: array<vec4<f32>>;
 
 @compute @workgroup_size(64)
-fn step_end(@builtin(global_invocation_id) id: vec3<u32>) {
+fn step_end(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let id = vec3<u32>(flat_index(gid, groups), 0u, 0u);
     let i = id.x;
     if i >= params.nodes {
         return;
@@ -34,4 +38,10 @@ fn step_end(@builtin(global_invocation_id) id: vec3<u32>) {
         v[i] = vec4<f32>(v1, 0.0);
         x[i] = vec4<f32>(x0 + params.h * v1, 0.0);
     }
+}
+
+// The invocation's place in a dispatch of any size: one of more than 65 535 workgroups is laid
+// out in rows of `groups.x` workgroups (`gpu_sim::kernel::dispatch`).
+fn flat_index(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return gid.x + gid.y * groups.x * 64u;
 }

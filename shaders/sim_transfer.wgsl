@@ -80,7 +80,11 @@ fn parents(i: u32, n: u32) -> Line {
 
 // b_coarse = Pᵀ r_fine on the coarse unknowns, zero elsewhere: one invocation a coarse node.
 @compute @workgroup_size(64)
-fn restrict_residual(@builtin(global_invocation_id) id: vec3<u32>) {
+fn restrict_residual(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let id = vec3<u32>(flat_index(gid, groups), 0u, 0u);
     let c = id.x;
     if c >= params.cx * params.cy {
         return;
@@ -105,7 +109,11 @@ fn restrict_residual(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // x_fine += P x_coarse on the fine unknowns: one invocation a fine node.
 @compute @workgroup_size(64)
-fn prolong_correction(@builtin(global_invocation_id) id: vec3<u32>) {
+fn prolong_correction(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let id = vec3<u32>(flat_index(gid, groups), 0u, 0u);
     let i = id.x;
     if i >= params.nx * params.ny || fine_active[i] == 0u {
         return;
@@ -122,4 +130,10 @@ fn prolong_correction(@builtin(global_invocation_id) id: vec3<u32>) {
         add += ly.weight[a] * part;
     }
     fine_x[i] = vec4<f32>(fine_x[i].xyz + add, 0.0);
+}
+
+// The invocation's place in a dispatch of any size: one of more than 65 535 workgroups is laid
+// out in rows of `groups.x` workgroups (`gpu_sim::kernel::dispatch`).
+fn flat_index(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return gid.x + gid.y * groups.x * 64u;
 }

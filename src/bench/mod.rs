@@ -8,6 +8,7 @@
 //! viewer's frame split into its parts.
 
 mod frame;
+pub mod gpu_sim;
 mod plot;
 mod report;
 mod stability;

@@ -206,6 +206,20 @@ pub struct BenchArgs {
     /// flag of it stepped and drawn in each frame, e.g. `assets/flags/eight.json` for 8 flags.
     #[arg(long, value_name = "SCENE", requires = "frame")]
     pub scene: Option<String>,
+    /// The simulation on the GPU against the CPU: the peer's hanging sheet (kang-mg, no
+    /// strain limiting) at 64² to 1024² nodes (the CPU to 256²), each size's node-steps a
+    /// second, real time, stretch and shortest edge on each device, and how far the GPU's
+    /// cloth is from the CPU's after the same steps. `--quick`: 32² and 64², a few steps.
+    #[arg(long, conflicts_with_all = ["frame", "plot"])]
+    pub gpu_sim: bool,
+    /// With `--gpu-sim`: the sizes, nodes a side, comma-separated (2 to 1024, a scene's
+    /// largest grid), e.g. 256,512,1024.
+    #[arg(long, value_name = "N,N,…", value_delimiter = ',', requires = "gpu_sim",
+          value_parser = clap::value_parser!(u32).range(2..=1024))]
+    pub sizes: Option<Vec<u32>>,
+    /// With `--gpu-sim`: the largest size the CPU runs too (default 256; 64 with --quick).
+    #[arg(long, value_name = "N", requires = "gpu_sim")]
+    pub cpu_up_to: Option<u32>,
 }
 
 #[derive(Debug, Args, Default)]
@@ -560,6 +574,9 @@ fn bench(args: BenchArgs) -> Result<()> {
     if args.frame {
         return bench_frame(cfg, args.scene.as_deref(), args.json);
     }
+    if args.gpu_sim {
+        return bench_gpu_sim(&args);
+    }
     let spinner = progress::spinner("flagsim bench");
     let report = crate::bench::run(&cfg, |section| spinner.set_message(section.to_string()));
     spinner.finish_and_clear();
@@ -575,6 +592,32 @@ fn bench(args: BenchArgs) -> Result<()> {
         log::info!("bench: wrote {}", p.display());
     }
     Ok(())
+}
+
+/// `flagsim bench --gpu-sim`: the simulation on the CPU and on the GPU, side by side.
+fn bench_gpu_sim(args: &BenchArgs) -> Result<()> {
+    use crate::bench::gpu_sim;
+    let mut plan = gpu_sim::GpuSimPlan::new(args.quick);
+    if let Some(sizes) = &args.sizes {
+        plan.sizes = sizes.iter().map(|&n| n as usize).collect();
+    }
+    if let Some(n) = args.cpu_up_to {
+        plan.cpu_up_to = n as usize;
+    }
+    let gpu = crate::render::GpuContext::new_headless().map_err(failed)?;
+    let spinner = progress::spinner("flagsim bench --gpu-sim");
+    let report = gpu_sim::run(&gpu, &plan, |what| spinner.set_message(what.to_string()));
+    spinner.finish_and_clear();
+    // What was measured first, then the reason the run stopped, if it did.
+    if args.json {
+        write_json(&report, None)?;
+    } else {
+        print_stdout(&gpu_sim::table(&report))?;
+    }
+    match report.stopped {
+        Some(reason) => Err(failed(format!("bench --gpu-sim stopped at {reason}"))),
+        None => Ok(()),
+    }
 }
 
 /// `flagsim bench --frame`: the viewer's frame split alone.

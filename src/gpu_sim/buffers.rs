@@ -97,8 +97,14 @@ impl ClothBuffers {
             .iter()
             .map(|&s| u32::try_from(s).map_err(|_| too_large()))
             .collect::<Result<Vec<u32>, _>>()?;
-        let limit = device.limits().max_storage_buffer_binding_size;
-        if (nodes as u64).max(links.len() as u64) * 16 > limit {
+        let limits = device.limits();
+        let limit = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        let largest = (16 * nodes as u64)
+            .max(16 * springs as u64)
+            .max(8 * links.len() as u64);
+        if largest > limit {
             return Err(too_large());
         }
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;

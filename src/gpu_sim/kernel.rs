@@ -157,6 +157,22 @@ pub(super) fn dispatch(
     for &(bind_group, pipeline, invocations) in kernels {
         pass.set_bind_group(0, bind_group, &[]);
         pass.set_pipeline(pipeline);
-        pass.dispatch_workgroups(workgroups(invocations), 1, 1);
+        let (x, y) = grid(workgroups(invocations));
+        pass.dispatch_workgroups(x, y, 1);
+    }
+}
+
+/// Most workgroups a dispatch may have along a dimension (wgpu's default limit, which every
+/// adapter has).
+pub(super) const MAX_GROUPS: u32 = 65_535;
+
+/// `groups` workgroups as a dispatch: one row when they fit, else rows of [`MAX_GROUPS`]
+/// (each kernel flattens them back, `flat_index` in its WGSL, and skips what lies past its
+/// count).
+pub(super) fn grid(groups: u32) -> (u32, u32) {
+    if groups <= MAX_GROUPS {
+        (groups, 1)
+    } else {
+        (MAX_GROUPS, groups.div_ceil(MAX_GROUPS))
     }
 }

@@ -24,6 +24,7 @@ mod guard;
 mod kernel;
 mod rhs;
 mod solve;
+mod step;
 mod step_end;
 mod transfer;
 
@@ -33,6 +34,7 @@ pub use forces::{ForcePass, SIM_FORCES_WGSL};
 pub use guard::{GuardPass, GuardReport, SIM_GUARD_WGSL};
 pub use rhs::{RhsPass, SIM_RHS_WGSL};
 pub use solve::{GpuMultigrid, SIM_SOLVE_WGSL};
+pub use step::{DEFAULT_CYCLES, GpuSimulation, SIM_HELD_WGSL};
 pub use step_end::{SIM_STEP_END_WGSL, StepEndPass};
 pub use transfer::{GpuLevel, SIM_TRANSFER_WGSL, TransferPass};
 
@@ -48,6 +50,9 @@ pub enum GpuSimError {
     /// Reading a buffer back failed (the device was lost, or mapping failed).
     #[error("reading the GPU simulation's buffer back failed: {0}")]
     ReadBack(String),
+    /// A scene the GPU step cannot take (yet): the reason, in words for the user.
+    #[error("this scene cannot run on the GPU: {0}")]
+    Unsupported(String),
     /// A cloth too large for the device's buffers.
     #[error("a cloth of {nodes} nodes and {springs} springs does not fit the GPU's buffers")]
     TooLarge { nodes: usize, springs: usize },

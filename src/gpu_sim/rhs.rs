@@ -159,6 +159,12 @@ impl RhsPass {
         );
     }
 
+    /// Per node the known `Δv` (xyz, m/s) and the mass (w, kg; −1 where held): what
+    /// [`Self::set_nodes`] writes, for a kernel to update the held nodes' `Δv`.
+    pub fn node(&self) -> &wgpu::Buffer {
+        &self.node
+    }
+
     /// The right-hand side per node, N·s (`vec4<f32>`), written by [`Self::record`]'s work.
     pub fn rhs(&self) -> &wgpu::Buffer {
         &self.b

@@ -107,6 +107,12 @@ impl StepEndPass {
         &self.dv
     }
 
+    /// Per node the target (xyz, m) and 1 where held (w): what [`Self::set_targets`] writes,
+    /// for a kernel to update the held nodes' targets.
+    pub fn target(&self) -> &wgpu::Buffer {
+        &self.target
+    }
+
     /// Records the kernel; the cloth's `x` and `v` then hold the state at the step's end.
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
         dispatch(

@@ -3,7 +3,8 @@
 //! [`GpuContext::new_headless`] takes whatever adapter the machine has, software ones included
 //! (Mesa lavapipe reports itself as "llvmpipe", device type `Cpu`), so tests, the headless lab
 //! and CI all run the same GPU code without a display. It asks for wgpu's default limits, which
-//! every desktop adapter and lavapipe provide, and says clearly when there is no adapter at all.
+//! every desktop adapter and lavapipe provide (with buffers as large as the adapter allows),
+//! and says clearly when there is no adapter at all.
 
 use std::sync::{Arc, Mutex};
 
@@ -83,6 +84,16 @@ impl GpuContext {
                 detail: missing.join("; "),
             });
         }
+        // The buffers as large as the adapter allows: the GPU simulation's spring list of a
+        // 1024² cloth is 100 MB, past the default's 128 MiB binding with its links.
+        let have = adapter.limits();
+        let required_limits = wgpu::Limits {
+            max_buffer_size: required_limits.max_buffer_size.max(have.max_buffer_size),
+            max_storage_buffer_binding_size: required_limits
+                .max_storage_buffer_binding_size
+                .max(have.max_storage_buffer_binding_size),
+            ..required_limits
+        };
         let (device, queue) =
             pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
                 label: Some("flagsim device"),

@@ -65,6 +65,11 @@ pub const ALL: &[ShaderFile] = &[
         prelude: "",
     },
     ShaderFile {
+        path: "shaders/sim_held.wgsl",
+        source: crate::gpu_sim::SIM_HELD_WGSL,
+        prelude: "",
+    },
+    ShaderFile {
         path: "shaders/sim_rhs.wgsl",
         source: crate::gpu_sim::SIM_RHS_WGSL,
         prelude: "",

@@ -31,4 +31,4 @@ pub use cloth::{Cloth, GridInfo};
 pub use error::SimError;
 pub use params::{IntegratorKind, Params};
 pub use scene::Scene;
-pub use simulation::{Divergence, Simulation, StepStats};
+pub use simulation::{DeviceStep, Divergence, Simulation, StepStats};

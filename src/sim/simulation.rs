@@ -140,6 +140,24 @@ struct Work {
     prev_dv_kept: Vec<DVec3>,
 }
 
+/// What a device's physics step takes from the CPU ([`Simulation::begin_device_step`]).
+#[derive(Debug, Clone, Copy)]
+pub struct DeviceStep<'a> {
+    /// The step, s.
+    pub h: f64,
+    /// The time at its start, s.
+    pub t: f64,
+    /// The base wind during it, m/s.
+    pub base_wind: DVec3,
+    /// Per node: whether it is held, and for the held ones their known `Δv` (m/s) and where
+    /// they must be at the step's end (m).
+    pub kinematic: &'a [bool],
+    pub known_dv: &'a [DVec3],
+    pub target_x: &'a [DVec3],
+    /// The parameters it runs with.
+    pub params: &'a Params,
+}
+
 /// A running simulation. Everything the step needs is in here or passed in; no globals.
 #[derive(Debug, Clone)]
 pub struct Simulation {
@@ -525,6 +543,43 @@ impl Simulation {
     /// ([`guard::speed_limit`]).
     pub fn speed_limit(&self) -> f64 {
         guard::speed_limit(&self.params)
+    }
+
+    /// The CPU's share of a physics step that another device takes (the GPU step, issue 27):
+    /// places the kinematic nodes for `t + h` and moves the air on, as [`Simulation::step`]
+    /// does before its forces. The device then steps the free nodes; [`Self::end_device_step`]
+    /// finishes the step here.
+    pub fn begin_device_step(&mut self) -> DeviceStep<'_> {
+        let h = self.params.h();
+        self.place_kinematic(h);
+        self.base_wind = air_after(&self.params, self.base_wind, h);
+        DeviceStep {
+            h,
+            t: self.time,
+            base_wind: self.base_wind,
+            kinematic: &self.work.kinematic,
+            known_dv: &self.work.known_dv,
+            target_x: &self.work.target_x,
+            params: &self.params,
+        }
+    }
+
+    /// Ends a physics step another device took: the kinematic nodes at their targets with
+    /// `v = (target − x) / h` (as the step's end moves them on the device), the clock on by
+    /// `h` ([`Simulation::step_index`] counts published steps: the caller counts them). The
+    /// free nodes keep the state they had here until the device's is read back into
+    /// [`Simulation::cloth`].
+    pub fn end_device_step(&mut self) {
+        let h = self.params.h();
+        let w = &self.work;
+        let c = &mut self.cloth;
+        for i in 0..c.node_count() {
+            if w.kinematic[i] {
+                c.v[i] = (w.target_x[i] - c.x[i]) / h;
+                c.x[i] = w.target_x[i];
+            }
+        }
+        self.time += h;
     }
 
     /// Kinematic nodes: which they are, where they must be at `t + h`, and their known `Δv`.

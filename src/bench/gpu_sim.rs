@@ -1,0 +1,245 @@
+//! `flagsim bench --gpu-sim`: the same cloth stepped by `kang-mg` on the CPU and on the GPU
+//! ([`crate::gpu_sim::GpuSimulation`]), side by side in one run, at sizes from 64² up: node-steps
+//! a second, real time, and the shape each leaves (stretch, shortest edge) and, where the CPU
+//! runs too, how far apart the two are.
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::gpu_sim::{DEFAULT_CYCLES, GpuSimulation};
+use crate::render::GpuContext;
+use crate::sim::{Scene, Simulation, shape};
+
+/// The scene: the peer's hanging sheet (1 m, 0.2 kg, k = 2000 / 500 / 50 N/m, two corners
+/// pinned, still air), `kang-mg`, without what the GPU step does not take yet (strain
+/// limiting, colliders).
+pub fn hanging_sheet(n: usize) -> String {
+    format!(
+        r#"{{ "description": "hanging {n}² sheet, kang-mg, no strain limiting",
+        "cloth": {{ "grid": {{ "nx": {n}, "ny": {n}, "width": 1.0, "height": 1.0,
+            "origin": [0.0, 0.0, 0.0], "plane": "xy", "mass": 0.2, "pins": "top-corners" }} }},
+        "params": {{ "integrator": "kang-mg", "dt": 0.016666666666666666,
+            "stiffness": {{ "structural": 2000.0, "shear": 500.0, "bend": 50.0 }},
+            "wind": {{ "velocity": [0.0, 0.0, 0.0], "drag": 0.0, "lift": 0.0, "linear": 0.0,
+                      "gust": {{ "strength": 0.0 }} }},
+            "provot": {{ "enabled": false }} }} }}"#
+    )
+}
+
+/// One size on one device.
+#[derive(Debug, Clone, Serialize)]
+pub struct GpuSimRow {
+    /// Nodes along each side.
+    pub side: usize,
+    pub nodes: usize,
+    /// `cpu` or `gpu`.
+    pub device: &'static str,
+    /// Steps timed (after the warm-up).
+    pub steps: u32,
+    /// Wall time a step, s (the GPU's: submitted steps to the device's idle, over the steps).
+    pub seconds_per_step: f64,
+    pub node_steps_per_second: f64,
+    /// Simulated over wall time (1 = real time).
+    pub real_time: f64,
+    /// At the end: the longest and shortest structural edge over rest length.
+    pub stretch: f64,
+    pub shortest_edge: f64,
+    /// The largest distance of a node from the CPU's copy after the same steps, m (GPU rows
+    /// of sizes the CPU ran).
+    pub distance_from_cpu: Option<f64>,
+}
+
+/// What `bench --gpu-sim` measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct GpuSimReport {
+    pub adapter: String,
+    pub scene: &'static str,
+    /// The GPU's V-cycles a step.
+    pub cycles: u32,
+    /// Steps run before the timed ones (each size, each device).
+    pub warm_up: u32,
+    pub rows: Vec<GpuSimRow>,
+    /// Why the run stopped before its last size (a cloth too large for the device, a GPU
+    /// error); the rows measured before stay.
+    pub stopped: Option<String>,
+}
+
+/// What the bench runs: the sizes (nodes a side), the largest the CPU runs too, the steps.
+#[derive(Debug, Clone)]
+pub struct GpuSimPlan {
+    pub sizes: Vec<usize>,
+    pub cpu_up_to: usize,
+    pub warm_up: u32,
+    pub steps: u32,
+}
+
+impl GpuSimPlan {
+    /// 64² … 1024² (the CPU to 256²); `quick`: 32² and 64², a few steps.
+    pub fn new(quick: bool) -> Self {
+        if quick {
+            Self {
+                sizes: vec![32, 64],
+                cpu_up_to: 64,
+                warm_up: 2,
+                steps: 5,
+            }
+        } else {
+            Self {
+                sizes: vec![64, 128, 256, 512, 1024],
+                cpu_up_to: 256,
+                warm_up: 5,
+                steps: 60,
+            }
+        }
+    }
+}
+
+fn row(sim: &Simulation, side: usize, device: &'static str, steps: u32, seconds: f64) -> GpuSimRow {
+    let edges = shape::structural_edges(&sim.cloth, &sim.cloth.x);
+    let per_step = seconds / f64::from(steps.max(1));
+    let nodes = sim.cloth.node_count();
+    GpuSimRow {
+        side,
+        nodes,
+        device,
+        steps,
+        seconds_per_step: per_step,
+        node_steps_per_second: nodes as f64 / per_step,
+        real_time: sim.params().dt / per_step,
+        stretch: edges.longest,
+        shortest_edge: edges.shortest,
+        distance_from_cpu: None,
+    }
+}
+
+/// Runs `plan` on `gpu`; `progress` hears each size as it starts. A size that fails stops
+/// the run with the reason in [`GpuSimReport::stopped`].
+pub fn run(gpu: &GpuContext, plan: &GpuSimPlan, mut progress: impl FnMut(&str)) -> GpuSimReport {
+    let mut report = GpuSimReport {
+        adapter: gpu.adapter_report(),
+        scene: "the peer's hanging sheet, kang-mg, no strain limiting",
+        cycles: DEFAULT_CYCLES,
+        warm_up: plan.warm_up,
+        rows: Vec::new(),
+        stopped: None,
+    };
+    for &n in &plan.sizes {
+        if let Err(reason) = run_size(gpu, plan, n, &mut report.rows, &mut progress) {
+            report.stopped = Some(format!("{n}²: {reason}"));
+            break;
+        }
+    }
+    report
+}
+
+/// One size: the CPU's row (up to `plan.cpu_up_to`), then the GPU's.
+fn run_size(
+    gpu: &GpuContext,
+    plan: &GpuSimPlan,
+    n: usize,
+    rows: &mut Vec<GpuSimRow>,
+    progress: &mut impl FnMut(&str),
+) -> Result<(), String> {
+    let scene =
+        Scene::from_json(&hanging_sheet(n), "bench --gpu-sim").map_err(|e| e.to_string())?;
+    let sim = scene.simulation().map_err(|e| e.to_string())?;
+    let cpu_state = if n <= plan.cpu_up_to {
+        progress(&format!("{n}² on the CPU"));
+        let mut cpu = sim.clone();
+        cpu.step_n(plan.warm_up);
+        let start = Instant::now();
+        cpu.step_n(plan.steps);
+        let seconds = start.elapsed().as_secs_f64();
+        if let Some(d) = &cpu.divergence {
+            return Err(format!("on the CPU: {}", d.reason));
+        }
+        rows.push(row(&cpu, n, "cpu", plan.steps, seconds));
+        Some(cpu.cloth.x)
+    } else {
+        None
+    };
+    progress(&format!("{n}² on the GPU"));
+    let mut on_gpu = GpuSimulation::new(&gpu.device, &gpu.queue, sim).map_err(|e| e.to_string())?;
+    on_gpu
+        .step_n(&gpu.device, &gpu.queue, plan.warm_up)
+        .map_err(|e| e.to_string())?;
+    wait(gpu)?;
+    let start = Instant::now();
+    on_gpu
+        .step_n(&gpu.device, &gpu.queue, plan.steps)
+        .map_err(|e| e.to_string())?;
+    wait(gpu)?;
+    let seconds = start.elapsed().as_secs_f64();
+    on_gpu
+        .read_back(&gpu.device, &gpu.queue)
+        .map_err(|e| e.to_string())?;
+    gpu.check().map_err(|e| e.to_string())?;
+    let mut r = row(&on_gpu.sim, n, "gpu", plan.steps, seconds);
+    if let Some(x) = cpu_state {
+        r.distance_from_cpu = Some(
+            x.iter()
+                .zip(&on_gpu.sim.cloth.x)
+                .map(|(a, b)| (*a - *b).length())
+                .fold(0.0, f64::max),
+        );
+    }
+    let finite = r.stretch.is_finite();
+    rows.push(r);
+    if finite {
+        Ok(())
+    } else {
+        Err("the GPU's cloth blew up".into())
+    }
+}
+
+/// Waits for the device to finish what was submitted.
+fn wait(gpu: &GpuContext) -> Result<(), String> {
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// The report as aligned text.
+pub fn table(report: &GpuSimReport) -> String {
+    let mut out = format!(
+        "flagsim bench --gpu-sim: {} ({} V-cycles a GPU step, {} warm-up steps)\nadapter: {}\n\n",
+        report.scene, report.cycles, report.warm_up, report.adapter
+    );
+    out.push_str(&format!(
+        "{:>6} {:>9} {:>4} {:>6} {:>11} {:>14} {:>9} {:>8} {:>9} {:>11}\n",
+        "size",
+        "nodes",
+        "on",
+        "steps",
+        "ms/step",
+        "node-steps/s",
+        "real time",
+        "stretch",
+        "shortest",
+        "from CPU"
+    ));
+    for r in &report.rows {
+        let from_cpu = r
+            .distance_from_cpu
+            .map_or_else(|| "-".to_string(), |d| format!("{d:.1e} m"));
+        out.push_str(&format!(
+            "{:>5}² {:>9} {:>4} {:>6} {:>11.3} {:>14.3e} {:>8.2}× {:>8.3} {:>9.3} {:>11}\n",
+            r.side,
+            r.nodes,
+            r.device,
+            r.steps,
+            1e3 * r.seconds_per_step,
+            r.node_steps_per_second,
+            r.real_time,
+            r.stretch,
+            r.shortest_edge,
+            from_cpu
+        ));
+    }
+    if let Some(reason) = &report.stopped {
+        out.push_str(&format!("\nstopped at {reason}\n"));
+    }
+    out
+}
