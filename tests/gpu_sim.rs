@@ -1000,7 +1000,7 @@ fn a_v_cycle_matches_the_cpus_in_the_gpus_order() {
 }
 
 /// Preset `name` as a `kang-mg` grid of `n × n` without what the GPU step does not take yet
-/// (strain limiting, colliders, the wavelet segmentation), with the smooth lift, solved on the
+/// (colliders, the wavelet segmentation), with the smooth lift, solved on the
 /// CPU to a relative residual of 1e-5; `None` for a preset whose cloth is not a grid.
 fn gpu_ready_preset(name: &str, n: usize) -> Option<flagsim::sim::Simulation> {
     let text = flagsim::sim::scene::preset(name).expect("a preset");
@@ -1010,7 +1010,6 @@ fn gpu_ready_preset(name: &str, n: usize) -> Option<flagsim::sim::Simulation> {
     grid["ny"] = n.into();
     let params = scene["params"].as_object_mut().expect("params");
     params.insert("integrator".into(), "kang-mg".into());
-    params.insert("provot".into(), serde_json::json!({ "enabled": false }));
     params.insert("colliders".into(), serde_json::json!([]));
     params.insert("wavelet".into(), serde_json::json!({ "enabled": false }));
     params.insert(
@@ -1040,6 +1039,9 @@ fn the_gpu_step_follows_the_cpu_step_for_60_steps_in_each_preset() {
             let Some(mut cpu) = gpu_ready_preset(name, n) else {
                 continue;
             };
+            // Provot's sweeps in the GPU's order (colours of springs): where they correct much
+            // (`paper-fig7`'s 40 m/s air) the bands' order leaves another cloth, limited alike.
+            cpu.set_gpu_strain_order(true);
             let start = cpu.clone();
             let x0 = cpu.cloth.x.clone();
             // The CPU's V-cycles stop at the tolerance; the GPU runs a fixed number, here as
@@ -1082,4 +1084,101 @@ fn the_gpu_step_follows_the_cpu_step_for_60_steps_in_each_preset() {
     }
     eprintln!("{}", ran.join("\n"));
     assert!(ran.len() >= 14, "presets run: {ran:?}");
+}
+
+/// Strain limiting on the GPU against its CPU twin: a 20² sheet stretched to 1.35 × and
+/// crumpled, held at two corners and along its top row's middle, with tethers (τ = 0.02) and
+/// then 6 Provot sweeps (10 %) by colours of springs, and the moved nodes' velocities.
+#[test]
+fn strain_limiting_matches_the_cpu_in_colours() {
+    use flagsim::gpu_sim::StrainPass;
+    use flagsim::sim::constraints::{coloured_limited_springs, provot_sweeps_coloured};
+    use flagsim::sim::params::Provot;
+    use flagsim::sim::tethers::Tethers;
+    let Some(ctx) = shared_gpu() else {
+        return;
+    };
+    let n = 20;
+    let mut cloth = crumpled(n, 1.7);
+    let mut kinematic = cloth.pinned.clone();
+    for k in &mut kinematic[(n - 1) * n + 8..(n - 1) * n + 12] {
+        *k = true;
+    }
+    let centre = cloth.x.iter().copied().sum::<DVec3>() / cloth.x.len() as f64;
+    for x in &mut cloth.x {
+        *x = centre + 1.35 * (*x - centre);
+    }
+    let h = 1.0 / 60.0;
+    for tethers in [false, true] {
+        let provot = Provot {
+            enabled: true,
+            max_stretch: 0.1,
+            iterations: 6,
+            tethers,
+            tether_stretch: 0.02,
+        };
+        let buffers = ClothBuffers::new(&ctx.device, &cloth).expect("buffers");
+        buffers.write_state(&ctx.queue, &cloth);
+        let pass = StrainPass::new(&ctx.device, &buffers, &cloth, &kinematic, &provot, h)
+            .expect("strain kernels");
+        let mut encoder = ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        // The step's start is where the stage starts here.
+        pass.record_keep_start(&mut encoder);
+        pass.record(&mut encoder);
+        ctx.queue.submit([encoder.finish()]);
+        let read = |b| read_vec3s(&ctx.device, &ctx.queue, b, buffers.nodes()).expect("read");
+        let (x, v) = (read(&buffers.x), read(&buffers.v));
+        ctx.check().expect("no GPU error");
+
+        // The CPU from the same f32-rounded positions.
+        let mut want = cloth
+            .x
+            .iter()
+            .map(|p| p.as_vec3().as_dvec3())
+            .collect::<Vec<_>>();
+        let before = want.clone();
+        let mut moved = vec![false; want.len()];
+        if tethers {
+            let mut t = Tethers::default();
+            t.update(&cloth, &kinematic);
+            t.project(&mut want, &mut moved, 1.02, false);
+        }
+        let colours = coloured_limited_springs(&cloth);
+        let (corrections, _) =
+            provot_sweeps_coloured(&mut want, &kinematic, &mut moved, &colours, 1.1, 6);
+        assert!(corrections > 100, "{corrections} corrections");
+        // A node takes a few f32 operations a correction, up to eight springs a sweep.
+        let size = want.iter().map(|p| p.length()).fold(0.0, f64::max);
+        let bound = vec![6.0 * 8.0 * 8.0 * EPS32 * size; want.len()];
+        assert_close(&format!("tethers {tethers}: x"), &x, &want, &bound);
+        let want_v: Vec<DVec3> = (0..want.len())
+            .map(|i| {
+                if moved[i] {
+                    (want[i] - before[i]) / h
+                } else {
+                    cloth.v[i]
+                }
+            })
+            .collect();
+        let bound_v: Vec<f64> = bound.iter().map(|b| 2.0 * b / h + 1e-6).collect();
+        assert_close(&format!("tethers {tethers}: v"), &v, &want_v, &bound_v);
+        // Held nodes never move.
+        for (i, &k) in kinematic.iter().enumerate() {
+            if k {
+                assert_eq!(x[i], before[i], "held node {i}");
+            }
+        }
+        // The colours share no node: the sweep's order within one is free.
+        for colour in &colours {
+            let mut seen = std::collections::HashSet::new();
+            for s in colour {
+                assert!(
+                    seen.insert(s.a) && seen.insert(s.b),
+                    "a node twice in a colour"
+                );
+            }
+        }
+    }
 }

@@ -26,6 +26,7 @@ mod rhs;
 mod solve;
 mod step;
 mod step_end;
+mod strain;
 mod transfer;
 
 pub use air::{AirPass, SIM_AIR_WGSL};
@@ -36,6 +37,7 @@ pub use rhs::{RhsPass, SIM_RHS_WGSL};
 pub use solve::{GpuMultigrid, SIM_SOLVE_WGSL};
 pub use step::{DEFAULT_CYCLES, GpuSimulation, SIM_HELD_WGSL};
 pub use step_end::{SIM_STEP_END_WGSL, StepEndPass};
+pub use strain::{SIM_STRAIN_WGSL, StrainPass};
 pub use transfer::{GpuLevel, SIM_TRANSFER_WGSL, TransferPass};
 
 /// Everything that can go wrong on the GPU side of the simulation.

@@ -18,16 +18,19 @@
 //! number instead (no read-back), [`GpuSimulation::cycles`], two by default (the CPU needs
 //! 1.2 a step on the default flag, and at most three on the peer's sheets).
 //!
-//! Not on the GPU yet: strain limiting (tethers, Provot), colliders and the guard inside the
-//! step; [`GpuSimulation::new`] refuses a scene that needs them.
+//! Then strain limiting, where the scene has it ([`super::StrainPass`]: tethers, Provot's sweeps
+//! by colours of springs).
+//!
+//! Not on the GPU yet: colliders, a held set that changes (a grab), shaped flags, and the guard
+//! inside the step; [`GpuSimulation::new`] refuses a scene that needs them.
 
 use glam::DVec3;
 use wgpu::util::DeviceExt;
 
 use super::kernel::{Access, Program, dispatch};
 use super::{
-    AirPass, ClothBuffers, ForcePass, GpuMultigrid, GpuSimError, RhsPass, StepEndPass, read_vec3s,
-    validated,
+    AirPass, ClothBuffers, ForcePass, GpuMultigrid, GpuSimError, RhsPass, StepEndPass, StrainPass,
+    read_vec3s, validated,
 };
 use crate::sim::multigrid::{COARSEST_NODES, Multigrid};
 use crate::sim::params::IntegratorKind;
@@ -63,12 +66,6 @@ fn unsupported(sim: &Simulation) -> Option<String> {
     if cloth.topology.mesh.cut.iter().any(|&c| c) {
         return Some("a shaped flag (cut nodes) is not on the GPU yet".into());
     }
-    if p.provot.enabled {
-        return Some(
-            "strain limiting (Provot's sweeps and tethers) is not on the GPU yet: set \"provot\": { \"enabled\": false }"
-                .into(),
-        );
-    }
     if !p.colliders.is_empty() {
         return Some("colliders are not on the GPU yet: remove \"colliders\"".into());
     }
@@ -99,6 +96,8 @@ struct Kernels {
     rhs: RhsPass,
     solve: GpuMultigrid,
     end: StepEndPass,
+    /// Strain limiting, where the scene has it.
+    strain: Option<StrainPass>,
     has_air: bool,
     held_dv: wgpu::Buffer,
     held_target: wgpu::Buffer,
@@ -137,6 +136,18 @@ impl GpuSimulation {
         let mut mg = Multigrid::default();
         mg.prepare(cloth, &held, h);
         let solve = GpuMultigrid::new(device, &mg, air.coefficients())?;
+        let strain = if sim.params().provot.enabled {
+            Some(StrainPass::new(
+                device,
+                &buffers,
+                cloth,
+                &held,
+                &sim.params().provot,
+                h,
+            )?)
+        } else {
+            None
+        };
         let held_index: Vec<u32> = (0..n as u32).filter(|&i| held[i as usize]).collect();
         let p = sim.params();
         let has_air = p.wind.drag != 0.0 || p.wind.lift != 0.0 || p.wind.linear != 0.0;
@@ -209,6 +220,7 @@ impl GpuSimulation {
                 rhs,
                 solve,
                 end,
+                strain,
                 has_air,
                 held_dv,
                 held_target,
@@ -333,6 +345,12 @@ impl Kernels {
             self.solve.record_cycle(encoder);
         }
         encoder.copy_buffer_to_buffer(&level.x, 0, self.end.dv(), 0, size);
+        if let Some(strain) = &self.strain {
+            strain.record_keep_start(encoder);
+        }
         self.end.record(encoder);
+        if let Some(strain) = &self.strain {
+            strain.record(encoder);
+        }
     }
 }

@@ -85,6 +85,11 @@ pub const ALL: &[ShaderFile] = &[
         prelude: "",
     },
     ShaderFile {
+        path: "shaders/sim_strain.wgsl",
+        source: crate::gpu_sim::SIM_STRAIN_WGSL,
+        prelude: "",
+    },
+    ShaderFile {
         path: "shaders/sim_transfer.wgsl",
         source: crate::gpu_sim::SIM_TRANSFER_WGSL,
         prelude: "",

@@ -19,6 +19,11 @@ pub struct StrainScratch {
     /// Per node, whether the stage moved it this step.
     pub moved: Vec<bool>,
     pub tethers: Tethers,
+    /// Sweep Provot's springs by colours ([`provot_sweeps_coloured`], the GPU's order) instead
+    /// of by bands: set where a CPU run is to follow the GPU's step.
+    pub coloured: bool,
+    /// The colours, made on first use (the cloth's springs do not change).
+    colours: Vec<Vec<LimitedSpring>>,
 }
 
 /// What one strain-limiting stage did.
@@ -94,14 +99,28 @@ pub fn limit_strain(
                 .tethers
                 .project(&mut cloth.x, &mut scratch.moved, tether_limit, parallel);
     }
-    (report.corrections, report.sweeps) = provot_sweeps(
-        cloth,
-        kinematic,
-        &mut scratch.moved,
-        limit,
-        provot.iterations,
-        parallel,
-    );
+    (report.corrections, report.sweeps) = if scratch.coloured {
+        if scratch.colours.is_empty() {
+            scratch.colours = coloured_limited_springs(cloth);
+        }
+        provot_sweeps_coloured(
+            &mut cloth.x,
+            kinematic,
+            &mut scratch.moved,
+            &scratch.colours,
+            limit,
+            provot.iterations,
+        )
+    } else {
+        provot_sweeps(
+            cloth,
+            kinematic,
+            &mut scratch.moved,
+            limit,
+            provot.iterations,
+            parallel,
+        )
+    };
     if report.corrections + report.tether_corrections > 0 {
         let moved = &scratch.moved;
         let inv_h = 1.0 / h;
@@ -159,6 +178,63 @@ pub fn provot_sweeps(
         };
         if !backward {
             made += springs.correct(&order.boundary, false, 0, x, moved);
+        }
+        corrections += made;
+        if made == 0 {
+            return (corrections, sweep + 1);
+        }
+    }
+    (corrections, iterations)
+}
+
+/// The springs Provot limits (every band's and the boundary's), coloured so that no two springs
+/// of a colour share a node: greedily in spring order, each the first colour neither end has.
+/// The GPU's sweeps (`shaders/sim_strain.wgsl`) correct a colour's springs all at once, which
+/// then gives what correcting them one after another does.
+pub fn coloured_limited_springs(cloth: &Cloth) -> Vec<Vec<LimitedSpring>> {
+    let order = &cloth.topology.strain_order;
+    let mut springs: Vec<LimitedSpring> = order.bands.iter().flatten().copied().collect();
+    springs.extend_from_slice(&order.boundary);
+    springs.sort_by_key(|s| (s.a, s.b));
+    let mut used = vec![0_u64; cloth.node_count()];
+    let mut colours: Vec<Vec<LimitedSpring>> = Vec::new();
+    for s in springs {
+        let (a, b) = (s.a as usize, s.b as usize);
+        let free = !(used[a] | used[b]);
+        assert!(free != 0, "a node with more than 64 limited springs");
+        let c = free.trailing_zeros() as usize;
+        used[a] |= 1 << c;
+        used[b] |= 1 << c;
+        if colours.len() <= c {
+            colours.resize(c + 1, Vec::new());
+        }
+        colours[c].push(s);
+    }
+    colours
+}
+
+/// Provot's sweeps in the GPU's order: at most `iterations` sweeps of the `colours`
+/// ([`coloured_limited_springs`]), in order on odd sweeps and in reverse on even ones (a
+/// symmetric Gauss–Seidel, as [`provot_sweeps`]), stopping after the first sweep that corrects
+/// nothing; each spring as [`provot_sweeps`] corrects it. Moved nodes are marked in `moved`.
+/// Returns `(corrections, sweeps)`. The twin of `shaders/sim_strain.wgsl`'s `provot`, which
+/// runs every sweep (one that corrects nothing changes nothing, nor do the ones after it).
+pub fn provot_sweeps_coloured(
+    x: &mut [DVec3],
+    kinematic: &[bool],
+    moved: &mut [bool],
+    colours: &[Vec<LimitedSpring>],
+    limit: f64,
+    iterations: u32,
+) -> (usize, u32) {
+    let springs = Springs { kinematic, limit };
+    let mut corrections = 0;
+    for sweep in 0..iterations {
+        let backward = sweep % 2 == 1;
+        let mut made = 0;
+        for c in 0..colours.len() {
+            let colour = if backward { colours.len() - 1 - c } else { c };
+            made += springs.correct(&colours[colour], false, 0, x, moved);
         }
         corrections += made;
         if made == 0 {

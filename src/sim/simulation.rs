@@ -545,6 +545,14 @@ impl Simulation {
         guard::speed_limit(&self.params)
     }
 
+    /// Provot's sweeps in the GPU's order (colours of springs, `gpu_sim::StrainPass`) from now
+    /// on (`true`), or by bands (`false`, the default: faster on the CPU). Both limit every
+    /// spring alike; where the sweeps correct much they leave different, equally limited
+    /// cloths, so a CPU run that is to follow the GPU's step sweeps in its order.
+    pub fn set_gpu_strain_order(&mut self, on: bool) {
+        self.work.strain.coloured = on;
+    }
+
     /// The CPU's share of a physics step that another device takes (the GPU step, issue 27):
     /// places the kinematic nodes for `t + h` and moves the air on, as [`Simulation::step`]
     /// does before its forces. The device then steps the free nodes; [`Self::end_device_step`]
