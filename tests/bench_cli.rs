@@ -270,3 +270,56 @@ fn bench_frame_has_no_plot_to_write() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--plot") && err.contains("--frame"), "{err}");
 }
+
+/// `bench --gpu-sim --quick --json`: each size on the CPU and the GPU, the GPU's cloth within
+/// f32's reach of the CPU's (the quick sizes' Provot corrects nothing, so the two sweep orders
+/// agree), both the same shape, real numbers throughout.
+#[test]
+fn bench_gpu_sim_runs_the_cpu_and_the_gpu_side_by_side() {
+    if std::env::var("CI").is_err() && flagsim::render::GpuContext::new_headless().is_err() {
+        eprintln!("SKIPPED: no GPU adapter");
+        return;
+    }
+    let out = process::output_within(
+        Command::new(env!("CARGO_BIN_EXE_flagsim")).args(["bench", "--gpu-sim", "--quick", "--json"]),
+        std::time::Duration::from_mins(5),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(v["stopped"].is_null(), "{}", v["stopped"]);
+    let rows = v["rows"].as_array().expect("rows");
+    let on = |device: &str, side: u64| {
+        rows.iter()
+            .find(|r| r["device"] == device && r["side"] == side)
+            .unwrap_or_else(|| panic!("no {device} row for {side}²"))
+    };
+    for side in [32, 64] {
+        let (cpu, gpu) = (on("cpu", side), on("gpu", side));
+        assert_eq!(gpu["nodes"], side * side);
+        for r in [cpu, gpu] {
+            let per_step = r["seconds_per_step"].as_f64().expect("time");
+            let rate = r["node_steps_per_second"].as_f64().expect("rate");
+            assert!(per_step > 0.0 && (rate * per_step - (side * side) as f64).abs() < 1e-6 * rate);
+            let real_time = r["real_time"].as_f64().expect("real time");
+            assert!((real_time * per_step - 1.0 / 60.0).abs() < 1e-9, "{real_time}");
+        }
+        let distance = gpu["distance_from_cpu"].as_f64().expect("distance");
+        assert!(distance < 1e-4, "{side}²: {distance} m");
+        for key in ["stretch", "shortest_edge"] {
+            let (c, g) = (cpu[key].as_f64().unwrap(), gpu[key].as_f64().unwrap());
+            assert!((c - g).abs() < 1e-3, "{side}² {key}: CPU {c}, GPU {g}");
+        }
+    }
+}
+
+/// A size past a scene's largest grid is refused before anything runs.
+#[test]
+fn bench_gpu_sim_refuses_a_size_past_1024() {
+    let out = Command::new(env!("CARGO_BIN_EXE_flagsim"))
+        .args(["bench", "--gpu-sim", "--sizes", "64,2048"])
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("2048") && err.contains("--sizes"), "{err}");
+}

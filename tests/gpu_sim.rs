@@ -1182,3 +1182,22 @@ fn strain_limiting_matches_the_cpu_in_colours() {
         }
     }
 }
+
+/// What the GPU step does not take yet is refused with the reason, before anything is uploaded.
+#[test]
+fn the_gpu_step_refuses_what_it_does_not_take_yet_with_the_reason() {
+    let Some(ctx) = shared_gpu() else {
+        return;
+    };
+    let refusal = |name: &str, what: &str| {
+        let sim = Scene::load(name).expect("preset").simulation().expect("simulation");
+        let e = GpuSimulation::new(&ctx.device, &ctx.queue, sim).expect_err(name);
+        assert!(e.to_string().contains(what), "{name}: {e}");
+    };
+    refusal("drop-on-ball", "colliders");
+    refusal("two-masses", "grid");
+    let mut small = gpu_ready_preset("hanging", 8).expect("hanging");
+    small.set_gpu_strain_order(false);
+    let e = GpuSimulation::new(&ctx.device, &ctx.queue, small).expect_err("64 nodes");
+    assert!(e.to_string().contains("64 nodes"), "{e}");
+}
