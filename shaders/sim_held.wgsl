@@ -31,8 +31,9 @@ fn scatter_held(
         return;
     }
     let i = held_index[k];
-    node[i] = vec4<f32>(held_dv[k].xyz, -1.0);
-    target_x[i] = vec4<f32>(held_target[k].xyz, 1.0);
+    // The w of both (held: −1 and 1) was written with the held set, at the step's creation.
+    node[i] = vec4<f32>(held_dv[k].xyz, node[i].w);
+    target_x[i] = vec4<f32>(held_target[k].xyz, target_x[i].w);
 }
 
 // The invocation's place in a dispatch of any size: one of more than 65 535 workgroups is laid

@@ -281,10 +281,19 @@ fn bench_gpu_sim_runs_the_cpu_and_the_gpu_side_by_side() {
         return;
     }
     let out = process::output_within(
-        Command::new(env!("CARGO_BIN_EXE_flagsim")).args(["bench", "--gpu-sim", "--quick", "--json"]),
+        Command::new(env!("CARGO_BIN_EXE_flagsim")).args([
+            "bench",
+            "--gpu-sim",
+            "--quick",
+            "--json",
+        ]),
         std::time::Duration::from_mins(5),
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert!(v["stopped"].is_null(), "{}", v["stopped"]);
     let rows = v["rows"].as_array().expect("rows");
@@ -301,7 +310,10 @@ fn bench_gpu_sim_runs_the_cpu_and_the_gpu_side_by_side() {
             let rate = r["node_steps_per_second"].as_f64().expect("rate");
             assert!(per_step > 0.0 && (rate * per_step - (side * side) as f64).abs() < 1e-6 * rate);
             let real_time = r["real_time"].as_f64().expect("real time");
-            assert!((real_time * per_step - 1.0 / 60.0).abs() < 1e-9, "{real_time}");
+            assert!(
+                (real_time * per_step - 1.0 / 60.0).abs() < 1e-9,
+                "{real_time}"
+            );
         }
         let distance = gpu["distance_from_cpu"].as_f64().expect("distance");
         assert!(distance < 1e-4, "{side}²: {distance} m");

@@ -1190,7 +1190,10 @@ fn the_gpu_step_refuses_what_it_does_not_take_yet_with_the_reason() {
         return;
     };
     let refusal = |name: &str, what: &str| {
-        let sim = Scene::load(name).expect("preset").simulation().expect("simulation");
+        let sim = Scene::load(name)
+            .expect("preset")
+            .simulation()
+            .expect("simulation");
         let e = GpuSimulation::new(&ctx.device, &ctx.queue, sim).expect_err(name);
         assert!(e.to_string().contains(what), "{name}: {e}");
     };
