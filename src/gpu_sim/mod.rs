@@ -11,8 +11,12 @@
 //! [`crate::sim::integrators::kang_mg::right_hand_side`]), and the step's end
 //! ([`StepEndPass`], twin of [`crate::sim::integrators::symplectic_next`]), and the multigrid's
 //! grid transfers between two levels ([`TransferPass`] over [`GpuLevel`]s, twin of
-//! [`crate::sim::multigrid::GridTransfer`]). The step that uses them, the
-//! device switch and `bench --gpu-sim` are not built yet (README, *The simulation on the GPU*).
+//! [`crate::sim::multigrid::GridTransfer`]), the multigrid solve ([`GpuMultigrid`], twin of
+//! [`crate::sim::multigrid::node_coloured_sweep`] and the V-cycle), strain limiting
+//! ([`StrainPass`], twin of [`crate::sim::constraints::provot_sweeps_coloured`] and the
+//! tethers), and `kang-mg`'s whole step over them ([`GpuSimulation`], which `flagsim bench
+//! --gpu-sim` runs). The viewer's GPU mode and the device switch are not built yet (README,
+//! *The simulation on the GPU*).
 //!
 //! Like [`crate::sim`], this module never imports the renderer: it is handed a device and a
 //! queue, and a renderer may later read its node buffer.

@@ -1027,7 +1027,7 @@ impl GridTransfer {
 
     /// `b = Pᵀ r` on the coarse nodes whose `coarse_diag` is positive (zero on the others),
     /// gathered per coarse node from the fine nodes that interpolate from it (the tensor
-    /// product of [`children_1d`] along both directions, y outside, x inside).
+    /// product of `children_1d` along both directions, y outside, x inside).
     pub fn restrict(&self, r: &[DVec3], coarse_diag: &[f64], b: &mut [DVec3], parallel: bool) {
         let (nx, cx) = (self.nx, self.cx);
         let (kx, ky) = (&self.children_x, &self.children_y);
