@@ -150,11 +150,20 @@ pub(super) fn dispatch(
     label: &'static str,
     kernels: &[(&wgpu::BindGroup, &wgpu::ComputePipeline, u32)],
 ) {
+    dispatch_all(encoder, label, kernels.iter().copied());
+}
+
+/// [`dispatch`] over kernels made on the way (a sweep's colours), with nothing collected.
+pub(super) fn dispatch_all<'a>(
+    encoder: &mut wgpu::CommandEncoder,
+    label: &'static str,
+    kernels: impl IntoIterator<Item = (&'a wgpu::BindGroup, &'a wgpu::ComputePipeline, u32)>,
+) {
     let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
         label: Some(label),
         timestamp_writes: None,
     });
-    for &(bind_group, pipeline, invocations) in kernels {
+    for (bind_group, pipeline, invocations) in kernels {
         pass.set_bind_group(0, bind_group, &[]);
         pass.set_pipeline(pipeline);
         let (x, y) = grid(workgroups(invocations));

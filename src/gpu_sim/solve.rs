@@ -11,7 +11,7 @@
 
 use wgpu::util::DeviceExt;
 
-use super::kernel::{Access, Program, dispatch};
+use super::kernel::{Access, Program, dispatch, dispatch_all};
 use super::{GpuLevel, GpuSimError, TransferPass, validated};
 use crate::sim::multigrid::{Multigrid, NODE_COLOURS, POST_SMOOTH};
 
@@ -30,6 +30,22 @@ struct LevelParams {
     unknowns: u32,
     h: f32,
     has_air: u32,
+}
+
+impl LevelParams {
+    /// A level of `nodes` nodes on an `nx × ny` grid, every other field zero.
+    fn level(nodes: u32, nx: usize, ny: usize) -> Self {
+        Self {
+            nodes,
+            nx: nx as u32,
+            ny: ny as u32,
+            ox: 0,
+            oy: 0,
+            unknowns: 0,
+            h: 0.0,
+            has_air: 0,
+        }
+    }
 }
 
 /// One level's matrix on the device and the bind groups of its kernels.
@@ -161,16 +177,7 @@ impl GpuMultigrid {
             let mut inverse = Vec::with_capacity(depth);
             for (l, level) in levels.iter().enumerate() {
                 let m = mg.level_matrix(l);
-                let base = LevelParams {
-                    nodes: level.nodes(),
-                    nx: m.nx as u32,
-                    ny: m.ny as u32,
-                    ox: 0,
-                    oy: 0,
-                    unknowns: factor.nodes.len() as u32,
-                    h: 0.0,
-                    has_air: 0,
-                };
+                let base = LevelParams::level(level.nodes(), m.nx, m.ny);
                 let copy = wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
                 let diag = storage(device, "gpu_sim diag", &f32s(m.diag), copy);
                 let inv_diag = storage(device, "gpu_sim inv diag", &f32s(m.inv_diag), copy);
@@ -219,14 +226,8 @@ impl GpuMultigrid {
             let m = mg.level_matrix(depth - 1);
             let coarsest_params = uniform(
                 LevelParams {
-                    nodes: last.nodes(),
-                    nx: m.nx as u32,
-                    ny: m.ny as u32,
-                    ox: 0,
-                    oy: 0,
                     unknowns: factor.nodes.len() as u32,
-                    h: 0.0,
-                    has_air: 0,
+                    ..LevelParams::level(last.nodes(), m.nx, m.ny)
                 },
                 wgpu::BufferUsages::empty(),
             );
@@ -256,16 +257,7 @@ impl GpuMultigrid {
             // Level 0's diagonal as built, and the air's addition to it.
             let m0 = mg.level_matrix(0);
             let air_params = uniform(
-                LevelParams {
-                    nodes: levels[0].nodes(),
-                    nx: m0.nx as u32,
-                    ny: m0.ny as u32,
-                    ox: 0,
-                    oy: 0,
-                    unknowns: 0,
-                    h: 0.0,
-                    has_air: 0,
-                },
+                LevelParams::level(levels[0].nodes(), m0.nx, m0.ny),
                 wgpu::BufferUsages::COPY_DST,
             );
             let base_diag = storage(device, "gpu_sim base diag", &f32s(mg.base_diagonal()), none);
@@ -315,14 +307,9 @@ impl GpuMultigrid {
     pub fn set_air(&self, queue: &wgpu::Queue, h: f64, has_air: bool) {
         let level = &self.levels[0];
         let params = LevelParams {
-            nodes: level.nodes(),
-            nx: 0,
-            ny: 0,
-            ox: 0,
-            oy: 0,
-            unknowns: 0,
             h: h as f32,
             has_air: u32::from(has_air),
+            ..LevelParams::level(level.nodes(), 0, 0)
         };
         queue.write_buffer(&self.air_params, 0, bytemuck::bytes_of(&params));
     }
@@ -351,12 +338,14 @@ impl GpuMultigrid {
 
     /// Records one Gauss–Seidel sweep of level `l`, colour by colour.
     pub fn record_sweep(&self, encoder: &mut wgpu::CommandEncoder, l: usize) {
-        let kernels: Vec<_> = self.matrices[l]
-            .sweeps
-            .iter()
-            .map(|(group, count)| (group, &self.sweep, *count))
-            .collect();
-        dispatch(encoder, "gpu_sim sweep", &kernels);
+        let sweeps = &self.matrices[l].sweeps;
+        dispatch_all(
+            encoder,
+            "gpu_sim sweep",
+            sweeps
+                .iter()
+                .map(|(group, count)| (group, &self.sweep, *count)),
+        );
     }
 
     /// Records the coarsest level's exact solve of its `b` into its `x`.

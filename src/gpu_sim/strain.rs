@@ -7,7 +7,7 @@
 
 use wgpu::util::DeviceExt;
 
-use super::kernel::{Access, Program, dispatch};
+use super::kernel::{Access, Program, dispatch_all};
 use super::{ClothBuffers, GpuSimError, validated};
 use crate::sim::Cloth;
 use crate::sim::constraints::coloured_limited_springs;
@@ -244,21 +244,23 @@ impl StrainPass {
     /// Records the stage: the tethers, the sweeps, the moved nodes' velocities
     /// `(x − x_start) / h` from the positions [`Self::record_keep_start`] kept.
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
-        let mut kernels = Vec::new();
-        if self.tethers_on {
-            kernels.push((&self.tether_group, &self.tethers, self.nodes));
-        }
-        for sweep in 0..self.iterations {
-            let order: Box<dyn Iterator<Item = &(wgpu::BindGroup, u32)>> = if sweep % 2 == 1 {
-                Box::new(self.colours.iter().rev())
-            } else {
-                Box::new(self.colours.iter())
-            };
-            for (group, count) in order {
-                kernels.push((group, &self.provot, *count));
-            }
-        }
-        kernels.push((&self.velocity_group, &self.velocity, self.nodes));
-        dispatch(encoder, "gpu_sim strain limiting", &kernels);
+        let tethers = self
+            .tethers_on
+            .then_some((&self.tether_group, &self.tethers, self.nodes));
+        let colours = self.colours.len();
+        // The colours in order on the first, third, … sweep, in reverse on the second, fourth, ….
+        let sweeps = (0..self.iterations).flat_map(move |sweep| {
+            (0..colours).map(move |c| if sweep % 2 == 1 { colours - 1 - c } else { c })
+        });
+        let provot = sweeps.map(|c| {
+            let (group, count) = &self.colours[c];
+            (group, &self.provot, *count)
+        });
+        let velocity = (&self.velocity_group, &self.velocity, self.nodes);
+        dispatch_all(
+            encoder,
+            "gpu_sim strain limiting",
+            tethers.into_iter().chain(provot).chain([velocity]),
+        );
     }
 }
