@@ -33,9 +33,11 @@ mod files;
 use super::screenshot;
 use super::settings::{self, Store};
 use super::surface::{self, WindowSurface};
+use crate::gpu_sim::{GpuProvider, SharedNodes};
 use crate::render::frame::PoleLook;
 use crate::render::view;
 use crate::render::{PixelRect, RenderQuality, RenderScale, ScaleMode};
+use crate::sim::device::ReadBacks;
 use crate::sim::scene::Scene;
 use crate::sim::snapshot::Snapshot;
 use crate::sim::thread::{Command, SimThread};
@@ -104,7 +106,11 @@ pub enum ViewerError {
 pub fn run(options: ViewerOptions) -> Result<(), ViewerError> {
     let event_loop = EventLoop::new()?;
     let instance = surface::create_instance(Box::new(event_loop.owned_display_handle()));
-    let sim = SimThread::spawn_lab(options.scene.clone(), &options.compare, false)?;
+    // The cloth starts on the CPU; the scene's device is asked for once the window's GPU is
+    // lent to the simulation ([`App::create_gpu`]).
+    let mut on_cpu = options.scene.clone();
+    on_cpu.device = crate::sim::DeviceChoice::Cpu;
+    let sim = SimThread::spawn_lab(on_cpu, &options.compare, false)?;
     if options.reference {
         sim.send(crate::sim::thread::Command::SetReference(true));
     }
@@ -179,6 +185,9 @@ struct Gpu {
     scene: SceneDraw,
     /// A CPU (software) adapter such as lavapipe.
     software: bool,
+    /// The node buffer the simulation thread writes while the cloth steps on this device
+    /// (the GPU mode); the renderer upsamples from it.
+    sim_nodes: SharedNodes,
 }
 
 struct App {
@@ -274,7 +283,16 @@ impl App {
         if let Some(image) = &self.options.background {
             scene.set_background(&device, &queue, Some(image.clone()))?;
         }
+        // The simulation may step on this device too (a scene's `"device"`, the panel's
+        // switch): it writes a node buffer the renderer reads, nothing read back per frame.
+        let provider = GpuProvider::new(device.clone(), queue.clone(), info.clone());
+        let sim_nodes = provider.nodes();
+        self.sim.send(Command::ProvideGpu(Arc::new(provider)));
+        if self.options.scene.device != crate::sim::DeviceChoice::Cpu {
+            self.sim.send(Command::SetDevice(self.options.scene.device));
+        }
         Ok(Gpu {
+            sim_nodes,
             adapter: format!("{} ({:?})", info.name, info.backend),
             window,
             device,
@@ -401,6 +419,25 @@ impl App {
             ) {
                 eprintln!("{line}");
             }
+            let snap = self.feed.current();
+            let device = &snap.device;
+            if device.on_gpu || device.read_backs != ReadBacks::default() {
+                // What the GPU mode read back over the whole run: the renderer reads nothing,
+                // the simulation only its small snapshots (and a waited read-back per grab or
+                // new parameters).
+                let r = &device.read_backs;
+                eprintln!(
+                    "simulation on the GPU ({}): {} steps, {} frames, {} snapshots and {} \
+                     waited read-backs of {} key nodes, {} bytes in all",
+                    device.adapter.as_deref().unwrap_or("?"),
+                    snap.step,
+                    self.frames,
+                    r.snapshots,
+                    r.waited,
+                    snap.x.len(),
+                    r.bytes
+                );
+            }
             event_loop.exit();
         }
     }
@@ -460,6 +497,13 @@ impl App {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("viewer frame"),
             });
+        // While the cloth steps on this GPU the upsampler takes its key nodes from the
+        // simulation's buffer, on the device (the snapshot's are a few steps behind).
+        let device_keys = (gpu.sim_nodes.get())
+            .filter(|_| snap.device.on_gpu && snap.flags.is_empty() && snap.lab.is_empty());
+        if let Some(scene) = gpu.scene.flags.scenes.first_mut() {
+            scene.device_keys = device_keys;
+        }
         if !snap.flags.is_empty() {
             let setting = &self.ui.view.render.setting;
             let looks = self.ui.scene.flags.iter();

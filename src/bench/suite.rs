@@ -133,6 +133,7 @@ pub fn square_flag(n: usize, integrator: IntegratorKind) -> Scene {
         },
         render: RenderSettings::default(),
         flags: Vec::new(),
+        device: crate::sim::DeviceChoice::Cpu,
     }
 }
 

@@ -3,6 +3,7 @@
 //! running ([`CliError`]).
 
 mod compare;
+mod device;
 pub mod progress;
 mod render;
 mod simulate;
@@ -265,6 +266,12 @@ pub struct ViewArgs {
     /// or the built-in flag); the flag takes its width/height ratio unless the scene gives both.
     #[arg(long, value_name = "PATH")]
     pub flag_image: Option<PathBuf>,
+    /// Where the cloth steps: `cpu` (every integrator, f64), `gpu` (kang-mg in f32 on a GPU
+    /// adapter; the integrator becomes kang-mg) or `auto` (the GPU for a kang-mg cloth of at
+    /// least 128 × 128 nodes on a hardware GPU, never on a CPU adapter such as lavapipe).
+    /// Default: the scene's `"device"`, else cpu.
+    #[arg(long, value_name = "cpu|gpu|auto", value_parser = device::parse_device)]
+    pub device: Option<crate::sim::DeviceChoice>,
     /// For tests: press F12 (a screenshot into screenshots/) when drawing frame N, through the
     /// same code as the key.
     #[arg(long, value_name = "N", hide = true)]
@@ -295,6 +302,12 @@ pub struct SimulateArgs {
     /// Override the scene's integrator.
     #[arg(long, value_name = "NAME")]
     pub integrator: Option<IntegratorKind>,
+    /// Where the cloth steps: `cpu` (every integrator, f64), `gpu` (kang-mg in f32 on a GPU
+    /// adapter; the integrator becomes kang-mg) or `auto` (the GPU for a kang-mg cloth of at
+    /// least 128 × 128 nodes on a hardware GPU, never on a CPU adapter such as lavapipe).
+    /// Default: the scene's `"device"`, else cpu.
+    #[arg(long, value_name = "cpu|gpu|auto", value_parser = device::parse_device)]
+    pub device: Option<crate::sim::DeviceChoice>,
     /// Also write the upsampled render mesh, R × R render nodes (2..=1024), in `render`.
     #[arg(long, value_name = "R")]
     pub upsample: Option<u32>,
@@ -394,6 +407,12 @@ pub struct RenderArgs {
     /// Override the scene's integrator.
     #[arg(long, value_name = "NAME")]
     pub integrator: Option<IntegratorKind>,
+    /// Where the cloth steps: `cpu` (every integrator, f64), `gpu` (kang-mg in f32 on a GPU
+    /// adapter; the integrator becomes kang-mg) or `auto` (the GPU for a kang-mg cloth of at
+    /// least 128 × 128 nodes on a hardware GPU, never on a CPU adapter such as lavapipe).
+    /// Default: the scene's `"device"`, else cpu.
+    #[arg(long, value_name = "cpu|gpu|auto", value_parser = device::parse_device)]
+    pub device: Option<crate::sim::DeviceChoice>,
     /// Display mode (default: the scene's).
     #[arg(long, value_name = "MODE")]
     pub mode: Option<DisplayMode>,
@@ -462,8 +481,12 @@ fn view(args: ViewArgs) -> Result<()> {
     let restored = last.is_some();
     let mut scene = match last {
         Some(scene) => scene,
-        None => load_scene(args.scene.as_deref().unwrap_or("flag"), None)?,
+        None => load_scene_on(args.scene.as_deref().unwrap_or("flag"), None, args.device)?,
     };
+    if let Some(device) = args.device {
+        // The remembered scene too.
+        scene.set_device(device);
+    }
     let flag_images = match flag_images(&mut scene, args.flag_image.as_deref()) {
         // A remembered image that has gone is a warning, never a failed start.
         Err(e) if restored && args.flag_image.is_none() => {
@@ -663,10 +686,30 @@ fn print_stdout(text: &str) -> Result<()> {
 
 /// Loads a scene and applies an integrator override; errors are bad input.
 pub fn load_scene(name: &str, integrator: Option<IntegratorKind>) -> Result<Scene> {
+    load_scene_on(name, integrator, None)
+}
+
+/// [`load_scene`] with a `--device` override: a scene on the GPU steps `kang-mg`, so any
+/// other `--integrator` with it is bad input.
+pub fn load_scene_on(
+    name: &str,
+    integrator: Option<IntegratorKind>,
+    device: Option<crate::sim::DeviceChoice>,
+) -> Result<Scene> {
     let mut scene = Scene::load(name).map_err(|e| CliError::BadInput(e.to_string()))?;
     if let Some(kind) = integrator {
         scene.params.integrator = kind;
     }
+    let device = device.unwrap_or(scene.device);
+    if device == crate::sim::DeviceChoice::Gpu
+        && let Some(kind) = integrator.filter(|&k| k != IntegratorKind::KangMg)
+    {
+        return Err(CliError::BadInput(format!(
+            "--integrator {}: the GPU steps kang-mg only (device gpu); use --device cpu for {0}",
+            kind.name()
+        )));
+    }
+    scene.set_device(device);
     Ok(scene)
 }
 

@@ -2,7 +2,8 @@
 
 use std::path::Path;
 
-use super::{CliError, RenderArgs, Result, background_image, failed, flag_images, load_scene};
+use super::device::Stepping;
+use super::{CliError, RenderArgs, Result, background_image, failed, flag_images, load_scene_on};
 use crate::render::camera::OrbitCamera;
 use crate::render::frame::PoleLook;
 use crate::render::headless::HeadlessRenderer;
@@ -18,7 +19,7 @@ pub const MAX_SECONDS: f64 = 3600.0;
 const FRAMING_SAMPLES: u32 = 32;
 
 pub(super) fn render(args: RenderArgs) -> Result<()> {
-    let mut scene = load_scene(&args.scene, args.integrator)?;
+    let mut scene = load_scene_on(&args.scene, args.integrator, args.device)?;
     let flag_images = flag_images(&mut scene, args.flag_image.as_deref())?;
     let background = background_image(&scene)?;
     if let Some(mode) = args.mode {
@@ -64,9 +65,20 @@ pub(super) fn render(args: RenderArgs) -> Result<()> {
     let mut sim =
         FlagSet::new(&scene).map_err(|e| CliError::BadInput(format!("{}: {e}", args.scene)))?;
     let initial = sim.snapshot();
-    for _ in 0..args.steps {
-        if !sim.step() {
-            break;
+    let count = sim.flags.len();
+    let mut stepping = Stepping::new(scene.device, &mut sim.flags[0], count)?;
+    if matches!(stepping, Stepping::Gpu { .. }) {
+        if args.video.is_some() {
+            return Err(CliError::BadInput(
+                "--device gpu: a picture (--out) only; a clip (--video) steps on the CPU".into(),
+            ));
+        }
+        stepping.advance(&mut sim.flags[0], args.steps)?;
+    } else {
+        for _ in 0..args.steps {
+            if !sim.step() {
+                break;
+            }
         }
     }
     let view_settings = ViewSettings {

@@ -5,7 +5,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::{CliError, OutputFormat, Result, SimulateArgs, failed, load_scene};
+use super::device::Stepping;
+use super::{CliError, OutputFormat, Result, SimulateArgs, failed, load_scene_on};
 use crate::render::headless::HeadlessRenderer;
 use crate::render::view;
 use crate::sim::{Scene, Simulation};
@@ -85,6 +86,8 @@ struct SimulateOut {
     steps: u64,
     time: f64,
     integrator: &'static str,
+    /// Where the cloth stepped: `"cpu"` or `"gpu"` (`--device`, the scene's `"device"`).
+    device: &'static str,
     nodes: Vec<NodeOut>,
     #[serde(skip_serializing_if = "Option::is_none")]
     render: Option<RenderOut>,
@@ -106,7 +109,7 @@ fn nodes_of(sim: &Simulation) -> Vec<NodeOut> {
 }
 
 pub(super) fn simulate(args: SimulateArgs) -> Result<()> {
-    let scene = load_scene(&args.scene, args.integrator)?;
+    let scene = load_scene_on(&args.scene, args.integrator, args.device)?;
     if args.every == Some(0) {
         return Err(CliError::BadInput("--every: must be at least 1".into()));
     }
@@ -194,19 +197,40 @@ fn run(
         out.write_all(b"{\"frames\":[")?;
     }
     let bar = super::progress::bar(args.steps, "flagsim simulate");
-    for _ in 0..args.steps {
+    let mut stepping =
+        Stepping::new(scene.device, &mut sim, 1 + others.len()).map_err(Stop::Failed)?;
+    let last = sim.step_index + args.steps;
+    while sim.step_index < last {
+        // The next step whose state is written: a recorded frame's, or the last.
+        let next = args
+            .every
+            .map_or(last, |k| ((sim.step_index / k + 1) * k).min(last));
+        let n = stepping.chunk(sim.step_index, next);
         // Every flag steps alike (a flag that diverged keeps its last good state); the run
         // stops when the first does, as a run of one flag does.
         for other in &mut others {
             other.step();
         }
-        if !sim.step() {
+        if !stepping.advance(&mut sim, n).map_err(Stop::Failed)? {
             break;
         }
-        bar.inc(1);
-        interpolated_sum += sim.stats.interpolated_fraction;
-        sweeps_sum += f64::from(sim.stats.provot_sweeps);
-        solver_sum += f64::from(sim.stats.solver.iterations());
+        bar.inc(n);
+        match stepping.cycles() {
+            None => {
+                interpolated_sum += sim.stats.interpolated_fraction;
+                sweeps_sum += f64::from(sim.stats.provot_sweeps);
+                solver_sum += f64::from(sim.stats.solver.iterations());
+            }
+            // The GPU runs a fixed number of V-cycles and Provot's sweeps a step.
+            Some(cycles) => {
+                let steps = n as f64;
+                solver_sum += f64::from(cycles) * steps;
+                let p = sim.params();
+                if p.provot.enabled {
+                    sweeps_sum += f64::from(p.provot.iterations) * steps;
+                }
+            }
+        }
         if let Some(k) = args.every
             && sim.step_index.is_multiple_of(k)
         {
@@ -245,6 +269,7 @@ fn run(
         steps: sim.step_index,
         time: sim.time,
         integrator: sim.params().integrator.name(),
+        device: stepping.name(),
         nodes: nodes_of(&sim),
         render,
         stats: StatsOut {

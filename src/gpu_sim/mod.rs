@@ -23,9 +23,11 @@
 
 mod air;
 mod buffers;
+mod collide;
 mod forces;
 mod guard;
 mod kernel;
+mod provider;
 mod rhs;
 mod solve;
 mod step;
@@ -35,11 +37,13 @@ mod transfer;
 
 pub use air::{AirPass, SIM_AIR_WGSL};
 pub use buffers::{ClothBuffers, GpuSpring, read_pairs, read_vec3s, write_vec3s};
+pub use collide::{CollidePass, MAX_GPU_COLLIDERS, SIM_COLLIDE_WGSL};
 pub use forces::{ForcePass, SIM_FORCES_WGSL};
 pub use guard::{GuardPass, GuardReport, SIM_GUARD_WGSL};
+pub use provider::{GpuProvider, SharedNodes};
 pub use rhs::{RhsPass, SIM_RHS_WGSL};
 pub use solve::{GpuMultigrid, SIM_SOLVE_WGSL};
-pub use step::{DEFAULT_CYCLES, GpuSimulation, SIM_HELD_WGSL};
+pub use step::{DEFAULT_CYCLES, GpuSimulation, GpuStepper, SIM_HELD_WGSL, unsupported};
 pub use step_end::{SIM_STEP_END_WGSL, StepEndPass};
 pub use strain::{SIM_STRAIN_WGSL, StrainPass};
 pub use transfer::{GpuLevel, SIM_TRANSFER_WGSL, TransferPass};

@@ -21,19 +21,26 @@
 //! Then strain limiting, where the scene has it ([`super::StrainPass`]: tethers, Provot's sweeps
 //! by colours of springs).
 //!
-//! Not on the GPU yet: colliders, a held set that changes (a grab), shaped flags, and the guard
-//! inside the step; [`GpuSimulation::new`] refuses a scene that needs them.
+//! Then the colliders, where the scene has some ([`super::CollidePass`]).
+//!
+//! A held set that changes (a grab, its release) or new parameters make the kernels anew
+//! ([`GpuStepper::step_n`], after a read-back). Not on the GPU: shaped flags (cut nodes) and the
+//! wavelet segmentation ([`GpuStepper::new`] refuses them); the guard runs on the CPU on each
+//! read-back ([`Simulation::accept_device_state`]).
+
+use std::sync::{Arc, Mutex};
 
 use glam::DVec3;
 use wgpu::util::DeviceExt;
 
 use super::kernel::{Access, Program, dispatch};
 use super::{
-    AirPass, ClothBuffers, ForcePass, GpuMultigrid, GpuSimError, RhsPass, StepEndPass, StrainPass,
-    read_vec3s, validated,
+    AirPass, ClothBuffers, CollidePass, ForcePass, GpuMultigrid, GpuSimError, MAX_GPU_COLLIDERS,
+    RhsPass, StepEndPass, StrainPass, read_vec3s, validated,
 };
+use crate::sim::device::ReadBacks;
 use crate::sim::multigrid::{COARSEST_NODES, Multigrid};
-use crate::sim::params::IntegratorKind;
+use crate::sim::params::{IntegratorKind, Params};
 use crate::sim::{DeviceStep, Simulation};
 
 /// The held-node kernel's WGSL.
@@ -50,8 +57,8 @@ struct HeldParams {
     pad: [u32; 3],
 }
 
-/// Why a simulation cannot run on the GPU, in words for the user.
-fn unsupported(sim: &Simulation) -> Option<String> {
+/// Why a simulation cannot run on the GPU, in words for the user (`None`: it can).
+pub fn unsupported(sim: &Simulation) -> Option<String> {
     let p = sim.params();
     let cloth = &sim.cloth;
     if cloth.grid().is_none() {
@@ -66,8 +73,11 @@ fn unsupported(sim: &Simulation) -> Option<String> {
     if cloth.topology.mesh.cut.iter().any(|&c| c) {
         return Some("a shaped flag (cut nodes) is not on the GPU yet".into());
     }
-    if !p.colliders.is_empty() {
-        return Some("colliders are not on the GPU yet: remove \"colliders\"".into());
+    if p.colliders.len() > MAX_GPU_COLLIDERS {
+        return Some(format!(
+            "{} colliders: the GPU step takes at most {MAX_GPU_COLLIDERS}",
+            p.colliders.len()
+        ));
     }
     if p.wavelet.enabled {
         return Some("the wavelet segmentation is not on the GPU".into());
@@ -75,16 +85,359 @@ fn unsupported(sim: &Simulation) -> Option<String> {
     None
 }
 
-/// A simulation whose free nodes are stepped on the GPU by `kang-mg`.
+/// A simulation whose free nodes are stepped on the GPU by `kang-mg`: a [`Simulation`] (the
+/// CPU's share) with its [`GpuStepper`].
 #[derive(Debug)]
 pub struct GpuSimulation {
     /// The CPU's share, and the state as of the last read-back.
     pub sim: Simulation,
     /// V-cycles a step (at least one).
     pub cycles: u32,
+    stepper: GpuStepper,
+}
+
+impl GpuSimulation {
+    /// Uploads `sim`'s cloth and builds the step's kernels. `sim`'s integrator becomes
+    /// `kang-mg` (its parameters otherwise as they are); a scene the GPU step cannot take yet
+    /// is refused with the reason.
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        mut sim: Simulation,
+    ) -> Result<Self, GpuSimError> {
+        let stepper = GpuStepper::new(device, queue, &mut sim)?;
+        Ok(Self {
+            sim,
+            cycles: DEFAULT_CYCLES,
+            stepper,
+        })
+    }
+
+    /// Nodes of the cloth.
+    pub fn nodes(&self) -> u32 {
+        self.stepper.nodes()
+    }
+
+    /// The node positions on the device (`vec4<f32>` a node), for a renderer to read.
+    pub fn positions(&self) -> &wgpu::Buffer {
+        self.stepper.positions()
+    }
+
+    /// Records and submits `steps` steps of `params.substeps` physics steps each (nothing is
+    /// read back, unless the held set or the parameters changed: [`GpuStepper::step_n`]).
+    pub fn step_n(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        steps: u32,
+    ) -> Result<(), GpuSimError> {
+        self.stepper.cycles = self.cycles;
+        self.stepper.step_n(device, queue, &mut self.sim, steps)
+    }
+
+    /// Reads the device's positions and velocities into [`Self::sim`]'s cloth (waiting for
+    /// the submitted steps).
+    pub fn read_back(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<(), GpuSimError> {
+        self.stepper.read_back(device, queue, &mut self.sim)
+    }
+
+    /// The read-backs so far.
+    pub fn read_backs(&self) -> ReadBacks {
+        self.stepper.read_backs()
+    }
+}
+
+/// `kang-mg`'s step on the device for a [`Simulation`] the caller keeps: the kernels and the
+/// buffers of one cloth, built for one held set and one set of parameters.
+///
+/// [`Self::step_n`] notices when the simulation's held set (a grab, its release) or its
+/// parameters (or its masses) are no longer those it was built for: it then reads the device's
+/// state back and builds itself again from the simulation (a waited read-back, counted in
+/// [`Self::read_backs`]). A caller that replaces the simulation's state on the CPU (a reset, a
+/// new scene) drops the stepper instead and makes a new one from the new state.
+#[derive(Debug)]
+pub struct GpuStepper {
+    /// V-cycles a step (at least one).
+    pub cycles: u32,
+    /// What the kernels were built for.
+    built: Built,
+    kernels: Kernels,
+    /// The asynchronous snapshot in flight, if any, and its staging buffer (kept between them).
+    snapshot: Option<Arrival>,
+    staging: Option<wgpu::Buffer>,
+    reads: ReadBacks,
+    /// The published step whose state the simulation's cloth last took from the device, and
+    /// the one the snapshot in flight was taken after.
+    read_step: u64,
+    snapshot_step: u64,
+}
+
+/// Where a snapshot's mapping reports that it arrived (filled by wgpu's callback).
+type Arrival = Arc<Mutex<Option<Result<(), wgpu::BufferAsyncError>>>>;
+
+/// What a [`GpuStepper`]'s kernels were built for.
+#[derive(Debug, Clone, PartialEq)]
+struct Built {
+    params: Params,
     /// The held nodes, in index order (the hierarchy's held set).
     held_index: Vec<u32>,
-    kernels: Kernels,
+    /// The node masses, kg (a new total mass changes them).
+    mass: Vec<f64>,
+}
+
+impl GpuStepper {
+    /// Uploads `sim`'s cloth and builds the step's kernels. `sim`'s integrator becomes
+    /// `kang-mg` (its parameters otherwise as they are); a scene the GPU step cannot take yet
+    /// is refused with the reason, `sim` unchanged.
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        sim: &mut Simulation,
+    ) -> Result<Self, GpuSimError> {
+        if let Some(reason) = unsupported(sim) {
+            return Err(GpuSimError::Unsupported(reason));
+        }
+        if sim.params().integrator != IntegratorKind::KangMg {
+            let mut params = sim.params().clone();
+            params.integrator = IntegratorKind::KangMg;
+            sim.set_params(params)
+                .map_err(|e| GpuSimError::Unsupported(e.to_string()))?;
+        }
+        let held = sim.held_now();
+        let kernels = Kernels::new(device, queue, sim, &held)?;
+        let held_index: Vec<u32> = (0..held.len() as u32)
+            .filter(|&i| held[i as usize])
+            .collect();
+        Ok(Self {
+            cycles: DEFAULT_CYCLES,
+            built: Built {
+                params: sim.params().clone(),
+                held_index,
+                mass: sim.cloth.m.clone(),
+            },
+            kernels,
+            snapshot: None,
+            staging: None,
+            reads: ReadBacks::default(),
+            read_step: sim.step_index,
+            snapshot_step: sim.step_index,
+        })
+    }
+
+    /// Nodes of the cloth.
+    pub fn nodes(&self) -> u32 {
+        self.kernels.buffers.nodes()
+    }
+
+    /// The node positions on the device (`vec4<f32>` a node: `xyz` in m, `w` 0),
+    /// for a renderer to read.
+    pub fn positions(&self) -> &wgpu::Buffer {
+        &self.kernels.buffers.x
+    }
+
+    /// The read-backs so far.
+    pub fn read_backs(&self) -> ReadBacks {
+        self.reads
+    }
+
+    /// Whether the kernels still fit `sim` (same nodes, held set, parameters and masses).
+    fn fits(&self, sim: &Simulation) -> bool {
+        let held = sim.held_now();
+        let b = &self.built;
+        sim.cloth.node_count() == self.nodes() as usize
+            && held.iter().filter(|&&h| h).count() == b.held_index.len()
+            && b.held_index.iter().all(|&i| held[i as usize])
+            && sim.params() == &b.params
+            && sim.cloth.m == b.mass
+    }
+
+    /// Records and submits `steps` steps of `params.substeps` physics steps each for `sim`
+    /// (nothing is read back). Where `sim` no longer fits the kernels (a grab began or ended,
+    /// the parameters or the masses changed), the device's state is read back into `sim` and
+    /// the kernels are built again first.
+    pub fn step_n(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        sim: &mut Simulation,
+        steps: u32,
+    ) -> Result<(), GpuSimError> {
+        if sim.paused {
+            // As the CPU's step: a paused (diverged) simulation does not step.
+            return Ok(());
+        }
+        if !self.fits(sim) {
+            self.rebuild(device, queue, sim)?;
+        }
+        for _ in 0..steps * sim.params().substeps {
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("gpu_sim step"),
+            });
+            let input = sim.begin_device_step();
+            check_held(&self.built.held_index, &input)?;
+            self.kernels.upload(queue, &self.built.held_index, &input);
+            self.kernels
+                .record(&mut encoder, &self.built.held_index, self.cycles);
+            queue.submit([encoder.finish()]);
+            sim.end_device_step();
+        }
+        sim.step_index += u64::from(steps);
+        Ok(())
+    }
+
+    /// Reads the device's state into `sim` (when it has this cloth's nodes) and builds the
+    /// kernels again for `sim` as it is now.
+    fn rebuild(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        sim: &mut Simulation,
+    ) -> Result<(), GpuSimError> {
+        if sim.cloth.node_count() == self.nodes() as usize {
+            self.read_back(device, queue, sim)?;
+        }
+        let cycles = self.cycles;
+        let reads = self.reads;
+        *self = Self::new(device, queue, sim)?;
+        self.cycles = cycles;
+        self.reads = reads;
+        Ok(())
+    }
+
+    /// Reads the device's positions and velocities into `sim`'s cloth (waiting for the
+    /// submitted steps), through the guard ([`Simulation::accept_device_state`]: a diverged
+    /// state is not taken, `sim` pauses with the divergence).
+    pub fn read_back(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        sim: &mut Simulation,
+    ) -> Result<(), GpuSimError> {
+        let n = self.nodes();
+        let x = read_vec3s(device, queue, &self.kernels.buffers.x, n)?;
+        let v = read_vec3s(device, queue, &self.kernels.buffers.v, n)?;
+        let steps = sim.step_index - self.read_step;
+        self.read_step = sim.step_index;
+        sim.accept_device_state(x, v, steps);
+        self.reads.waited += 1;
+        self.reads.bytes += 2 * u64::from(n) * 16;
+        Ok(())
+    }
+
+    /// Starts an asynchronous copy of the positions and velocities after the steps submitted
+    /// so far for `sim`, unless one is in flight (then false). [`Self::take_snapshot`] collects it.
+    pub fn request_snapshot(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        sim: &Simulation,
+    ) -> bool {
+        if self.snapshot.is_some() {
+            return false;
+        }
+        self.snapshot_step = sim.step_index;
+        let bytes = u64::from(self.nodes()) * 16;
+        let staging = self.staging.get_or_insert_with(|| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("gpu_sim snapshot"),
+                size: 2 * bytes,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        });
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("gpu_sim snapshot"),
+        });
+        encoder.copy_buffer_to_buffer(&self.kernels.buffers.x, 0, staging, 0, bytes);
+        encoder.copy_buffer_to_buffer(&self.kernels.buffers.v, 0, staging, bytes, bytes);
+        queue.submit([encoder.finish()]);
+        let arrived = Arc::new(Mutex::new(None));
+        let slot = arrived.clone();
+        staging.map_async(wgpu::MapMode::Read, .., move |result| {
+            if let Ok(mut s) = slot.lock() {
+                *s = Some(result);
+            }
+        });
+        self.snapshot = Some(arrived);
+        true
+    }
+
+    /// Whether a snapshot is in flight.
+    pub fn snapshot_pending(&self) -> bool {
+        self.snapshot.is_some()
+    }
+
+    /// Collects the snapshot [`Self::request_snapshot`] started, if it has arrived (polls the
+    /// device once, never waits): the free nodes' positions and velocities go into `sim`'s
+    /// cloth (the held ones are the CPU's own, newer) through the guard
+    /// ([`Simulation::accept_device_state`]: a diverged state is not taken, `sim` pauses).
+    /// Returns whether one arrived.
+    pub fn take_snapshot(
+        &mut self,
+        device: &wgpu::Device,
+        sim: &mut Simulation,
+    ) -> Result<bool, GpuSimError> {
+        let Some(arrived) = &self.snapshot else {
+            return Ok(false);
+        };
+        device
+            .poll(wgpu::PollType::Poll)
+            .map_err(|e| GpuSimError::ReadBack(e.to_string()))?;
+        let result = match arrived.lock() {
+            Ok(mut s) => s.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        };
+        let Some(result) = result else {
+            return Ok(false);
+        };
+        self.snapshot = None;
+        result.map_err(|e| GpuSimError::ReadBack(e.to_string()))?;
+        let Some(staging) = &self.staging else {
+            return Ok(false);
+        };
+        let n = self.nodes() as usize;
+        {
+            let view = staging
+                .get_mapped_range(..)
+                .map_err(|e| GpuSimError::ReadBack(e.to_string()))?;
+            let values: &[[f32; 4]] = bytemuck::cast_slice(&view);
+            let vec = |v: [f32; 4]| DVec3::new(f64::from(v[0]), f64::from(v[1]), f64::from(v[2]));
+            let held = sim.held_now();
+            if sim.cloth.node_count() == n {
+                let mut x = sim.cloth.x.clone();
+                let mut v = sim.cloth.v.clone();
+                for i in (0..n).filter(|&i| !held[i]) {
+                    x[i] = vec(values[i]);
+                    v[i] = vec(values[n + i]);
+                }
+                let steps = self.snapshot_step - self.read_step;
+                self.read_step = self.snapshot_step;
+                sim.accept_device_state(x, v, steps);
+            }
+        }
+        staging.unmap();
+        self.reads.snapshots += 1;
+        self.reads.bytes += 2 * n as u64 * 16;
+        Ok(true)
+    }
+}
+
+/// The held set must be the one the hierarchy was built for (a grab or a new pin changes
+/// it: not on the GPU yet).
+fn check_held(held_index: &[u32], input: &DeviceStep) -> Result<(), GpuSimError> {
+    let count = input.kinematic.iter().filter(|&&k| k).count();
+    let same = count == held_index.len() && held_index.iter().all(|&i| input.kinematic[i as usize]);
+    if same {
+        Ok(())
+    } else {
+        Err(GpuSimError::Unsupported(
+            "the held nodes changed (a grab or a new pin): not on the GPU yet".into(),
+        ))
+    }
 }
 
 /// The step's passes and buffers on the device.
@@ -98,6 +451,8 @@ struct Kernels {
     end: StepEndPass,
     /// Strain limiting, where the scene has it.
     strain: Option<StrainPass>,
+    /// The colliders, where the scene has some.
+    collide: Option<CollidePass>,
     has_air: bool,
     held_dv: wgpu::Buffer,
     held_target: wgpu::Buffer,
@@ -105,24 +460,15 @@ struct Kernels {
     scatter: wgpu::ComputePipeline,
 }
 
-impl GpuSimulation {
-    /// Uploads `sim`'s cloth and builds the step's kernels. `sim`'s integrator becomes
-    /// `kang-mg` (its parameters otherwise as they are); a scene the GPU step cannot take yet
-    /// is refused with the reason.
-    pub fn new(
+impl Kernels {
+    /// The step's passes for `sim`'s cloth and parameters with the nodes `held` held, the
+    /// cloth's state uploaded.
+    fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        mut sim: Simulation,
+        sim: &Simulation,
+        held: &[bool],
     ) -> Result<Self, GpuSimError> {
-        if let Some(reason) = unsupported(&sim) {
-            return Err(GpuSimError::Unsupported(reason));
-        }
-        if sim.params().integrator != IntegratorKind::KangMg {
-            let mut params = sim.params().clone();
-            params.integrator = IntegratorKind::KangMg;
-            sim.set_params(params)
-                .map_err(|e| GpuSimError::Unsupported(e.to_string()))?;
-        }
         let cloth = &sim.cloth;
         let n = cloth.node_count();
         let buffers = ClothBuffers::new(device, cloth)?;
@@ -130,33 +476,37 @@ impl GpuSimulation {
         let air = AirPass::new(device, &buffers)?;
         let rhs = RhsPass::new(device, &buffers, &forces, &air)?;
         let end = StepEndPass::new(device, &buffers)?;
-        // The hierarchy of the held set the first step will have (pins, the pole).
-        let held = sim.cloth.pinned.clone();
-        let h = sim.params().h();
+        let p = sim.params();
+        let h = p.h();
         let mut mg = Multigrid::default();
-        mg.prepare(cloth, &held, h);
+        mg.prepare(cloth, held, h);
         let solve = GpuMultigrid::new(device, &mg, air.coefficients())?;
-        let strain = if sim.params().provot.enabled {
+        let strain = if p.provot.enabled {
             Some(StrainPass::new(
-                device,
-                &buffers,
-                cloth,
-                &held,
-                &sim.params().provot,
-                h,
+                device, &buffers, cloth, held, &p.provot, h,
             )?)
         } else {
             None
         };
+        let collide = if p.colliders.is_empty() {
+            None
+        } else {
+            Some(CollidePass::new(
+                device,
+                queue,
+                &buffers,
+                end.target(),
+                &p.colliders,
+            )?)
+        };
         let held_index: Vec<u32> = (0..n as u32).filter(|&i| held[i as usize]).collect();
-        let p = sim.params();
         let has_air = p.wind.drag != 0.0 || p.wind.lift != 0.0 || p.wind.linear != 0.0;
         buffers.write_state(queue, cloth);
         forces.set_params(queue, p.damping, p.viscosity.then_some(h));
         rhs.set_params(queue, h, DVec3::from_array(p.gravity), has_air);
-        rhs.set_nodes(queue, &cloth.m, &held, &vec![DVec3::ZERO; n]);
+        rhs.set_nodes(queue, &cloth.m, held, &vec![DVec3::ZERO; n]);
         end.set_params(queue, h);
-        end.set_targets(queue, &held, &cloth.x);
+        end.set_targets(queue, held, &cloth.x);
         solve.set_air(queue, h, has_air);
         let (held_dv, held_target, held_group, scatter) =
             validated(device, "the held-node kernel", || {
@@ -210,91 +560,22 @@ impl GpuSimulation {
                 (dv, target, group, kernel)
             })?;
         Ok(Self {
-            sim,
-            cycles: DEFAULT_CYCLES,
-            held_index,
-            kernels: Kernels {
-                buffers,
-                forces,
-                air,
-                rhs,
-                solve,
-                end,
-                strain,
-                has_air,
-                held_dv,
-                held_target,
-                held_group,
-                scatter,
-            },
+            buffers,
+            forces,
+            air,
+            rhs,
+            solve,
+            end,
+            strain,
+            collide,
+            has_air,
+            held_dv,
+            held_target,
+            held_group,
+            scatter,
         })
     }
 
-    /// Nodes of the cloth.
-    pub fn nodes(&self) -> u32 {
-        self.kernels.buffers.nodes()
-    }
-
-    /// The node positions on the device (`vec4<f32>` a node), for a renderer to read.
-    pub fn positions(&self) -> &wgpu::Buffer {
-        &self.kernels.buffers.x
-    }
-
-    /// Records and submits `steps` steps of `params.substeps` physics steps each (nothing is
-    /// read back).
-    pub fn step_n(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        steps: u32,
-    ) -> Result<(), GpuSimError> {
-        for _ in 0..steps * self.sim.params().substeps {
-            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("gpu_sim step"),
-            });
-            let input = self.sim.begin_device_step();
-            check_held(&self.held_index, &input)?;
-            self.kernels.upload(queue, &self.held_index, &input);
-            self.kernels
-                .record(&mut encoder, &self.held_index, self.cycles);
-            queue.submit([encoder.finish()]);
-            self.sim.end_device_step();
-        }
-        self.sim.step_index += u64::from(steps);
-        Ok(())
-    }
-
-    /// Reads the device's positions and velocities into [`Self::sim`]'s cloth (waiting for
-    /// the submitted steps).
-    pub fn read_back(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-    ) -> Result<(), GpuSimError> {
-        let n = self.nodes();
-        let x = read_vec3s(device, queue, &self.kernels.buffers.x, n)?;
-        let v = read_vec3s(device, queue, &self.kernels.buffers.v, n)?;
-        self.sim.cloth.x = x;
-        self.sim.cloth.v = v;
-        Ok(())
-    }
-}
-
-/// The held set must be the one the hierarchy was built for (a grab or a new pin changes
-/// it: not on the GPU yet).
-fn check_held(held_index: &[u32], input: &DeviceStep) -> Result<(), GpuSimError> {
-    let count = input.kinematic.iter().filter(|&&k| k).count();
-    let same = count == held_index.len() && held_index.iter().all(|&i| input.kinematic[i as usize]);
-    if same {
-        Ok(())
-    } else {
-        Err(GpuSimError::Unsupported(
-            "the held nodes changed (a grab or a new pin): not on the GPU yet".into(),
-        ))
-    }
-}
-
-impl Kernels {
     /// The step's small uploads: the air's time and wind, the held nodes' `Δv` and targets.
     fn upload(&self, queue: &wgpu::Queue, held_index: &[u32], input: &DeviceStep) {
         self.air
@@ -351,6 +632,9 @@ impl Kernels {
         self.end.record(encoder);
         if let Some(strain) = &self.strain {
             strain.record(encoder);
+        }
+        if let Some(collide) = &self.collide {
+            collide.record(encoder);
         }
     }
 }

@@ -41,6 +41,9 @@ pub struct ClothScene {
     key_grid: [u32; 2],
     /// The box the upsampled surface stays in ([`surface_bounds`]).
     bounds: Option<WorldBox>,
+    /// The GPU simulation's node buffer and node count while the cloth steps there: the
+    /// upsampler reads these key nodes (copied on the device) instead of the snapshot's.
+    pub device_keys: Option<(wgpu::Buffer, u32)>,
 }
 
 impl ClothScene {
@@ -65,6 +68,7 @@ impl ClothScene {
             grid: None,
             key_grid: [0, 0],
             bounds: None,
+            device_keys: None,
         }
     }
 
@@ -86,6 +90,11 @@ impl ClothScene {
             // re-created.
             let _recreated =
                 upsample.upload_keys(device, queue, &key_grid, &view_settings.render)?;
+            if let Some((nodes, count)) = &self.device_keys {
+                // A count that no longer fits (the scene changed under a stale buffer) keeps
+                // the snapshot's keys.
+                upsample.copy_keys(encoder, 0, nodes, *count);
+            }
             upsample.encode(encoder);
         }
         Ok(())

@@ -449,6 +449,32 @@ impl UpsamplePass {
         dispatch(&self.normals, groups(ru, rv));
     }
 
+    /// Records a copy of `nodes` key positions (`vec4<f32>`, a `COPY_SRC` buffer: the GPU
+    /// simulation's) over cloth `k`'s uploaded ones, to go before [`Self::encode`]: the cloth
+    /// is then upsampled from the device's nodes, nothing read back. Returns false (nothing
+    /// recorded) when cloth `k` does not have `nodes` key nodes or the source is too short.
+    pub fn copy_keys(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        k: usize,
+        source: &wgpu::Buffer,
+        nodes: u32,
+    ) -> bool {
+        let (Some(params), Some(buffers)) = (self.params.get(k), self.buffers.as_ref()) else {
+            return false;
+        };
+        let Some(bases) = buffers.bases.get(k) else {
+            return false;
+        };
+        let bytes = u64::from(nodes) * NODE_SIZE;
+        if params.key_count[0] * params.key_count[1] != nodes || source.size() < bytes {
+            return false;
+        }
+        let to = u64::from(bases.key) * NODE_SIZE;
+        encoder.copy_buffer_to_buffer(source, 0, &buffers.key_positions, to, bytes);
+        true
+    }
+
     /// How many cloths the last upload holds.
     pub fn cloth_count(&self) -> usize {
         self.params.len()

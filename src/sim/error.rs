@@ -173,6 +173,17 @@ pub enum SimError {
     /// The operating system refused a thread (`reason` is its message).
     #[error("cannot start the simulation thread: {reason}")]
     ThreadStart { reason: String },
+
+    // ---- the device the simulation runs on ------------------------------------------------
+    /// `"device": "gpu"` (or the panel's switch) where no GPU was opened for the simulation.
+    #[error("device gpu: no GPU adapter is open for the simulation")]
+    NoGpu,
+    /// The GPU step refused the scene, or failed (`reason` says why, in words for the user).
+    #[error("device gpu: {reason}")]
+    Gpu { reason: String },
+    /// The GPU step runs one cloth: not the lab's copies nor several flags.
+    #[error("device gpu: the GPU runs a scene of one flag, outside the integrator lab")]
+    GpuOneFlag,
 }
 
 impl SimError {

@@ -5,6 +5,7 @@ pub mod agreement;
 pub mod buckling;
 pub mod cloth;
 pub mod constraints;
+pub mod device;
 pub mod error;
 pub mod flag_spec;
 pub mod flags;
@@ -28,6 +29,7 @@ pub mod thread;
 pub mod wavelet;
 
 pub use cloth::{Cloth, GridInfo};
+pub use device::DeviceChoice;
 pub use error::SimError;
 pub use params::{IntegratorKind, Params};
 pub use scene::Scene;

@@ -10,10 +10,11 @@ use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
 use super::cloth::{Cloth, GridInfo, Spring, SpringFamily};
+use super::device::DeviceChoice;
 use super::error::{SimError, nearest_name};
 use super::flag_spec::FlagSpec;
 use super::outline::{AlphaMask, FlagShape, Outline};
-use super::params::Params;
+use super::params::{IntegratorKind, Params};
 use super::simulation::Simulation;
 use crate::upsample::RenderSettings;
 
@@ -39,6 +40,14 @@ pub struct Scene {
     /// is its one cloth.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<FlagSpec>,
+    /// Where the cloth steps: `"cpu"` (the default), `"gpu"` or `"auto"` ([`DeviceChoice`]).
+    #[serde(default, skip_serializing_if = "is_cpu")]
+    pub device: DeviceChoice,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` lends a reference
+fn is_cpu(d: &DeviceChoice) -> bool {
+    *d == DeviceChoice::Cpu
 }
 
 /// Either `grid` or `nodes` + `springs` (+ optional `triangles`).
@@ -240,6 +249,13 @@ impl Scene {
         if scene.cloth == ClothSpec::default() {
             scene.cloth.grid = Some(GridSpec::default());
         }
+        if scene.device == DeviceChoice::Gpu && scene.params.integrator != IntegratorKind::KangMg {
+            log::warn!(
+                "{source_name}: \"device\": \"gpu\" steps kang-mg, not {}",
+                scene.params.integrator.name()
+            );
+        }
+        scene.set_device(scene.device);
         if let (Some(grid), Ok(value)) = (
             scene.cloth.grid.as_mut(),
             serde_json::from_str::<serde_json::Value>(text),
@@ -252,6 +268,14 @@ impl Scene {
             error,
         })?;
         Ok(scene)
+    }
+
+    /// Where the cloth steps; `gpu` makes the integrator `kang-mg`, the one the GPU steps.
+    pub fn set_device(&mut self, device: DeviceChoice) {
+        self.device = device;
+        if device == DeviceChoice::Gpu {
+            self.params.integrator = IntegratorKind::KangMg;
+        }
     }
 
     /// Loads a scene from a path ending in `.json` or existing on disk, else a preset name.

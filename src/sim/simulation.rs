@@ -590,6 +590,64 @@ impl Simulation {
         self.time += h;
     }
 
+    /// Takes the state another device's steps reached (positions, m, and velocities, m/s,
+    /// every node), `steps` published steps after the state the cloth has now, through the
+    /// guard as [`Simulation::step`] does: a state that fails it is not taken (the cloth keeps
+    /// the last good one), the simulation pauses with the divergence, and `false` is returned.
+    /// Each node's `dv` becomes its mean change of velocity a published step over them.
+    pub fn accept_device_state(&mut self, x: Vec<DVec3>, v: Vec<DVec3>, steps: u64) -> bool {
+        let n = self.cloth.node_count();
+        if x.len() != n || v.len() != n {
+            return false;
+        }
+        let old_x = std::mem::replace(&mut self.cloth.x, x);
+        let old_v = std::mem::replace(&mut self.cloth.v, v);
+        let parallel = self.use_parallel();
+        let (strain_all, strain_limited) = self.cloth.strain_maxima(parallel);
+        let kinematic = self.held_now();
+        let failure = if self.guard {
+            guard::check(&self.cloth, &self.params, &kinematic, parallel, strain_all)
+        } else {
+            None
+        };
+        if let Some(reason) = failure {
+            self.cloth.x = old_x;
+            self.cloth.v = old_v;
+            self.paused = true;
+            self.divergence = Some(Divergence {
+                integrator: self.params.integrator,
+                step: self.step_index,
+                time: self.time,
+                reason,
+            });
+            return false;
+        }
+        let per_step = 1.0 / steps.max(1) as f64;
+        let c = &mut self.cloth;
+        c.dv.resize(n, DVec3::ZERO);
+        for ((dv, v), v0) in c.dv.iter_mut().zip(&c.v).zip(&old_v) {
+            *dv = (*v - *v0) * per_step;
+        }
+        self.stats.max_strain = strain_limited;
+        true
+    }
+
+    /// The nodes the next step holds: the pins, a shaped flag's cut nodes and the grabbed
+    /// node.
+    pub fn held_now(&self) -> Vec<bool> {
+        let c = &self.cloth;
+        let mut held = c.pinned.clone();
+        for (h, &cut) in held.iter_mut().zip(&c.topology.mesh.cut) {
+            *h |= cut;
+        }
+        if let Some(g) = self.grab
+            && let Some(h) = held.get_mut(g.node)
+        {
+            *h = true;
+        }
+        held
+    }
+
     /// Kinematic nodes: which they are, where they must be at `t + h`, and their known `Δv`.
     fn place_kinematic(&mut self, h: f64) {
         let n = self.cloth.node_count();

@@ -9,6 +9,7 @@ use glam::DVec3;
 
 use super::agreement::Comparison;
 use super::cloth::{GridInfo, KeyMesh};
+use super::device::{DeviceChoice, ReadBacks};
 use super::error::SimError;
 use super::params::Params;
 use super::shape::Distance;
@@ -70,6 +71,22 @@ pub struct Snapshot {
     /// The reference copy while it runs: its last step's wall time, s, and whether its guard
     /// stopped it (copy 0's snapshot only; `None` without one).
     pub reference: Option<ReferenceStatus>,
+    /// Where the cloth steps (copy 0's snapshot only; the default elsewhere).
+    pub device: DeviceStatus,
+}
+
+/// Where the cloth steps, as the panel shows it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DeviceStatus {
+    /// What was asked for.
+    pub choice: DeviceChoice,
+    /// Whether it steps on the GPU now (its positions and velocities here are then those of
+    /// the last snapshot read back, a few steps behind the drawing).
+    pub on_gpu: bool,
+    /// The GPU lent to the simulation, if any.
+    pub adapter: Option<String>,
+    /// What has been read back from the GPU since the thread started.
+    pub read_backs: ReadBacks,
 }
 
 /// The lab's reference copy as the panels show it.
@@ -136,6 +153,7 @@ impl Snapshot {
             flags: Vec::new(),
             reference_distance: None,
             reference: None,
+            device: DeviceStatus::default(),
         }
     }
 }

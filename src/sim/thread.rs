@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use glam::DVec3;
 
 use super::agreement::compare_with_filter;
+use super::device::{DeviceChoice, DeviceProvider, DeviceStepper, ReadBacks};
 use super::error::SimError;
 use super::flags::{FlagSet, FlagSpec, MAX_FLAGS};
 use super::lab::{CopySpec, advance_to, check_count};
@@ -25,7 +26,7 @@ use super::params::{IntegratorKind, Params};
 use super::scene::Scene;
 use super::shape;
 use super::simulation::{Grab, Simulation};
-use super::snapshot::{ReferenceStatus, Snapshot};
+use super::snapshot::{DeviceStatus, ReferenceStatus, Snapshot};
 use super::stepper::FixedStepper;
 
 /// What the UI (or a test) can ask of the simulation.
@@ -91,7 +92,33 @@ pub enum Command {
     /// same springs ([`shape::reference_params`]) from copy 0's present state, every copy
     /// synced to that state too; each copy's distance from it is then published every step.
     SetReference(bool),
+    /// Lends the thread a GPU (the viewer's device) for [`Command::SetDevice`] and scenes'
+    /// `"device"`.
+    ProvideGpu(Arc<dyn DeviceProvider>),
+    /// Where the cloth steps from now on ([`DeviceChoice`]); the state goes along.
+    SetDevice(DeviceChoice),
     Shutdown,
+}
+
+impl Command {
+    /// Whether the command leaves a cloth stepping on the GPU as it is: the others take the
+    /// device's state back to the CPU first (a waited read-back), and the cloth goes back to
+    /// the device with the next step, built again for what they changed.
+    fn keeps_the_device_step(&self) -> bool {
+        match self {
+            Self::Pause(_)
+            | Self::TogglePause
+            | Self::Step
+            | Self::SetTimeScale(_)
+            | Self::SetCompare(_)
+            | Self::MoveGrab(_)
+            | Self::SetPoleOffset(_)
+            | Self::ProvideGpu(_)
+            | Self::SetDevice(_) => true,
+            Self::Copy(_, cmd) | Self::Flag(_, cmd) => cmd.keeps_the_device_step(),
+            _ => false,
+        }
+    }
 }
 
 /// The latest-wins mailbox between the simulation thread and its readers.
@@ -154,6 +181,7 @@ impl SimThread {
         let specs = copies.to_vec();
         let copies = fresh_copies(&scene, &specs, &scene.params)?;
         let (tx, rx) = mpsc::channel();
+        let device = scene.device;
         let mut worker = Worker {
             // The first snapshot is replaced below by one with every copy in it.
             slot: Arc::new(SnapshotSlot::new(Snapshot::of(&copies[0]))),
@@ -170,6 +198,10 @@ impl SimThread {
             compare: false,
             error: None,
             rate: RateMeter::default(),
+            provider: None,
+            device,
+            on_device: None,
+            read_backs: ReadBacks::default(),
         };
         let slot = Arc::new(SnapshotSlot::new(worker.snapshot()));
         worker.slot = slot.clone();
@@ -292,6 +324,14 @@ struct Worker {
     compare: bool,
     error: Option<SimError>,
     rate: RateMeter,
+    /// The GPU lent to the thread, if any ([`Command::ProvideGpu`]).
+    provider: Option<Arc<dyn DeviceProvider>>,
+    /// Where the cloth steps ([`Command::SetDevice`], the scene's `"device"`).
+    device: DeviceChoice,
+    /// Copy 0 stepping on the GPU, while it does.
+    on_device: Option<Box<dyn DeviceStepper>>,
+    /// Read-backs of the GPU steppers that are gone.
+    read_backs: ReadBacks,
 }
 
 impl Worker {
@@ -312,6 +352,9 @@ impl Worker {
     /// `n` steps of `dt()`: every flag's own outside the lab (they share `dt`), lock-step lab
     /// steps in it. Returns how many were taken (by the flag that took most).
     fn step_n(&mut self, n: u32) -> u32 {
+        if let Some(done) = self.step_on_device(n) {
+            return done;
+        }
         if self.specs.is_empty() {
             return self
                 .copies
@@ -334,6 +377,106 @@ impl Worker {
         n
     }
 
+    /// Steps copy 0 on the GPU when the device choice says so (outside the lab, one flag):
+    /// `Some(steps taken)`; `None` when the CPU steps (the GPU's state taken back first, if it
+    /// had it). A GPU that refuses or fails is reported and the choice falls back to `cpu`.
+    fn step_on_device(&mut self, n: u32) -> Option<u32> {
+        let wants = if self.device == DeviceChoice::Cpu {
+            Ok(false)
+        } else if !self.specs.is_empty() || self.copies.len() != 1 {
+            Err(SimError::GpuOneFlag)
+        } else {
+            self.device
+                .wants_gpu(self.provider.as_deref(), &self.copies[0])
+        };
+        let wants = wants.unwrap_or_else(|e| {
+            self.error = Some(e);
+            self.device = DeviceChoice::Cpu;
+            false
+        });
+        if !wants {
+            self.take_back();
+            return None;
+        }
+        if self.on_device.is_none() {
+            let provider = self.provider.clone()?;
+            match provider.stepper(&mut self.copies[0]) {
+                Ok(stepper) => self.on_device = Some(stepper),
+                Err(e) => {
+                    self.error = Some(e);
+                    self.device = DeviceChoice::Cpu;
+                    return None;
+                }
+            }
+        }
+        let stepper = self.on_device.as_mut()?;
+        match stepper.step_n(&mut self.copies[0], n) {
+            Ok(()) => Some(n),
+            Err(e) => {
+                // The device's state is not trusted after a failure: the CPU goes on from the
+                // last snapshot it took.
+                self.drop_device();
+                self.error = Some(e);
+                self.device = DeviceChoice::Cpu;
+                Some(0)
+            }
+        }
+    }
+
+    /// Takes copy 0's state back from the GPU (a waited read-back) and ends its GPU stepping;
+    /// nothing when it steps on the CPU.
+    fn take_back(&mut self) {
+        if let Some(stepper) = &mut self.on_device
+            && let Err(e) = stepper.sync(&mut self.copies[0])
+        {
+            self.error = Some(e);
+        }
+        self.drop_device();
+    }
+
+    fn drop_device(&mut self) {
+        if let Some(stepper) = self.on_device.take() {
+            let r = stepper.read_backs();
+            self.read_backs.waited += r.waited;
+            self.read_backs.snapshots += r.snapshots;
+            self.read_backs.bytes += r.bytes;
+        }
+    }
+
+    /// Collects the GPU's snapshot if one arrived (and asks for the next): whether the cloth
+    /// changed.
+    fn poll_device(&mut self) -> bool {
+        let Some(stepper) = &mut self.on_device else {
+            return false;
+        };
+        match stepper.poll(&mut self.copies[0]) {
+            Ok(arrived) => arrived,
+            Err(e) => {
+                self.drop_device();
+                self.error = Some(e);
+                self.device = DeviceChoice::Cpu;
+                true
+            }
+        }
+    }
+
+    /// Where copy 0 steps, for the panel.
+    fn device_status(&self) -> DeviceStatus {
+        let mut read_backs = self.read_backs;
+        if let Some(stepper) = &self.on_device {
+            let r = stepper.read_backs();
+            read_backs.waited += r.waited;
+            read_backs.snapshots += r.snapshots;
+            read_backs.bytes += r.bytes;
+        }
+        DeviceStatus {
+            choice: self.device,
+            on_gpu: self.on_device.is_some(),
+            adapter: self.provider.as_ref().map(|p| p.adapter()),
+            read_backs,
+        }
+    }
+
     fn run(mut self) {
         let mut last = Instant::now();
         self.publish();
@@ -349,12 +492,12 @@ impl Worker {
                     // A batch's message stays until the next batch, so a command that fails is
                     // reported even when another one follows it at once.
                     self.error = None;
-                    if !self.apply(cmd) {
+                    if !self.apply_between_steps(cmd) {
                         return;
                     }
                     dirty = true;
                     while let Ok(cmd) = self.rx.try_recv() {
-                        if !self.apply(cmd) {
+                        if !self.apply_between_steps(cmd) {
                             return;
                         }
                     }
@@ -374,10 +517,20 @@ impl Worker {
                 self.stepper.reset();
                 self.rate.add(0, now);
             }
+            dirty |= self.poll_device();
             if dirty {
                 self.publish();
             }
         }
+    }
+
+    /// [`Self::apply`], the GPU's state taken back to the CPU first unless the command keeps
+    /// it ([`Command::keeps_the_device_step`]).
+    fn apply_between_steps(&mut self, cmd: Command) -> bool {
+        if !cmd.keeps_the_device_step() {
+            self.take_back();
+        }
+        self.apply(cmd)
     }
 
     /// Applies one command between steps. Returns false on shutdown.
@@ -386,6 +539,10 @@ impl Worker {
             Command::Shutdown => return false,
             Command::SetParams(p) => self.set_params(*p, Some(0)),
             Command::SetIntegrator(kind) => {
+                if kind != IntegratorKind::KangMg && self.device == DeviceChoice::Gpu {
+                    // The GPU steps `kang-mg` only: the user's integrator wins.
+                    self.device = DeviceChoice::Cpu;
+                }
                 if let Some(spec) = self.specs.first_mut() {
                     spec.integrator = kind;
                     self.set_params(self.shared.clone(), None)
@@ -441,6 +598,14 @@ impl Worker {
             Command::SetFlag(n, flag) => self.set_flag(n, *flag),
             Command::Sync(n) => self.sync(n),
             Command::SetReference(on) => self.set_reference(on),
+            Command::ProvideGpu(provider) => {
+                self.provider = Some(provider);
+                Ok(())
+            }
+            Command::SetDevice(choice) => {
+                self.device = choice;
+                Ok(())
+            }
             cmd => self.apply_to(0, cmd),
         };
         if let Err(e) = result {
@@ -693,6 +858,7 @@ impl Worker {
     fn load(&mut self, scene: Scene) -> Result<(), SimError> {
         let copies = fresh_copies(&scene, &self.specs, &scene.params)?;
         self.shared = scene.params.clone();
+        self.device = scene.device;
         self.scene = scene;
         self.start(copies);
         self.restart_reference(0)
@@ -738,6 +904,7 @@ impl Worker {
             step_seconds: r.stats.step_seconds,
             diverged: r.divergence.is_some(),
         });
+        snap.device = self.device_status();
         snap
     }
 

@@ -383,6 +383,7 @@ pub fn controls(
             .default_open(true)
             .show(ui, |ui| {
                 simulation::integrator_ui(ui, state, snap, &mut actions);
+                simulation::device_ui(ui, state, snap, &mut actions);
                 cloth::cloth_ui(ui, state, &mut actions);
                 simulation::run_ui(ui, state, snap, &mut actions);
                 ui.separator();

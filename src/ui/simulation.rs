@@ -4,11 +4,12 @@ use egui::Ui;
 
 use super::widgets::{self, Edit};
 use super::{UiAction, UiState};
-use crate::sim::IntegratorKind;
+use crate::sim::device::AUTO_GPU_NODES;
 use crate::sim::params::spec;
 use crate::sim::params::{CgSettings, ChoiKo, MultigridSettings, Wavelet};
 use crate::sim::snapshot::Snapshot;
 use crate::sim::thread::Command;
+use crate::sim::{DeviceChoice, IntegratorKind};
 
 impl Edit for ChoiKo {
     fn ui(&mut self, ui: &mut Ui) -> bool {
@@ -91,6 +92,52 @@ pub fn integrator_ui(
     if changed {
         actions.push(UiAction::Sim(Command::SetParams(Box::new(p.clone()))));
     }
+}
+
+/// Where the cloth steps: the CPU, the GPU (`kang-mg` in f32), or `auto`; and where it does
+/// now, with what the GPU mode has read back.
+pub fn device_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mut Vec<UiAction>) {
+    let status = &snap.device;
+    let mut choice = status.choice;
+    let gpu_help = match &status.adapter {
+        Some(name) => format!(
+            "gpu: kang-mg steps on {name} in f32, the node buffer drawn from there; \
+             auto: the GPU for a kang-mg cloth of at least {AUTO_GPU_NODES} nodes on a hardware \
+             GPU (never on a CPU adapter such as lavapipe, where it is slower)"
+        ),
+        None => "No GPU is open for the simulation.".to_owned(),
+    };
+    egui::ComboBox::from_label("device")
+        .selected_text(choice.name())
+        .show_ui(ui, |ui| {
+            for d in DeviceChoice::ALL {
+                ui.selectable_value(&mut choice, d, d.name());
+            }
+        })
+        .response
+        .on_hover_text(gpu_help);
+    if choice != status.choice {
+        if choice == DeviceChoice::Gpu && state.params.integrator != IntegratorKind::KangMg {
+            // The GPU steps kang-mg only: the panel says so by switching to it.
+            state.params.integrator = IntegratorKind::KangMg;
+            actions.push(UiAction::Sim(Command::SetParams(Box::new(
+                state.params.clone(),
+            ))));
+        }
+        actions.push(UiAction::Sim(Command::SetDevice(choice)));
+    }
+    let r = &status.read_backs;
+    let text = if status.on_gpu {
+        format!(
+            "on the GPU: {} snapshots, {} waited read-backs, {:.1} MB",
+            r.snapshots,
+            r.waited,
+            r.bytes as f64 / 1e6
+        )
+    } else {
+        "on the CPU".to_owned()
+    };
+    ui.label(egui::RichText::new(text).small());
 }
 
 /// Run, step, reset and the time scale.

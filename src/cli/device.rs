@@ -1,0 +1,125 @@
+//! `--device` for the headless commands: a scene's cloth stepped on the CPU, or on a headless
+//! GPU by `kang-mg` ([`GpuStepper`]), read back only where the command needs the state.
+
+use super::{CliError, Result};
+use crate::gpu_sim::{GpuProvider, GpuStepper};
+use crate::render::gpu::GpuContext;
+use crate::sim::device::AUTO_GPU_NODES;
+use crate::sim::{DeviceChoice, IntegratorKind, Simulation};
+
+/// How a headless command steps its cloth.
+pub(super) enum Stepping {
+    Cpu,
+    Gpu {
+        ctx: Box<GpuContext>,
+        stepper: Box<GpuStepper>,
+    },
+}
+
+impl Stepping {
+    /// Where `choice` puts `sim` (`flags`: the scene's flag count): the CPU, or a headless GPU
+    /// with `sim`'s state uploaded. `gpu` without a GPU adapter, or for a scene the GPU step
+    /// refuses, is an error that says why; `auto` opens a GPU only for a `kang-mg` cloth of at
+    /// least [`AUTO_GPU_NODES`] nodes and keeps it only on a hardware GPU.
+    pub fn new(choice: DeviceChoice, sim: &mut Simulation, flags: usize) -> Result<Self> {
+        let bad = |e: String| CliError::BadInput(e);
+        let worth_opening = match choice {
+            DeviceChoice::Cpu => false,
+            DeviceChoice::Gpu => true,
+            DeviceChoice::Auto => {
+                flags == 1
+                    && sim.params().integrator == IntegratorKind::KangMg
+                    && sim.cloth.node_count() >= AUTO_GPU_NODES
+            }
+        };
+        if !worth_opening {
+            return Ok(Self::Cpu);
+        }
+        if flags != 1 {
+            return Err(bad(format!(
+                "--device {choice}: the GPU runs a scene of one flag"
+            )));
+        }
+        let ctx = match GpuContext::new_headless() {
+            Ok(ctx) => ctx,
+            Err(e) if choice == DeviceChoice::Gpu => {
+                return Err(CliError::Failed(format!("--device gpu: {e}")));
+            }
+            Err(_) => return Ok(Self::Cpu),
+        };
+        let provider = GpuProvider::new(
+            ctx.device.clone(),
+            ctx.queue.clone(),
+            ctx.adapter.get_info(),
+        );
+        if !(choice.wants_gpu(Some(&provider), sim)).map_err(|e| bad(e.to_string()))? {
+            return Ok(Self::Cpu);
+        }
+        let stepper = GpuStepper::new(&ctx.device, &ctx.queue, sim)
+            .map_err(|e| CliError::Failed(e.to_string()))?;
+        log::info!("stepping on the GPU: {}", ctx.adapter_report());
+        Ok(Self::Gpu {
+            ctx: Box::new(ctx),
+            stepper: Box::new(stepper),
+        })
+    }
+
+    /// `"cpu"` or `"gpu"`, for the outputs.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Cpu => "cpu",
+            Self::Gpu { .. } => "gpu",
+        }
+    }
+
+    /// Published steps [`Self::advance`] takes at once before the state is needed again at
+    /// step `next` (a recorded frame, the end): one on the CPU (its statistics are taken
+    /// each step), all of them on the GPU.
+    pub fn chunk(&self, step: u64, next: u64) -> u64 {
+        match self {
+            Self::Cpu => 1,
+            Self::Gpu { .. } => next.saturating_sub(step).max(1),
+        }
+    }
+
+    /// `n` published steps of `sim`, its state current afterwards (read back from the GPU,
+    /// through the guard). Returns false when the guard stopped it (the state is then the last
+    /// good one).
+    pub fn advance(&mut self, sim: &mut Simulation, n: u64) -> Result<bool> {
+        match self {
+            Self::Cpu => {
+                for _ in 0..n {
+                    if !sim.step() {
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            }
+            Self::Gpu { ctx, stepper } => {
+                let failed = |e: String| CliError::Failed(format!("the GPU step: {e}"));
+                let n = u32::try_from(n).map_err(|e| failed(e.to_string()))?;
+                stepper
+                    .step_n(&ctx.device, &ctx.queue, sim, n)
+                    .map_err(|e| failed(e.to_string()))?;
+                stepper
+                    .read_back(&ctx.device, &ctx.queue, sim)
+                    .map_err(|e| failed(e.to_string()))?;
+                ctx.check().map_err(|e| failed(e.to_string()))?;
+                Ok(sim.divergence.is_none())
+            }
+        }
+    }
+
+    /// V-cycles a step on the GPU (`None` on the CPU, whose statistics say).
+    pub fn cycles(&self) -> Option<u32> {
+        match self {
+            Self::Cpu => None,
+            Self::Gpu { stepper, .. } => Some(stepper.cycles),
+        }
+    }
+}
+
+/// Parses `--device`.
+pub(super) fn parse_device(text: &str) -> std::result::Result<DeviceChoice, String> {
+    text.parse()
+}

@@ -1,0 +1,164 @@
+//! The GPU as a [`DeviceProvider`] for the simulation thread (the viewer's GPU mode): the
+//! thread steps its cloth with a [`GpuStepper`] on the viewer's own device, and the node buffer
+//! it writes is shared with the renderer ([`SharedNodes`]), which copies it into the
+//! upsampler's key nodes on the device each frame: nothing goes through the CPU between the
+//! step and the drawing but the small asynchronous snapshots for the panels.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::{GpuSimError, GpuStepper, unsupported};
+use crate::sim::device::{DeviceProvider, DeviceStepper, ReadBacks};
+use crate::sim::{SimError, Simulation};
+
+/// The shortest time between two snapshots read back for the panels (at most 30 a second,
+/// whatever the frame rate: the drawing never waits for one).
+pub const SNAPSHOT_INTERVAL: Duration = Duration::from_millis(33);
+
+/// The node positions the GPU step writes (`vec4<f32>` a node), while a cloth steps on the
+/// GPU: what the renderer reads instead of the snapshot's positions. `None` while the cloth
+/// steps on the CPU.
+#[derive(Debug, Clone, Default)]
+pub struct SharedNodes(Arc<Mutex<Option<(wgpu::Buffer, u32)>>>);
+
+impl SharedNodes {
+    /// The buffer and its node count, while a cloth steps on the GPU.
+    pub fn get(&self) -> Option<(wgpu::Buffer, u32)> {
+        match self.0.lock() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    fn set(&self, value: Option<(wgpu::Buffer, u32)>) {
+        match self.0.lock() {
+            Ok(mut g) => *g = value,
+            Err(poisoned) => *poisoned.into_inner() = value,
+        }
+    }
+}
+
+/// A device and queue (the viewer's) lent to the simulation thread.
+#[derive(Debug, Clone)]
+pub struct GpuProvider {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    info: wgpu::AdapterInfo,
+    nodes: SharedNodes,
+}
+
+impl GpuProvider {
+    /// The simulation's access to `device` (of the adapter `info` describes); the renderer
+    /// reads the nodes through [`Self::nodes`].
+    pub fn new(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Self {
+        Self {
+            device,
+            queue,
+            info,
+            nodes: SharedNodes::default(),
+        }
+    }
+
+    /// The node buffer of the cloth stepping on the GPU, for the renderer.
+    pub fn nodes(&self) -> SharedNodes {
+        self.nodes.clone()
+    }
+}
+
+fn gpu_error(e: GpuSimError) -> SimError {
+    SimError::Gpu {
+        reason: match e {
+            GpuSimError::Unsupported(reason) => reason,
+            e => e.to_string(),
+        },
+    }
+}
+
+impl DeviceProvider for GpuProvider {
+    fn adapter(&self) -> String {
+        self.info.name.clone()
+    }
+
+    fn hardware(&self) -> bool {
+        self.info.device_type != wgpu::DeviceType::Cpu
+    }
+
+    fn refusal(&self, sim: &Simulation) -> Option<String> {
+        unsupported(sim)
+    }
+
+    fn stepper(&self, sim: &mut Simulation) -> Result<Box<dyn DeviceStepper>, SimError> {
+        let stepper = GpuStepper::new(&self.device, &self.queue, sim).map_err(gpu_error)?;
+        let on = ThreadStepper {
+            device: self.device.clone(),
+            queue: self.queue.clone(),
+            stepper,
+            nodes: self.nodes.clone(),
+            requested: None,
+        };
+        on.share();
+        Ok(Box::new(on))
+    }
+}
+
+/// The simulation thread's [`GpuStepper`], sharing its node buffer while it lives.
+#[derive(Debug)]
+struct ThreadStepper {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    stepper: GpuStepper,
+    nodes: SharedNodes,
+    /// When the last snapshot was asked for, after which published step.
+    requested: Option<(Instant, u64)>,
+}
+
+impl ThreadStepper {
+    /// Shares the present node buffer (a new one after the step was built again).
+    fn share(&self) {
+        let buffer = self.stepper.positions().clone();
+        self.nodes.set(Some((buffer, self.stepper.nodes())));
+    }
+}
+
+impl DeviceStepper for ThreadStepper {
+    fn step_n(&mut self, sim: &mut Simulation, steps: u32) -> Result<(), SimError> {
+        self.stepper
+            .step_n(&self.device, &self.queue, sim, steps)
+            .map_err(gpu_error)?;
+        // Built again after a grab or new parameters, it has new buffers.
+        self.share();
+        Ok(())
+    }
+
+    fn poll(&mut self, sim: &mut Simulation) -> Result<bool, SimError> {
+        let arrived = self
+            .stepper
+            .take_snapshot(&self.device, sim)
+            .map_err(gpu_error)?;
+        let due = self
+            .requested
+            .is_none_or(|(at, step)| step != sim.step_index && at.elapsed() >= SNAPSHOT_INTERVAL);
+        if due && !self.stepper.snapshot_pending() {
+            self.stepper
+                .request_snapshot(&self.device, &self.queue, sim);
+            self.requested = Some((Instant::now(), sim.step_index));
+        }
+        Ok(arrived)
+    }
+
+    fn sync(&mut self, sim: &mut Simulation) -> Result<(), SimError> {
+        self.stepper
+            .read_back(&self.device, &self.queue, sim)
+            .map_err(gpu_error)
+    }
+
+    fn read_backs(&self) -> ReadBacks {
+        self.stepper.read_backs()
+    }
+}
+
+impl Drop for ThreadStepper {
+    fn drop(&mut self) {
+        self.nodes.set(None);
+    }
+}
