@@ -999,9 +999,9 @@ fn a_v_cycle_matches_the_cpus_in_the_gpus_order() {
     }
 }
 
-/// Preset `name` as a `kang-mg` grid of `n × n` without what the GPU step does not take yet
-/// (colliders, the wavelet segmentation), with the smooth lift, solved on the
-/// CPU to a relative residual of 1e-5; `None` for a preset whose cloth is not a grid.
+/// Preset `name` as a `kang-mg` grid of `n × n` without what the GPU step does not take (the
+/// wavelet segmentation), with the smooth lift, solved on the CPU to a relative residual of
+/// 1e-5; `None` for a preset whose cloth is not a grid. Colliders stay.
 fn gpu_ready_preset(name: &str, n: usize) -> Option<flagsim::sim::Simulation> {
     let text = flagsim::sim::scene::preset(name).expect("a preset");
     let mut scene: serde_json::Value = serde_json::from_str(text).expect("preset JSON");
@@ -1010,7 +1010,6 @@ fn gpu_ready_preset(name: &str, n: usize) -> Option<flagsim::sim::Simulation> {
     grid["ny"] = n.into();
     let params = scene["params"].as_object_mut().expect("params");
     params.insert("integrator".into(), "kang-mg".into());
-    params.insert("colliders".into(), serde_json::json!([]));
     params.insert("wavelet".into(), serde_json::json!({ "enabled": false }));
     params.insert(
         "multigrid".into(),
@@ -1197,10 +1196,212 @@ fn the_gpu_step_refuses_what_it_does_not_take_yet_with_the_reason() {
         let e = GpuSimulation::new(&ctx.device, &ctx.queue, sim).expect_err(name);
         assert!(e.to_string().contains(what), "{name}: {e}");
     };
-    refusal("drop-on-ball", "colliders");
     refusal("two-masses", "grid");
+    // More colliders than the kernel's uniform holds.
+    let mut many = gpu_ready_preset("drop-on-ball", 16).expect("drop-on-ball");
+    let mut params = many.params().clone();
+    let ball = params.colliders[0];
+    params.colliders = vec![ball; flagsim::gpu_sim::MAX_GPU_COLLIDERS + 1];
+    many.set_params(params).expect("17 colliders");
+    let e = GpuSimulation::new(&ctx.device, &ctx.queue, many).expect_err("17 colliders");
+    assert!(e.to_string().contains("17 colliders"), "{e}");
     let mut small = gpu_ready_preset("hanging", 8).expect("hanging");
     small.set_gpu_strain_order(false);
     let e = GpuSimulation::new(&ctx.device, &ctx.queue, small).expect_err("64 nodes");
     assert!(e.to_string().contains("64 nodes"), "{e}");
+}
+
+/// The colliders' kernel against `constraints::collide`: a crumpled 16² sheet moving every
+/// way, two spheres through it and a ground above its lowest row, so that some nodes touch
+/// none, some one and some two (in order); held nodes never move.
+#[test]
+fn the_colliders_kernel_matches_the_cpu() {
+    use flagsim::gpu_sim::CollidePass;
+    use flagsim::sim::constraints::collide;
+    use flagsim::sim::params::{Collider, GroundCollider, SphereCollider};
+    let Some(ctx) = shared_gpu() else { return };
+    let cloth = crumpled(16, 0.3);
+    let lowest = cloth.x.iter().map(|x| x.y).fold(f64::INFINITY, f64::min);
+    // Beside a node, not on one: a node at a sphere's centre has no normal (both push it up,
+    // but f32 and f64 disagree on whether it is exactly there).
+    let at = |i: usize| (cloth.x[i] + DVec3::new(0.013, -0.007, 0.011)).to_array();
+    let colliders = vec![
+        Collider::Sphere(SphereCollider {
+            center: at(5 * 16 + 5),
+            radius: 0.2,
+            friction: 0.4,
+            margin: 0.01,
+        }),
+        Collider::Sphere(SphereCollider {
+            center: at(7 * 16 + 7),
+            radius: 0.15,
+            friction: 0.0,
+            margin: 0.005,
+        }),
+        Collider::Ground(GroundCollider {
+            height: lowest + 0.05,
+            friction: 0.8,
+            margin: 0.002,
+        }),
+    ];
+    let mut held = cloth.pinned.clone();
+    held[5 * 16 + 6] = true; // inside the first sphere, held: stays
+    let buffers = ClothBuffers::new(&ctx.device, &cloth).expect("buffers");
+    buffers.write_state(&ctx.queue, &cloth);
+    let end = StepEndPass::new(&ctx.device, &buffers).expect("step end");
+    end.set_targets(&ctx.queue, &held, &cloth.x);
+    let pass = CollidePass::new(&ctx.device, &ctx.queue, &buffers, end.target(), &colliders)
+        .expect("collide kernel");
+    let mut encoder = ctx
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+    pass.record(&mut encoder);
+    ctx.queue.submit([encoder.finish()]);
+    let read = |b| read_vec3s(&ctx.device, &ctx.queue, b, buffers.nodes()).expect("read");
+    let (x, v) = (read(&buffers.x), read(&buffers.v));
+    ctx.check().expect("no GPU error");
+
+    let mut want = cloth.clone();
+    for (p, u) in want.x.iter_mut().zip(want.v.iter_mut()) {
+        *p = p.as_vec3().as_dvec3();
+        *u = u.as_vec3().as_dvec3();
+    }
+    let before = want.x.clone();
+    let contacts = collide(&mut want, &held, &colliders);
+    assert!(contacts > 20, "{contacts} contacts: the test must touch");
+    // A few f32 operations a contact, on values of the size of the positions and speeds.
+    let size = want.x.iter().map(|p| p.length()).fold(0.0, f64::max);
+    let speed = cloth.v.iter().map(|p| p.length()).fold(0.0, f64::max);
+    let n = want.node_count();
+    assert_close("x", &x, &want.x, &vec![32.0 * EPS32 * size; n]);
+    assert_close("v", &v, &want.v, &vec![64.0 * EPS32 * speed; n]);
+    assert_eq!(x[5 * 16 + 6], before[5 * 16 + 6], "a held node moved");
+    let moved = (0..n)
+        .filter(|&i| (want.x[i] - before[i]).length() > 1e-3)
+        .count();
+    assert!(moved > 10, "{moved} nodes pushed out");
+}
+
+/// A grab on the GPU: the held set changes twice (the grab, its release); each time the step
+/// is built again after a waited read-back, and the cloth follows the CPU's, grabbed alike.
+#[test]
+fn a_grab_on_the_gpu_follows_the_cpus_grab() {
+    use flagsim::sim::simulation::Grab;
+    let Some(ctx) = shared_gpu() else { return };
+    let mut cpu = gpu_ready_preset("hanging", 16).expect("hanging");
+    cpu.set_gpu_strain_order(true);
+    let mut params = cpu.params().clone();
+    params.multigrid.max_cycles = 12;
+    cpu.set_params(params).expect("params");
+    let mut gpu = GpuSimulation::new(&ctx.device, &ctx.queue, cpu.clone()).expect("gpu");
+    gpu.cycles = 12;
+    let node = 0; // a bottom corner
+    let target = cpu.cloth.x[node] + DVec3::new(0.3, 0.2, 0.4);
+    let phases = [(None, 10), (Some(Grab { node, target }), 30), (None, 20)];
+    for (grab, steps) in phases {
+        cpu.grab = grab;
+        gpu.sim.grab = grab;
+        for _ in 0..steps {
+            assert!(cpu.step(), "CPU: {:?}", cpu.divergence);
+        }
+        gpu.step_n(&ctx.device, &ctx.queue, steps)
+            .expect("GPU steps");
+        if grab.is_some() {
+            gpu.read_back(&ctx.device, &ctx.queue).expect("read back");
+            let held = gpu.sim.cloth.x[node];
+            assert!(
+                (held - cpu.cloth.x[node]).length() < 1e-4,
+                "the grabbed node: GPU {held} CPU {}",
+                cpu.cloth.x[node]
+            );
+            // It went most of the way (the grab moves at a limited speed).
+            assert!((held - target).length() < 0.2, "{held} far from {target}");
+        }
+    }
+    gpu.read_back(&ctx.device, &ctx.queue).expect("read back");
+    ctx.check().expect("no GPU error");
+    let worst = (gpu.sim.cloth.x.iter().zip(&cpu.cloth.x))
+        .map(|(g, c)| (*g - *c).length())
+        .fold(0.0, f64::max);
+    assert!(worst <= 1e-4, "the GPU is {worst:e} m from the CPU");
+    // Waited: one read-back before each rebuild (the grab, the release) and the two asked
+    // for above; 256 nodes of two `vec4<f32>` each.
+    let r = gpu.read_backs();
+    assert_eq!(r.waited, 4, "{r:?}");
+    assert_eq!(r.bytes, 4 * 2 * 256 * 16, "{r:?}");
+}
+
+/// The asynchronous snapshot: asked for after some steps, collected without waiting (polled
+/// until it arrives), it gives the free nodes the GPU's state of that step and keeps the held
+/// ones the CPU's; a second one is not asked for while one is in flight.
+#[test]
+fn an_asynchronous_snapshot_brings_the_free_nodes_of_its_step() {
+    use flagsim::gpu_sim::GpuStepper;
+    let Some(ctx) = shared_gpu() else { return };
+    let mut sim = gpu_ready_preset("flag", 16).expect("flag");
+    let mut stepper = GpuStepper::new(&ctx.device, &ctx.queue, &mut sim).expect("stepper");
+    stepper
+        .step_n(&ctx.device, &ctx.queue, &mut sim, 20)
+        .expect("steps");
+    let v_before = sim.cloth.v.clone();
+    assert!(stepper.request_snapshot(&ctx.device, &ctx.queue, &sim));
+    assert!(!stepper.request_snapshot(&ctx.device, &ctx.queue, &sim));
+    let held_x: Vec<DVec3> = sim.cloth.x.clone();
+    let mut arrived = false;
+    for _ in 0..2000 {
+        if stepper.take_snapshot(&ctx.device, &mut sim).expect("poll") {
+            arrived = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    assert!(arrived, "the snapshot never arrived");
+    assert!(!stepper.snapshot_pending());
+    let mut exact = sim.clone();
+    stepper
+        .read_back(&ctx.device, &ctx.queue, &mut exact)
+        .expect("read back");
+    let held = sim.held_now();
+    for i in 0..sim.cloth.node_count() {
+        if held[i] {
+            assert_eq!(sim.cloth.x[i], held_x[i], "held node {i}");
+        } else {
+            assert_eq!(sim.cloth.x[i], exact.cloth.x[i], "node {i}");
+            assert_eq!(sim.cloth.v[i], exact.cloth.v[i], "node {i}");
+            // Δv: the mean change a step over the 20.
+            let dv = (exact.cloth.v[i] - v_before[i]) / 20.0;
+            assert!((sim.cloth.dv[i] - dv).length() < 1e-12, "node {i}");
+        }
+    }
+    let r = stepper.read_backs();
+    assert_eq!((r.snapshots, r.waited), (1, 1), "{r:?}");
+}
+
+/// A state from another device goes through the guard: a non-finite one is not taken, the
+/// simulation pauses with the divergence and keeps its last good state.
+#[test]
+fn a_diverged_device_state_is_refused_and_pauses_the_simulation() {
+    let mut sim = gpu_ready_preset("flag", 16).expect("flag");
+    let good = sim.cloth.x.clone();
+    let mut x = good.clone();
+    let v = vec![DVec3::ZERO; x.len()];
+    x[40].y = f64::NAN;
+    assert!(!sim.accept_device_state(x, v.clone(), 3));
+    assert!(sim.paused);
+    let d = sim.divergence.clone().expect("a divergence");
+    assert!(d.reason.contains("non-finite"), "{d}");
+    assert_eq!(sim.cloth.x, good, "the bad state was taken");
+    // A stretch past the guard's limit is refused too.
+    let mut sim = gpu_ready_preset("flag", 16).expect("flag");
+    let mut far = good.clone();
+    far[40] += DVec3::new(0.0, 0.0, 100.0);
+    assert!(!sim.accept_device_state(far, v.clone(), 1));
+    // A good one is taken, `dv` its mean change a step.
+    let mut sim = gpu_ready_preset("flag", 16).expect("flag");
+    let v1 = vec![DVec3::new(0.3, 0.0, -0.6); good.len()];
+    assert!(sim.accept_device_state(good.clone(), v1, 3));
+    assert!(!sim.paused);
+    assert!((sim.cloth.dv[7] - DVec3::new(0.1, 0.0, -0.2)).length() < 1e-15);
+    // The wrong length is refused without a change.
+    assert!(!sim.accept_device_state(good[1..].to_vec(), v[1..].to_vec(), 1));
 }

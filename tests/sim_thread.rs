@@ -817,3 +817,126 @@ mod lab {
         assert_eq!(after.step, s.step);
     }
 }
+
+/// The thread's GPU mode, on a headless GPU lent as the viewer lends its own: asked for, the
+/// cloth steps there (snapshots read back asynchronously), a grab moves it, and asked back,
+/// the CPU goes on from the GPU's state. Without a GPU the choice is refused with the reason
+/// and the cloth stays on the CPU.
+mod on_the_gpu {
+    use super::*;
+    use flagsim::gpu_sim::GpuProvider;
+    use flagsim::render::GpuContext;
+    use flagsim::sim::DeviceChoice;
+
+    fn gpu() -> Option<GpuContext> {
+        match GpuContext::new_headless() {
+            Ok(ctx) => Some(ctx),
+            Err(e) => {
+                assert!(
+                    !std::env::var("CI").is_ok_and(|v| v == "true"),
+                    "CI=true but no GPU adapter: {e}"
+                );
+                eprintln!("SKIPPED: no GPU adapter. {e}");
+                None
+            }
+        }
+    }
+
+    #[test]
+    fn the_thread_steps_on_the_gpu_when_asked_and_takes_the_state_back() {
+        let Some(ctx) = gpu() else { return };
+        let mut scene = Scene::load("flag").unwrap();
+        scene.params.integrator = IntegratorKind::KangMg;
+        let sim = SimThread::spawn(scene, false).unwrap();
+        let slot = sim.slot();
+        let provider = GpuProvider::new(
+            ctx.device.clone(),
+            ctx.queue.clone(),
+            ctx.adapter.get_info(),
+        );
+        let nodes = provider.nodes();
+        sim.send(Command::ProvideGpu(Arc::new(provider)));
+        sim.send(Command::SetDevice(DeviceChoice::Gpu));
+        let s = wait_for(&slot, WAIT, |s| s.device.on_gpu).expect("on the GPU");
+        assert_eq!(s.device.choice, DeviceChoice::Gpu);
+        assert!(s.device.adapter.is_some());
+        // The renderer's buffer: the cloth's nodes as `vec4<f32>`.
+        let (buffer, count) = nodes.get().expect("the shared node buffer");
+        assert_eq!(count as usize, s.x.len());
+        assert!(buffer.size() >= u64::from(count) * 16);
+        // Snapshots arrive without being asked for, and the cloth moves in them.
+        let first_x = s.x.clone();
+        let s = wait_for(&slot, WAIT, |s| {
+            s.device.read_backs.snapshots >= 3 && s.step > 20
+        })
+        .expect("snapshots");
+        assert_eq!(s.device.read_backs.waited, 0, "{:?}", s.device.read_backs);
+        let moved = (s.x.iter().zip(&first_x))
+            .map(|(a, b)| (*a - *b).length())
+            .fold(0.0, f64::max);
+        assert!(moved > 1e-3, "moved {moved} m");
+        assert!(s.x.iter().all(|x| x.is_finite()));
+        // A grab: built again after one waited read-back; the node goes to the target.
+        let node = s.x.len() - 1;
+        let target = s.x[node] + DVec3::new(0.0, -0.3, 0.3);
+        sim.send(Command::Grab { node, target });
+        let s = wait_for(&slot, WAIT, |s| {
+            s.grabbed == Some(node) && (s.x[node] - target).length() < 0.02
+        })
+        .expect("the grabbed node reaches the target");
+        assert!(s.device.on_gpu);
+        assert!(s.device.read_backs.waited >= 1);
+        sim.send(Command::Release);
+        // Back to the CPU: the state goes along (a waited read-back), nothing shared any more.
+        sim.send(Command::SetDevice(DeviceChoice::Cpu));
+        let s = wait_for(&slot, WAIT, |s| {
+            !s.device.on_gpu && s.device.choice == DeviceChoice::Cpu
+        })
+        .expect("back on the CPU");
+        assert!(nodes.get().is_none(), "the node buffer is still shared");
+        let step = s.step;
+        let s = wait_for(&slot, WAIT, |s| s.step > step + 10).expect("the CPU steps on");
+        assert!(s.x.iter().all(|x| x.is_finite()));
+        assert!(s.error.is_none(), "{:?}", s.error);
+    }
+
+    #[test]
+    fn the_gpu_without_a_gpu_is_refused_with_the_reason_and_the_cpu_goes_on() {
+        let sim = SimThread::spawn(Scene::load("flag").unwrap(), false).unwrap();
+        let slot = sim.slot();
+        sim.send(Command::SetDevice(DeviceChoice::Gpu));
+        let s = wait_for(&slot, WAIT, |s| s.error.is_some()).expect("an error");
+        assert!(matches!(s.error, Some(SimError::NoGpu)), "{:?}", s.error);
+        let s = wait_for(&slot, WAIT, |s| {
+            s.device.choice == DeviceChoice::Cpu && s.step > 5
+        })
+        .expect("the CPU goes on");
+        assert!(!s.device.on_gpu);
+        // `auto` without a GPU is the CPU, without a word.
+        sim.send(Command::SetDevice(DeviceChoice::Auto));
+        let step = sim.latest().step;
+        let s = wait_for(&slot, WAIT, |s| {
+            s.step > step + 5 && s.device.choice == DeviceChoice::Auto
+        })
+        .expect("auto steps");
+        assert!(!s.device.on_gpu && s.error.is_none(), "{:?}", s.error);
+    }
+
+    #[test]
+    fn the_gpu_in_the_lab_or_for_several_flags_is_refused() {
+        let Some(ctx) = gpu() else { return };
+        let provider = GpuProvider::new(ctx.device, ctx.queue, ctx.adapter.get_info());
+        let copies = flagsim::sim::lab::CopySpec::parse_list("kang-mg,kang").unwrap();
+        let sim = SimThread::spawn_lab(Scene::load("flag").unwrap(), &copies, false).unwrap();
+        let slot = sim.slot();
+        sim.send(Command::ProvideGpu(Arc::new(provider)));
+        sim.send(Command::SetDevice(DeviceChoice::Gpu));
+        let s = wait_for(&slot, WAIT, |s| s.error.is_some()).expect("an error");
+        assert!(
+            matches!(s.error, Some(SimError::GpuOneFlag)),
+            "{:?}",
+            s.error
+        );
+        assert!(!s.device.on_gpu);
+    }
+}

@@ -463,3 +463,75 @@ fn the_default_render_scale_starts_at_three_quarters_on_a_software_adapter() {
     };
     assert!(err.contains(expected), "{err}");
 }
+
+/// The viewer's GPU mode as a user starts it (`--device gpu`): the flag is drawn from the
+/// simulation's node buffer on the device, and nothing is read back but the small snapshots
+/// (the key nodes' positions and velocities, at most 30 a second): counted by the viewer and
+/// printed at exit.
+#[test]
+fn the_viewers_gpu_mode_draws_the_gpus_nodes_and_reads_back_only_snapshots() {
+    if !have_display() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("flagsim-viewer-gpu-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shot = dir.join("gpu.png");
+    let frames = 150;
+    let out = process::output_within(
+        viewer()
+            .args(["view", "flag", "--device", "gpu", "--size", "960x600"])
+            .args(["--exit-after-frames", &frames.to_string(), "--no-persist"])
+            .arg("--screenshot")
+            .arg(&shot),
+        std::time::Duration::from_mins(5),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "exit {:?}: {err}", out.status);
+    let line = err
+        .lines()
+        .find(|l| l.contains("simulation on the GPU"))
+        .unwrap_or_else(|| panic!("no GPU line: {err}"));
+    // "… N steps, F frames (D drawn from its node buffer), S snapshots and W waited
+    // read-backs of K key nodes, B bytes in all"
+    let number_before = |word: &str| -> u64 {
+        let at = line
+            .find(word)
+            .unwrap_or_else(|| panic!("{word:?} in {line}"));
+        line[..at]
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|t| !t.is_empty())
+            .next_back()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| panic!("a number before {word:?} in {line}"))
+    };
+    let steps = number_before(" steps");
+    let drawn = number_before(" drawn");
+    let snapshots = number_before(" snapshots");
+    let waited = number_before(" waited");
+    let nodes = number_before(" key nodes");
+    let bytes = number_before(" bytes");
+    assert_eq!(number_before(" frames"), frames, "{line}");
+    assert_eq!(nodes, 100, "{line}");
+    // Most frames drew the GPU's nodes (the first few come before the GPU is lent).
+    assert!(drawn >= frames / 2, "{line}");
+    assert!(snapshots >= 1 && waited == 0, "{line}");
+    // Only the snapshots were read back: each is the key nodes' x and v, two vec4<f32>.
+    assert_eq!(bytes, snapshots * nodes * 2 * 16, "{line}");
+    // At most one a step, and at most 30 a second over the run.
+    let seconds: f64 = line
+        .rsplit("over ")
+        .next()
+        .and_then(|t| t.trim_end_matches(" s").parse().ok())
+        .unwrap_or_else(|| panic!("the seconds in {line}"));
+    assert!(snapshots <= steps, "{line}");
+    assert!(snapshots as f64 <= 30.0 * seconds + 1.0, "{line}");
+    let img = image::open(&shot).expect("screenshot written").to_rgba8();
+    let navy = img
+        .pixels()
+        .filter(|p| {
+            let [r, g, b, _] = p.0;
+            b < 140 && b as i32 > r as i32 + 25 && b as i32 > g as i32 + 10
+        })
+        .count();
+    assert!(navy > 1500, "only {navy} flag pixels");
+}

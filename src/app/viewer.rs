@@ -136,6 +136,7 @@ pub fn run(options: ViewerOptions) -> Result<(), ViewerError> {
         controls.camera = c.applied_to(controls.camera);
     }
     let mut app = App {
+        opened: Instant::now(),
         ui,
         controls,
         instance,
@@ -191,6 +192,8 @@ struct Gpu {
 }
 
 struct App {
+    /// When the viewer started (the GPU mode's report at exit says over how long).
+    opened: Instant,
     instance: wgpu::Instance,
     options: ViewerOptions,
     gpu: Option<Gpu>,
@@ -426,16 +429,22 @@ impl App {
                 // the simulation only its small snapshots (and a waited read-back per grab or
                 // new parameters).
                 let r = &device.read_backs;
+                let drawn = (self.gpu.as_ref())
+                    .and_then(|g| g.scene.flags.scenes.first())
+                    .map_or(0, |s| s.device_frames);
                 eprintln!(
-                    "simulation on the GPU ({}): {} steps, {} frames, {} snapshots and {} \
-                     waited read-backs of {} key nodes, {} bytes in all",
+                    "simulation on the GPU ({}): {} steps, {} frames ({} drawn from its node \
+                     buffer), {} snapshots and {} waited read-backs of {} key nodes, {} bytes \
+                     in all, over {:.2} s",
                     device.adapter.as_deref().unwrap_or("?"),
                     snap.step,
                     self.frames,
+                    drawn,
                     r.snapshots,
                     r.waited,
                     snap.x.len(),
-                    r.bytes
+                    r.bytes,
+                    self.opened.elapsed().as_secs_f64()
                 );
             }
             event_loop.exit();

@@ -44,6 +44,8 @@ pub struct ClothScene {
     /// The GPU simulation's node buffer and node count while the cloth steps there: the
     /// upsampler reads these key nodes (copied on the device) instead of the snapshot's.
     pub device_keys: Option<(wgpu::Buffer, u32)>,
+    /// Frames whose key nodes were copied from [`Self::device_keys`] (the viewer reports it).
+    pub device_frames: u64,
 }
 
 impl ClothScene {
@@ -69,6 +71,7 @@ impl ClothScene {
             key_grid: [0, 0],
             bounds: None,
             device_keys: None,
+            device_frames: 0,
         }
     }
 
@@ -93,7 +96,9 @@ impl ClothScene {
             if let Some((nodes, count)) = &self.device_keys {
                 // A count that no longer fits (the scene changed under a stale buffer) keeps
                 // the snapshot's keys.
-                upsample.copy_keys(encoder, 0, nodes, *count);
+                if upsample.copy_keys(encoder, 0, nodes, *count) {
+                    self.device_frames += 1;
+                }
             }
             upsample.encode(encoder);
         }
