@@ -463,9 +463,9 @@ fn auto_keeps_a_big_cloth_on_the_cpu_on_a_software_adapter() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    let software = flagsim::render::GpuContext::new_headless()
-        .map(|ctx| ctx.adapter.get_info().device_type == wgpu::DeviceType::Cpu)
-        .unwrap_or(true);
+    let software = flagsim::render::GpuContext::new_headless().map_or(true, |ctx| {
+        ctx.adapter.get_info().device_type == wgpu::DeviceType::Cpu
+    });
     let want = if software { "cpu" } else { "gpu" };
     assert_eq!(v["device"], want, "{err}");
     // Below 128² auto is the CPU everywhere.
