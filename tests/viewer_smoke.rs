@@ -499,8 +499,7 @@ fn the_viewers_gpu_mode_draws_the_gpus_nodes_and_reads_back_only_snapshots() {
             .unwrap_or_else(|| panic!("{word:?} in {line}"));
         line[..at]
             .split(|c: char| !c.is_ascii_digit())
-            .filter(|t| !t.is_empty())
-            .next_back()
+            .rfind(|t| !t.is_empty())
             .and_then(|t| t.parse().ok())
             .unwrap_or_else(|| panic!("a number before {word:?} in {line}"))
     };
