@@ -335,3 +335,51 @@ fn bench_gpu_sim_refuses_a_size_past_1024() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("2048") && err.contains("--sizes"), "{err}");
 }
+
+/// `bench --gpu-sim --device cpu|gpu`: one device's rows only (cpu: at every size, no GPU
+/// opened); a plain `bench --device` is refused (the option belongs to `--gpu-sim`).
+#[test]
+fn bench_gpu_sim_measures_one_device_when_asked() {
+    let run = |device: &str| {
+        let out = process::output_within(
+            Command::new(env!("CARGO_BIN_EXE_flagsim")).args([
+                "bench",
+                "--gpu-sim",
+                "--quick",
+                "--json",
+                "--sizes",
+                "16,24",
+                "--device",
+                device,
+            ]),
+            std::time::Duration::from_mins(5),
+        );
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out, err)
+    };
+    let (out, err) = run("cpu");
+    assert!(out.status.success(), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let devices: Vec<&str> = (v["rows"].as_array().expect("rows").iter())
+        .map(|r| r["device"].as_str().expect("device"))
+        .collect();
+    assert_eq!(devices, ["cpu", "cpu"], "{v}");
+    assert!(
+        v["adapter"].as_str().expect("adapter").starts_with("none"),
+        "{v}"
+    );
+    if std::env::var("CI").is_ok() || flagsim::render::GpuContext::new_headless().is_ok() {
+        let (out, err) = run("gpu");
+        assert!(out.status.success(), "{err}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let devices: Vec<&str> = (v["rows"].as_array().expect("rows").iter())
+            .map(|r| r["device"].as_str().expect("device"))
+            .collect();
+        assert_eq!(devices, ["gpu", "gpu"], "{v}");
+    }
+    let out = process::output_within(
+        Command::new(env!("CARGO_BIN_EXE_flagsim")).args(["bench", "--device", "gpu"]),
+        std::time::Duration::from_mins(1),
+    );
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -31,6 +31,7 @@ fn copy(integrator: IntegratorKind) -> CopySpec {
     CopySpec {
         integrator,
         dt: None,
+        device: flagsim::sim::DeviceChoice::Cpu,
     }
 }
 
@@ -97,10 +98,12 @@ fn a_copy_with_its_own_dt_takes_as_many_steps_as_reach_the_labs_time() {
         CopySpec {
             integrator: IntegratorKind::Kang,
             dt: Some(dt / 3.0),
+            device: flagsim::sim::DeviceChoice::Cpu,
         },
         CopySpec {
             integrator: IntegratorKind::Kang,
             dt: Some(dt * 2.0),
+            device: flagsim::sim::DeviceChoice::Cpu,
         },
     ];
     let mut lab = Lab::new(&scene, &specs).unwrap();
@@ -171,7 +174,8 @@ fn a_bad_count_or_dt_is_refused_with_its_reason() {
         CopySpec::parse(" xpbd@0.005 ").unwrap(),
         CopySpec {
             integrator: IntegratorKind::Xpbd,
-            dt: Some(0.005)
+            dt: Some(0.005),
+            device: flagsim::sim::DeviceChoice::Cpu,
         }
     );
 }
@@ -539,6 +543,7 @@ mod thread {
             .map(|k| CopySpec {
                 integrator: *k,
                 dt: None,
+                device: flagsim::sim::DeviceChoice::Cpu,
             })
             .collect();
         SimThread::spawn_lab(Scene::load("flag").unwrap(), &specs, true).unwrap()
@@ -689,10 +694,12 @@ mod thread {
             CopySpec {
                 integrator: IntegratorKind::Kang,
                 dt: None,
+                device: flagsim::sim::DeviceChoice::Cpu,
             },
             CopySpec {
                 integrator: IntegratorKind::Kang,
                 dt: Some(dt / 2.0),
+                device: flagsim::sim::DeviceChoice::Cpu,
             },
         ];
         let sim = SimThread::spawn_lab(scene.clone(), &specs, true).unwrap();
@@ -882,4 +889,94 @@ mod stable_dt {
         assert!(slow.progress() < 2.0 * f64::from(TRIALS));
         assert_eq!(slow.results(), [None, None]);
     }
+}
+
+/// A copy's device in the copy text: `:gpu`, `:auto` or `:cpu` after the name (and `@dt`),
+/// `kang-mg` only on a GPU; the label says it back.
+#[test]
+fn a_copy_names_its_device() {
+    use flagsim::sim::DeviceChoice;
+    let gpu = CopySpec::parse("kang-mg:gpu").unwrap();
+    assert_eq!(
+        (gpu.integrator, gpu.dt, gpu.device),
+        (IntegratorKind::KangMg, None, DeviceChoice::Gpu)
+    );
+    assert_eq!(gpu.to_string(), "kang-mg:gpu");
+    let timed = CopySpec::parse(" kang-mg@0.01 : auto ").unwrap();
+    assert_eq!((timed.dt, timed.device), (Some(0.01), DeviceChoice::Auto));
+    assert_eq!(timed.to_string(), "kang-mg@0.01:auto");
+    assert_eq!(
+        CopySpec::parse("kang:cpu").unwrap().device,
+        DeviceChoice::Cpu
+    );
+    assert_eq!(CopySpec::parse("kang:cpu").unwrap().to_string(), "kang");
+    for bad in ["kang:gpu", "xpbd@0.005:auto", "kang-mg:tpu", "kang-mg:"] {
+        let e = CopySpec::parse(bad).unwrap_err();
+        assert!(matches!(e, SimError::CopyDevice { .. }), "{bad}: {e}");
+        assert!(e.to_string().contains("kang-mg only"), "{bad}: {e}");
+    }
+    let list = CopySpec::parse_list("kang-mg,kang-mg:gpu").unwrap();
+    assert_eq!(list[0].device, DeviceChoice::Cpu);
+    assert_eq!(list[1].device, DeviceChoice::Gpu);
+}
+
+/// A `:gpu` copy without a GPU is refused with the copy's name; `:auto` without one steps on
+/// the CPU.
+#[test]
+fn a_gpu_copy_without_a_gpu_is_refused_and_auto_stays_on_the_cpu() {
+    let scene = Scene::load("flag").unwrap();
+    let specs = CopySpec::parse_list("kang,kang-mg:gpu").unwrap();
+    let e = Lab::new(&scene, &specs).unwrap_err();
+    assert!(e.to_string().contains("kang-mg:gpu"), "{e}");
+    assert!(e.to_string().contains("no GPU"), "{e}");
+    let specs = CopySpec::parse_list("kang,kang-mg:auto").unwrap();
+    let lab = Lab::new(&scene, &specs).unwrap();
+    assert!(lab.copies.iter().all(|c| c.device.is_none()));
+}
+
+/// A GPU copy beside a CPU copy of the same `kang-mg` (headless, on any adapter): both follow
+/// the same cloth, lab step by lab step, and the GPU copy's samples come from its read-backs.
+#[test]
+fn a_gpu_copy_runs_beside_a_cpu_copy_of_the_same_cloth() {
+    use flagsim::gpu_sim::GpuProvider;
+    use flagsim::render::GpuContext;
+    let ctx = match GpuContext::new_headless() {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            assert!(
+                !std::env::var("CI").is_ok_and(|v| v == "true"),
+                "CI=true but no GPU adapter: {e}"
+            );
+            eprintln!("SKIPPED: no GPU adapter. {e}");
+            return;
+        }
+    };
+    let provider = GpuProvider::new(
+        ctx.device.clone(),
+        ctx.queue.clone(),
+        ctx.adapter.get_info(),
+    );
+    let scene = Scene::load("flag").unwrap();
+    let specs = CopySpec::parse_list("kang-mg,kang-mg:gpu").unwrap();
+    let mut lab = Lab::new_on(&scene, &specs, Some(&provider)).unwrap();
+    assert!(lab.copies[0].device.is_none() && lab.copies[1].device.is_some());
+    let start = lab.copies[0].sim.cloth.x.clone();
+    for _ in 0..60 {
+        lab.tick();
+    }
+    let (cpu, gpu) = (&lab.copies[0], &lab.copies[1]);
+    assert_eq!((cpu.steps, gpu.steps), (60, 60));
+    assert_eq!(gpu.sim.time, cpu.sim.time);
+    assert!(gpu.sim.divergence.is_none(), "{:?}", gpu.sim.divergence);
+    let apart = (gpu.sim.cloth.x.iter().zip(&cpu.sim.cloth.x))
+        .map(|(a, b)| (*a - *b).length())
+        .fold(0.0, f64::max);
+    let moved = (cpu.sim.cloth.x.iter().zip(&start))
+        .map(|(a, b)| (*a - *b).length())
+        .fold(0.0, f64::max);
+    assert!(moved > 0.05, "moved {moved} m");
+    // The solve's tolerance (the CPU stops at 0.3, the GPU runs 2 V-cycles) and f32.
+    assert!(apart < 1e-3, "{apart} m apart");
+    assert!(gpu.sample.step_seconds > 0.0);
+    assert!((gpu.sample.max_strain - cpu.sample.max_strain).abs() < 1e-3);
 }

@@ -537,3 +537,64 @@ fn the_gpu_refuses_what_it_cannot_run_with_the_reason() {
         "device",
     );
 }
+
+/// `compare` with a GPU copy beside a CPU one: `kang-mg:gpu` in the list, or `--device gpu`
+/// for every kang-mg copy; both lead the table with their labels and the same cloth's figures.
+#[test]
+fn compare_runs_a_gpu_copy_beside_a_cpu_copy() {
+    let run = |args: &[&str]| {
+        let out = flagsim(args);
+        if no_adapter(&out) {
+            return None;
+        }
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {err}");
+        Some(String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let Some(table) = run(&[
+        "compare",
+        "flag",
+        "--integrators",
+        "kang-mg,kang-mg:gpu",
+        "--seconds",
+        "1",
+    ]) else {
+        return;
+    };
+    let row = |table: &str, label: &str| -> Vec<String> {
+        let line = table
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(label))
+            .unwrap_or_else(|| panic!("no {label} row in {table}"));
+        line.split_whitespace().map(str::to_owned).collect()
+    };
+    let (cpu, gpu) = (row(&table, "kang-mg"), row(&table, "kang-mg:gpu"));
+    // Columns: copy, dt, mean strain, max strain, …: the same cloth to 0.1 %.
+    for col in [2, 3] {
+        let (a, b): (f64, f64) = (cpu[col].parse().unwrap(), gpu[col].parse().unwrap());
+        assert!((a - b).abs() < 1e-3 * a, "column {col}: CPU {a}, GPU {b}");
+    }
+    let table = run(&[
+        "compare",
+        "flag",
+        "--integrators",
+        "kang,kang-mg",
+        "--device",
+        "gpu",
+        "--seconds",
+        "0.5",
+    ])
+    .expect("the GPU was there a moment ago");
+    row(&table, "kang");
+    row(&table, "kang-mg:gpu");
+    let out = flagsim(&[
+        "compare",
+        "flag",
+        "--integrators",
+        "kang:gpu,kang-mg",
+        "--seconds",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("kang-mg only"));
+}

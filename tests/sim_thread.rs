@@ -503,7 +503,11 @@ mod lab {
     use flagsim::sim::lab::CopySpec;
 
     fn spec(integrator: IntegratorKind, dt: Option<f64>) -> CopySpec {
-        CopySpec { integrator, dt }
+        CopySpec {
+            integrator,
+            dt,
+            device: flagsim::sim::DeviceChoice::Cpu,
+        }
     }
 
     fn lab(scene: Scene, specs: &[CopySpec], paused: bool) -> SimThread {
@@ -938,5 +942,44 @@ mod on_the_gpu {
             s.error
         );
         assert!(!s.device.on_gpu);
+    }
+
+    /// The lab with a `:gpu` copy, the thread started awaiting the GPU as the viewer starts
+    /// it: copy 1 steps on the CPU until the GPU is lent, then on it, in lock-step with copy
+    /// 0, the two cloths alike.
+    #[test]
+    fn a_lab_copy_steps_on_the_gpu_once_one_is_lent() {
+        let Some(ctx) = gpu() else { return };
+        let copies = flagsim::sim::lab::CopySpec::parse_list("kang-mg,kang-mg:gpu").unwrap();
+        let scene = Scene::load("flag").unwrap();
+        let sim = SimThread::spawn_lab_awaiting_gpu(scene, &copies, false).unwrap();
+        let slot = sim.slot();
+        let s = wait_for(&slot, WAIT, |s| s.step > 5).expect("steps before the GPU");
+        assert!(
+            !s.lab[0].device.on_gpu && s.error.is_none(),
+            "{:?}",
+            s.error
+        );
+        let provider = GpuProvider::new(ctx.device, ctx.queue, ctx.adapter.get_info());
+        sim.send(Command::ProvideGpu(Arc::new(provider)));
+        let s = wait_for(&slot, WAIT, |s| {
+            s.lab[0].device.on_gpu && s.lab[0].device.read_backs.snapshots >= 3
+        })
+        .expect("copy 1 on the GPU");
+        assert!(!s.device.on_gpu, "copy 0 is the CPU's");
+        assert_eq!(s.lab[0].device.choice, DeviceChoice::Gpu);
+        // The same time; the same cloth up to the snapshot's lag (≤ 33 ms of motion), the
+        // solve's tolerance and f32.
+        sim.send(Command::Pause(true));
+        let s = wait_for(&slot, WAIT, |s| s.paused).expect("paused");
+        std::thread::sleep(Duration::from_millis(200));
+        sim.send(Command::SetCompare(false)); // a command that keeps the GPU: one more publish
+        let s = wait_for(&slot, WAIT, |n| n.seq > s.seq).expect("published");
+        let gpu = &s.lab[0];
+        assert_eq!(gpu.time, s.time);
+        let apart = (gpu.x.iter().zip(&s.x))
+            .map(|(a, b)| (*a - *b).length())
+            .fold(0.0, f64::max);
+        assert!(apart < 0.01, "{apart} m apart");
     }
 }

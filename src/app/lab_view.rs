@@ -177,9 +177,13 @@ pub fn labels(
             .show(ctx, |ui| {
                 egui::Frame::popup(ui.style()).show(ui, |ui| {
                     ui.horizontal(|ui| {
-                        let name = copy.params.integrator.name();
+                        let name = if copy.device.on_gpu {
+                            format!("{} (GPU)", copy.params.integrator.name())
+                        } else {
+                            copy.params.integrator.name().to_owned()
+                        };
                         let label = if copy.params.dt == snap.params.dt || i == 0 {
-                            name.to_string()
+                            name
                         } else {
                             format!("{name} @ dt {:.4} s", copy.params.dt)
                         };

@@ -106,11 +106,9 @@ pub enum ViewerError {
 pub fn run(options: ViewerOptions) -> Result<(), ViewerError> {
     let event_loop = EventLoop::new()?;
     let instance = surface::create_instance(Box::new(event_loop.owned_display_handle()));
-    // The cloth starts on the CPU; the scene's device is asked for once the window's GPU is
-    // lent to the simulation ([`App::create_gpu`]).
-    let mut on_cpu = options.scene.clone();
-    on_cpu.device = crate::sim::DeviceChoice::Cpu;
-    let sim = SimThread::spawn_lab(on_cpu, &options.compare, false)?;
+    // A cloth asked onto the GPU steps on the CPU until the window's GPU is lent to the
+    // simulation ([`App::create_gpu`]).
+    let sim = SimThread::spawn_lab_awaiting_gpu(options.scene.clone(), &options.compare, false)?;
     if options.reference {
         sim.send(crate::sim::thread::Command::SetReference(true));
     }
@@ -189,6 +187,8 @@ struct Gpu {
     /// The node buffer the simulation thread writes while the cloth steps on this device
     /// (the GPU mode); the renderer upsamples from it.
     sim_nodes: SharedNodes,
+    /// This device as lent to the simulation (again to a new thread: the lab).
+    sim_provider: Arc<dyn crate::sim::device::DeviceProvider>,
 }
 
 struct App {
@@ -290,12 +290,11 @@ impl App {
         // switch): it writes a node buffer the renderer reads, nothing read back per frame.
         let provider = GpuProvider::new(device.clone(), queue.clone(), info.clone());
         let sim_nodes = provider.nodes();
-        self.sim.send(Command::ProvideGpu(Arc::new(provider)));
-        if self.options.scene.device != crate::sim::DeviceChoice::Cpu {
-            self.sim.send(Command::SetDevice(self.options.scene.device));
-        }
+        let sim_provider: Arc<dyn crate::sim::device::DeviceProvider> = Arc::new(provider);
+        self.sim.send(Command::ProvideGpu(sim_provider.clone()));
         Ok(Gpu {
             sim_nodes,
+            sim_provider,
             adapter: format!("{} ({:?})", info.name, info.backend),
             window,
             device,

@@ -70,6 +70,8 @@ pub struct GpuSimReport {
 pub struct GpuSimPlan {
     pub sizes: Vec<usize>,
     pub cpu_up_to: usize,
+    /// Whether the GPU's rows are measured (`--device cpu`: only the CPU's, every size).
+    pub gpu: bool,
     pub warm_up: u32,
     pub steps: u32,
 }
@@ -81,6 +83,7 @@ impl GpuSimPlan {
             Self {
                 sizes: vec![32, 64],
                 cpu_up_to: 64,
+                gpu: true,
                 warm_up: 2,
                 steps: 5,
             }
@@ -88,6 +91,7 @@ impl GpuSimPlan {
             Self {
                 sizes: vec![64, 128, 256, 512, 1024],
                 cpu_up_to: 256,
+                gpu: true,
                 warm_up: 5,
                 steps: 60,
             }
@@ -113,11 +117,18 @@ fn row(sim: &Simulation, side: usize, device: &'static str, steps: u32, seconds:
     }
 }
 
-/// Runs `plan` on `gpu`; `progress` hears each size as it starts. A size that fails stops
-/// the run with the reason in [`GpuSimReport::stopped`].
-pub fn run(gpu: &GpuContext, plan: &GpuSimPlan, mut progress: impl FnMut(&str)) -> GpuSimReport {
+/// Runs `plan` on `gpu` (none: the CPU's rows only); `progress` hears each size as it
+/// starts. A size that fails stops the run with the reason in [`GpuSimReport::stopped`].
+pub fn run(
+    gpu: Option<&GpuContext>,
+    plan: &GpuSimPlan,
+    mut progress: impl FnMut(&str),
+) -> GpuSimReport {
     let mut report = GpuSimReport {
-        adapter: gpu.adapter_report(),
+        adapter: gpu.map_or_else(
+            || "none (the CPU's rows only)".into(),
+            GpuContext::adapter_report,
+        ),
         scene: "the peer's hanging sheet, kang-mg, Provot at 5 %",
         cycles: DEFAULT_CYCLES,
         warm_up: plan.warm_up,
@@ -135,7 +146,7 @@ pub fn run(gpu: &GpuContext, plan: &GpuSimPlan, mut progress: impl FnMut(&str)) 
 
 /// One size: the CPU's row (up to `plan.cpu_up_to`), then the GPU's.
 fn run_size(
-    gpu: &GpuContext,
+    gpu: Option<&GpuContext>,
     plan: &GpuSimPlan,
     n: usize,
     rows: &mut Vec<GpuSimRow>,
@@ -158,6 +169,9 @@ fn run_size(
         Some(cpu.cloth.x)
     } else {
         None
+    };
+    let Some(gpu) = gpu.filter(|_| plan.gpu) else {
+        return Ok(());
     };
     progress(&format!("{n}² on the GPU"));
     let mut on_gpu = GpuSimulation::new(&gpu.device, &gpu.queue, sim).map_err(|e| e.to_string())?;

@@ -4,8 +4,12 @@ use std::io::Write;
 use std::path::Path;
 
 use super::{CliError, CompareArgs, Result, load_scene, print_stdout};
+use crate::gpu_sim::GpuProvider;
 use crate::lab_report::{CSV_HEADER, Series, Summaries, csv_rows, plot::plot_svg};
+use crate::render::gpu::GpuContext;
+use crate::sim::device::DeviceProvider;
 use crate::sim::lab::Lab;
+use crate::sim::{DeviceChoice, IntegratorKind};
 
 /// The longest run `--seconds` takes, s.
 const MAX_SECONDS: f64 = 3600.0;
@@ -29,7 +33,35 @@ pub(super) fn compare(args: CompareArgs) -> Result<()> {
             p.display()
         )));
     }
-    let mut lab = Lab::new(&scene, &args.integrators.0)
+    let mut specs = args.integrators.0.clone();
+    if let Some(device) = args.device {
+        for spec in &mut specs {
+            if spec.integrator == IntegratorKind::KangMg && spec.device == DeviceChoice::Cpu {
+                spec.device = device;
+            }
+        }
+    }
+    // A GPU is opened only for copies that may step on one.
+    let gpu = if specs.iter().any(|s| s.device != DeviceChoice::Cpu) {
+        match GpuContext::new_headless() {
+            Ok(ctx) => Some(ctx),
+            Err(e) if specs.iter().any(|s| s.device == DeviceChoice::Gpu) => {
+                return Err(CliError::Failed(format!("a copy on the GPU: {e}")));
+            }
+            Err(_) => None,
+        }
+    } else {
+        None
+    };
+    let provider = gpu.as_ref().map(|ctx| {
+        GpuProvider::new(
+            ctx.device.clone(),
+            ctx.queue.clone(),
+            ctx.adapter.get_info(),
+        )
+    });
+    let provider = provider.as_ref().map(|p| p as &dyn DeviceProvider);
+    let mut lab = Lab::new_on(&scene, &specs, provider)
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.scene)))?;
     if args.reference {
         lab = lab

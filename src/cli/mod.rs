@@ -221,6 +221,10 @@ pub struct BenchArgs {
     /// With `--gpu-sim`: the largest size the CPU runs too (default 256; 64 with --quick).
     #[arg(long, value_name = "N", requires = "gpu_sim")]
     pub cpu_up_to: Option<u32>,
+    /// With `--gpu-sim`: one device's rows only, `cpu` (every size, no GPU opened) or `gpu`;
+    /// `auto` (the default) measures both, which is how `auto`'s threshold was found.
+    #[arg(long, value_name = "cpu|gpu|auto", requires = "gpu_sim", value_parser = device::parse_device)]
+    pub device: Option<crate::sim::DeviceChoice>,
 }
 
 #[derive(Debug, Args, Default)]
@@ -349,6 +353,11 @@ pub struct CompareArgs {
     /// copy's distance from the reference with --reference) as SVG.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// Where the kang-mg copies step (cpu, gpu or auto; a copy written `kang-mg:gpu` steps on
+    /// the GPU whatever this says): `gpu` puts every kang-mg copy on a GPU adapter (f32, its
+    /// state read back each lab step for the measures). Other integrators step on the CPU.
+    #[arg(long, value_name = "cpu|gpu|auto", value_parser = device::parse_device)]
+    pub device: Option<crate::sim::DeviceChoice>,
     /// Run an accurate solve of the same springs beside the copies, in lock-step (backward
     /// Euler with the full spring Jacobian, CG to 1e-10, 4 times the steps, no strain limiting
     /// or tethers), and measure every copy's distance from it each step.
@@ -627,9 +636,23 @@ fn bench_gpu_sim(args: &BenchArgs) -> Result<()> {
     if let Some(n) = args.cpu_up_to {
         plan.cpu_up_to = n as usize;
     }
-    let gpu = crate::render::GpuContext::new_headless().map_err(failed)?;
+    match args.device {
+        Some(crate::sim::DeviceChoice::Cpu) => {
+            plan.gpu = false;
+            plan.cpu_up_to = usize::MAX;
+        }
+        Some(crate::sim::DeviceChoice::Gpu) => plan.cpu_up_to = 0,
+        _ => {}
+    }
+    let gpu = if plan.gpu {
+        Some(crate::render::GpuContext::new_headless().map_err(failed)?)
+    } else {
+        None
+    };
     let spinner = progress::spinner("flagsim bench --gpu-sim");
-    let report = gpu_sim::run(&gpu, &plan, |what| spinner.set_message(what.to_string()));
+    let report = gpu_sim::run(gpu.as_ref(), &plan, |what| {
+        spinner.set_message(what.to_string());
+    });
     spinner.finish_and_clear();
     // What was measured first, then the reason the run stopped, if it did.
     if args.json {

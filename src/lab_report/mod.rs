@@ -274,6 +274,7 @@ mod tests {
         let spec = CopySpec {
             integrator: IntegratorKind::Kang,
             dt: None,
+            device: crate::sim::DeviceChoice::Cpu,
         };
         let mut lab = Lab::new(&Scene::load("flag").unwrap(), &[spec, spec]).unwrap();
         let mut series = Series::new(&lab, 4);

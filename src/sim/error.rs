@@ -175,14 +175,24 @@ pub enum SimError {
     ThreadStart { reason: String },
 
     // ---- the device the simulation runs on ------------------------------------------------
+    /// A lab copy's device that is not `cpu` or `gpu`, or `gpu` for another integrator than
+    /// `kang-mg`.
+    #[error(
+        "{text}: a copy's device is :cpu, :gpu or :auto, the last two for kang-mg only (got :{device})"
+    )]
+    CopyDevice { text: String, device: String },
     /// `"device": "gpu"` (or the panel's switch) where no GPU was opened for the simulation.
     #[error("device gpu: no GPU adapter is open for the simulation")]
     NoGpu,
     /// The GPU step refused the scene, or failed (`reason` says why, in words for the user).
     #[error("device gpu: {reason}")]
     Gpu { reason: String },
-    /// The GPU step runs one cloth: not the lab's copies nor several flags.
-    #[error("device gpu: the GPU runs a scene of one flag, outside the integrator lab")]
+    /// The device switch is for a scene of one flag: several flags stay on the CPU, and the
+    /// lab's copies name their own (`kang-mg:gpu`).
+    #[error(
+        "device gpu: the GPU steps a scene of one flag; in the integrator lab, a copy of its own \
+         (kang-mg:gpu)"
+    )]
     GpuOneFlag,
 }
 

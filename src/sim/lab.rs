@@ -10,6 +10,7 @@
 
 use std::fmt;
 
+use super::device::{DeviceChoice, DeviceProvider, DeviceStepper};
 use super::error::{SimError, nearest_name};
 use super::params::IntegratorKind;
 use super::scene::Scene;
@@ -20,22 +21,43 @@ use super::simulation::Simulation;
 pub const MIN_COPIES: usize = 2;
 pub const MAX_COPIES: usize = 4;
 
-/// One copy as asked for: its integrator and, optionally, its own `dt`.
+/// One copy as asked for: its integrator, optionally its own `dt`, and its device.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CopySpec {
     pub integrator: IntegratorKind,
     /// The copy's published step, s; `None` takes the scene's.
     pub dt: Option<f64>,
+    /// Where it steps: the CPU, or (`:gpu`, `kang-mg` only) the GPU, or (`:auto`) where
+    /// [`DeviceChoice::Auto`] says.
+    pub device: DeviceChoice,
 }
 
 impl CopySpec {
-    /// Parses `NAME` or `NAME@DT` (`kang`, `xpbd@0.005`). An unknown name's message suggests
-    /// the closest known one.
+    /// Parses `NAME`, `NAME@DT` (`kang`, `xpbd@0.005`), each optionally followed by `:gpu`
+    /// (`kang-mg:gpu`: the copy steps on the GPU), `:auto` or `:cpu`. An unknown name's message
+    /// suggests the closest known one.
     pub fn parse(text: &str) -> Result<Self, SimError> {
         let text = text.trim();
-        let (name, dt) = match text.split_once('@') {
+        let (copy, device) = match text.rsplit_once(':') {
+            Some((copy, device)) => {
+                let device = match device.trim() {
+                    "gpu" => DeviceChoice::Gpu,
+                    "cpu" => DeviceChoice::Cpu,
+                    "auto" => DeviceChoice::Auto,
+                    other => {
+                        return Err(SimError::CopyDevice {
+                            text: text.to_string(),
+                            device: other.to_string(),
+                        });
+                    }
+                };
+                (copy.trim(), device)
+            }
+            None => (text, DeviceChoice::Cpu),
+        };
+        let (name, dt) = match copy.split_once('@') {
             Some((name, dt)) => (name.trim(), Some(dt.trim())),
-            None => (text, None),
+            None => (copy, None),
         };
         let integrator =
             IntegratorKind::from_name(name).ok_or_else(|| SimError::UnknownIntegrator {
@@ -57,7 +79,17 @@ impl CopySpec {
                 Some(v)
             }
         };
-        Ok(Self { integrator, dt })
+        if device != DeviceChoice::Cpu && integrator != IntegratorKind::KangMg {
+            return Err(SimError::CopyDevice {
+                text: text.to_string(),
+                device: "gpu".into(),
+            });
+        }
+        Ok(Self {
+            integrator,
+            dt,
+            device,
+        })
     }
 
     /// Parses a comma-separated list of 2 to 4 copies (`kang,xpbd@0.005,choi-ko`).
@@ -72,11 +104,15 @@ impl CopySpec {
 }
 
 impl fmt::Display for CopySpec {
-    /// The copy's label: its integrator, and `@dt` when it has its own.
+    /// The copy's label: its integrator, `@dt` when it has its own, `:gpu` on the GPU.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.dt {
-            Some(dt) => write!(f, "{}@{dt}", self.integrator.name()),
-            None => f.write_str(self.integrator.name()),
+        f.write_str(self.integrator.name())?;
+        if let Some(dt) = self.dt {
+            write!(f, "@{dt}")?;
+        }
+        match self.device {
+            DeviceChoice::Cpu => Ok(()),
+            device => write!(f, ":{device}"),
         }
     }
 }
@@ -136,10 +172,12 @@ impl Sample {
 }
 
 /// One copy: what was asked for, its simulation and how many of its steps it has taken.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct LabCopy {
     pub spec: CopySpec,
     pub sim: Simulation,
+    /// Its step on the GPU, for a `:gpu` copy.
+    pub device: Option<Box<dyn DeviceStepper>>,
     /// The copy's own steps since the start (the guard's rejected one not counted).
     pub steps: u64,
     /// Its latest sample.
@@ -155,7 +193,7 @@ impl LabCopy {
 
 /// 2 to 4 copies of one scene in lock-step, and optionally an accurate solve of the same
 /// springs beside them ([`shape::reference_params`]) that every copy is measured against.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Lab {
     pub copies: Vec<LabCopy>,
     /// The reference copy, stepped in lock-step with the others (its wall time is not any
@@ -172,6 +210,15 @@ impl Lab {
     /// error names the copy and what is wrong (a count outside 2..=4, an invalid `dt`, an
     /// integrator that does not fit the cloth).
     pub fn new(scene: &Scene, specs: &[CopySpec]) -> Result<Self, SimError> {
+        Self::new_on(scene, specs, None)
+    }
+
+    /// [`Self::new`], the `:gpu` copies stepping on `gpu` (none: such a copy is refused).
+    pub fn new_on(
+        scene: &Scene,
+        specs: &[CopySpec],
+        gpu: Option<&dyn DeviceProvider>,
+    ) -> Result<Self, SimError> {
         check_count(specs.len())?;
         let copies = specs
             .iter()
@@ -181,11 +228,19 @@ impl Lab {
                 if let Some(dt) = spec.dt {
                     scene.params.dt = dt;
                 }
-                let sim = scene.simulation().map_err(|e| e.in_copy(spec))?;
+                let mut sim = scene.simulation().map_err(|e| e.in_copy(spec))?;
+                let on_gpu = (spec.device.wants_gpu(gpu, &sim)).map_err(|e| e.in_copy(spec))?;
+                let device = match gpu {
+                    Some(gpu) if on_gpu => {
+                        Some(gpu.stepper(&mut sim).map_err(|e| e.in_copy(spec))?)
+                    }
+                    _ => None,
+                };
                 let sample = Sample::of(&sim, 0.0, 0.0);
                 Ok(LabCopy {
                     spec: *spec,
                     sim,
+                    device,
                     steps: 0,
                     sample,
                 })
@@ -237,7 +292,10 @@ impl Lab {
             advance_to(reference, time);
         }
         for copy in &mut self.copies {
-            let (taken, wall) = advance_to(&mut copy.sim, time);
+            let (taken, wall) = match &mut copy.device {
+                None => advance_to(&mut copy.sim, time),
+                Some(device) => advance_on(&mut copy.sim, device.as_mut(), time, true),
+            };
             copy.steps += u64::from(taken);
             let step_seconds = if taken > 0 {
                 wall / f64::from(taken)
@@ -277,6 +335,43 @@ pub fn advance_to(sim: &mut Simulation, time: f64) -> (u32, f64) {
         wall += sim.stats.step_seconds;
     }
     (taken, wall)
+}
+
+/// [`advance_to`] for a copy stepping on a device: the same steps submitted at once, then
+/// (with `wait`) its state read back through the guard. The wall time is the submission's
+/// and, with `wait`, the wait for the device. A device that fails stops the copy as the guard
+/// does (its divergence says why).
+pub fn advance_on(
+    sim: &mut Simulation,
+    device: &mut dyn DeviceStepper,
+    time: f64,
+    wait: bool,
+) -> (u32, f64) {
+    let dt = sim.params().dt;
+    let mut steps = 0u32;
+    let mut t = sim.time;
+    while !(sim.paused || sim.divergence.is_some()) && t + dt <= time + 1e-9 * dt {
+        t += dt;
+        steps += 1;
+    }
+    if steps == 0 {
+        return (0, 0.0);
+    }
+    let start = std::time::Instant::now();
+    let done = device
+        .step_n(sim, steps)
+        .and_then(|()| if wait { device.sync(sim) } else { Ok(()) });
+    if let Err(e) = done {
+        sim.paused = true;
+        sim.divergence = Some(super::simulation::Divergence {
+            integrator: sim.params().integrator,
+            step: sim.step_index,
+            time: sim.time,
+            reason: e.to_string(),
+        });
+        return (0, start.elapsed().as_secs_f64());
+    }
+    (steps, start.elapsed().as_secs_f64())
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ use super::agreement::compare_with_filter;
 use super::device::{DeviceChoice, DeviceProvider, DeviceStepper, ReadBacks};
 use super::error::SimError;
 use super::flags::{FlagSet, FlagSpec, MAX_FLAGS};
-use super::lab::{CopySpec, advance_to, check_count};
+use super::lab::{CopySpec, advance_on, advance_to, check_count};
 use super::params::{IntegratorKind, Params};
 use super::scene::Scene;
 use super::shape;
@@ -175,6 +175,26 @@ impl SimThread {
     /// Starts a thread running the integrator lab: a copy of `scene` per entry of `copies` (2
     /// to 4; none runs the scene alone), stepped in lock-step.
     pub fn spawn_lab(scene: Scene, copies: &[CopySpec], paused: bool) -> Result<Self, SimError> {
+        Self::spawn_with(scene, copies, paused, false)
+    }
+
+    /// [`Self::spawn_lab`] for a caller that lends a GPU soon ([`Command::ProvideGpu`], the
+    /// viewer once its window has one): until then a cloth asked onto the GPU steps on the
+    /// CPU without a word, instead of being refused for want of one.
+    pub fn spawn_lab_awaiting_gpu(
+        scene: Scene,
+        copies: &[CopySpec],
+        paused: bool,
+    ) -> Result<Self, SimError> {
+        Self::spawn_with(scene, copies, paused, true)
+    }
+
+    fn spawn_with(
+        scene: Scene,
+        copies: &[CopySpec],
+        paused: bool,
+        awaiting_gpu: bool,
+    ) -> Result<Self, SimError> {
         if !copies.is_empty() {
             check_count(copies.len())?;
         }
@@ -200,8 +220,9 @@ impl SimThread {
             rate: RateMeter::default(),
             provider: None,
             device,
-            on_device: None,
-            read_backs: ReadBacks::default(),
+            on_device: Vec::new(),
+            read_backs: Vec::new(),
+            awaiting_gpu,
         };
         let slot = Arc::new(SnapshotSlot::new(worker.snapshot()));
         worker.slot = slot.clone();
@@ -328,10 +349,12 @@ struct Worker {
     provider: Option<Arc<dyn DeviceProvider>>,
     /// Where the cloth steps ([`Command::SetDevice`], the scene's `"device"`).
     device: DeviceChoice,
-    /// Copy 0 stepping on the GPU, while it does.
-    on_device: Option<Box<dyn DeviceStepper>>,
-    /// Read-backs of the GPU steppers that are gone.
-    read_backs: ReadBacks,
+    /// Each cloth's step on the GPU, while it steps there (indexed as `copies`).
+    on_device: Vec<Option<Box<dyn DeviceStepper>>>,
+    /// Each cloth's read-backs by the GPU steppers that are gone.
+    read_backs: Vec<ReadBacks>,
+    /// A GPU is to be lent ([`SimThread::spawn_lab_awaiting_gpu`]) and has not been yet.
+    awaiting_gpu: bool,
 }
 
 impl Worker {
@@ -350,18 +373,23 @@ impl Worker {
     }
 
     /// `n` steps of `dt()`: every flag's own outside the lab (they share `dt`), lock-step lab
-    /// steps in it. Returns how many were taken (by the flag that took most).
+    /// steps in it. Returns how many were taken (by the flag that took most). A cloth the
+    /// device choice puts on the GPU steps there (outside the lab, a scene of one flag; in
+    /// it, the `:gpu` copies).
     fn step_n(&mut self, n: u32) -> u32 {
-        if let Some(done) = self.step_on_device(n) {
-            return done;
-        }
         if self.specs.is_empty() {
+            if self.ready_on_device(0) {
+                return self.step_on_device(n);
+            }
             return self
                 .copies
                 .iter_mut()
                 .map(|flag| flag.step_n(n))
                 .max()
                 .unwrap_or(0);
+        }
+        for k in 0..self.copies.len() {
+            self.ready_on_device(k);
         }
         for _ in 0..n {
             self.lab_time += self.shared.dt;
@@ -370,108 +398,156 @@ impl Worker {
                 reference.pole_offset = self.copies[0].pole_offset;
                 advance_to(reference, self.lab_time);
             }
-            for sim in &mut self.copies {
-                advance_to(sim, self.lab_time);
+            for (sim, device) in self.copies.iter_mut().zip(&mut self.on_device) {
+                match device {
+                    None => {
+                        advance_to(sim, self.lab_time);
+                    }
+                    Some(device) => {
+                        advance_on(sim, device.as_mut(), self.lab_time, false);
+                    }
+                }
             }
         }
         n
     }
 
-    /// Steps copy 0 on the GPU when the device choice says so (outside the lab, one flag):
-    /// `Some(steps taken)`; `None` when the CPU steps (the GPU's state taken back first, if it
-    /// had it). A GPU that refuses or fails is reported and the choice falls back to `cpu`.
-    fn step_on_device(&mut self, n: u32) -> Option<u32> {
-        let wants = if self.device == DeviceChoice::Cpu {
+    /// The device cloth `k` is asked to step on: the panel's choice outside the lab, the
+    /// copy's own in it.
+    fn choice_of(&self, k: usize) -> DeviceChoice {
+        self.specs.get(k).map_or(self.device, |spec| spec.device)
+    }
+
+    /// Cloth `k` back to the CPU for good (after a refusal or a failure, reported).
+    fn fall_back(&mut self, k: usize, e: SimError) {
+        self.error = Some(match self.specs.get(k) {
+            Some(spec) => e.in_copy(spec),
+            None => e,
+        });
+        match self.specs.get_mut(k) {
+            Some(spec) => spec.device = DeviceChoice::Cpu,
+            None => self.device = DeviceChoice::Cpu,
+        }
+    }
+
+    /// Makes cloth `k` step where its choice says: on the GPU (its stepper made, `true`), or
+    /// on the CPU (the GPU's state taken back first, if it had it). A GPU that refuses the
+    /// cloth is reported and the choice falls back to `cpu`.
+    fn ready_on_device(&mut self, k: usize) -> bool {
+        self.on_device.resize_with(self.copies.len(), || None);
+        self.read_backs
+            .resize(self.copies.len(), ReadBacks::default());
+        let choice = self.choice_of(k);
+        let wants = if choice == DeviceChoice::Cpu || (self.awaiting_gpu && self.provider.is_none())
+        {
             Ok(false)
-        } else if !self.specs.is_empty() || self.copies.len() != 1 {
+        } else if self.specs.is_empty() && self.copies.len() != 1 {
             Err(SimError::GpuOneFlag)
         } else {
-            self.device
-                .wants_gpu(self.provider.as_deref(), &self.copies[0])
+            choice.wants_gpu(self.provider.as_deref(), &self.copies[k])
         };
         let wants = wants.unwrap_or_else(|e| {
-            self.error = Some(e);
-            self.device = DeviceChoice::Cpu;
+            self.fall_back(k, e);
             false
         });
         if !wants {
-            self.take_back();
-            return None;
+            self.take_back(k);
+            return false;
         }
-        if self.on_device.is_none() {
-            let provider = self.provider.clone()?;
-            match provider.stepper(&mut self.copies[0]) {
-                Ok(stepper) => self.on_device = Some(stepper),
+        if self.on_device[k].is_none() {
+            let Some(provider) = self.provider.clone() else {
+                return false;
+            };
+            match provider.stepper(&mut self.copies[k]) {
+                Ok(stepper) => self.on_device[k] = Some(stepper),
                 Err(e) => {
-                    self.error = Some(e);
-                    self.device = DeviceChoice::Cpu;
-                    return None;
+                    self.fall_back(k, e);
+                    return false;
                 }
             }
         }
-        let stepper = self.on_device.as_mut()?;
+        true
+    }
+
+    /// `n` steps of cloth 0 on the GPU (outside the lab). A failure drops the device's state
+    /// (not trusted): the CPU goes on from the last snapshot taken.
+    fn step_on_device(&mut self, n: u32) -> u32 {
+        let Some(Some(stepper)) = self.on_device.first_mut() else {
+            return 0;
+        };
         match stepper.step_n(&mut self.copies[0], n) {
-            Ok(()) => Some(n),
+            Ok(()) => n,
             Err(e) => {
-                // The device's state is not trusted after a failure: the CPU goes on from the
-                // last snapshot it took.
-                self.drop_device();
-                self.error = Some(e);
-                self.device = DeviceChoice::Cpu;
-                Some(0)
+                self.drop_device(0);
+                self.fall_back(0, e);
+                0
             }
         }
     }
 
-    /// Takes copy 0's state back from the GPU (a waited read-back) and ends its GPU stepping;
-    /// nothing when it steps on the CPU.
-    fn take_back(&mut self) {
-        if let Some(stepper) = &mut self.on_device
-            && let Err(e) = stepper.sync(&mut self.copies[0])
+    /// Takes cloth `k`'s state back from the GPU (a waited read-back) and ends its GPU
+    /// stepping; nothing when it steps on the CPU.
+    fn take_back(&mut self, k: usize) {
+        if let Some(Some(stepper)) = self.on_device.get_mut(k)
+            && let Err(e) = stepper.sync(&mut self.copies[k])
         {
             self.error = Some(e);
         }
-        self.drop_device();
+        self.drop_device(k);
     }
 
-    fn drop_device(&mut self) {
-        if let Some(stepper) = self.on_device.take() {
-            let r = stepper.read_backs();
-            self.read_backs.waited += r.waited;
-            self.read_backs.snapshots += r.snapshots;
-            self.read_backs.bytes += r.bytes;
+    /// [`Self::take_back`] for every cloth (before a command that changes them).
+    fn take_all_back(&mut self) {
+        for k in 0..self.on_device.len().min(self.copies.len()) {
+            self.take_back(k);
         }
+        self.on_device.clear();
     }
 
-    /// Collects the GPU's snapshot if one arrived (and asks for the next): whether the cloth
-    /// changed.
-    fn poll_device(&mut self) -> bool {
-        let Some(stepper) = &mut self.on_device else {
-            return false;
-        };
-        match stepper.poll(&mut self.copies[0]) {
-            Ok(arrived) => arrived,
-            Err(e) => {
-                self.drop_device();
-                self.error = Some(e);
-                self.device = DeviceChoice::Cpu;
-                true
+    fn drop_device(&mut self, k: usize) {
+        if let Some(stepper) = self.on_device.get_mut(k).and_then(Option::take) {
+            let r = stepper.read_backs();
+            if let Some(total) = self.read_backs.get_mut(k) {
+                total.waited += r.waited;
+                total.snapshots += r.snapshots;
+                total.bytes += r.bytes;
             }
         }
     }
 
-    /// Where copy 0 steps, for the panel.
-    fn device_status(&self) -> DeviceStatus {
-        let mut read_backs = self.read_backs;
-        if let Some(stepper) = &self.on_device {
+    /// Collects the GPU's snapshots that arrived (and asks for the next ones): whether a cloth
+    /// changed.
+    fn poll_device(&mut self) -> bool {
+        let mut changed = false;
+        for k in 0..self.on_device.len().min(self.copies.len()) {
+            let Some(stepper) = &mut self.on_device[k] else {
+                continue;
+            };
+            match stepper.poll(&mut self.copies[k]) {
+                Ok(arrived) => changed |= arrived,
+                Err(e) => {
+                    self.drop_device(k);
+                    self.fall_back(k, e);
+                    changed = true;
+                }
+            }
+        }
+        changed
+    }
+
+    /// Where cloth `k` steps, for the panel.
+    fn device_status(&self, k: usize) -> DeviceStatus {
+        let mut read_backs = self.read_backs.get(k).copied().unwrap_or_default();
+        let stepper = self.on_device.get(k).and_then(Option::as_ref);
+        if let Some(stepper) = stepper {
             let r = stepper.read_backs();
             read_backs.waited += r.waited;
             read_backs.snapshots += r.snapshots;
             read_backs.bytes += r.bytes;
         }
         DeviceStatus {
-            choice: self.device,
-            on_gpu: self.on_device.is_some(),
+            choice: self.choice_of(k),
+            on_gpu: stepper.is_some(),
             adapter: self.provider.as_ref().map(|p| p.adapter()),
             read_backs,
         }
@@ -528,7 +604,7 @@ impl Worker {
     /// it ([`Command::keeps_the_device_step`]).
     fn apply_between_steps(&mut self, cmd: Command) -> bool {
         if !cmd.keeps_the_device_step() {
-            self.take_back();
+            self.take_all_back();
         }
         self.apply(cmd)
     }
@@ -539,9 +615,13 @@ impl Worker {
             Command::Shutdown => return false,
             Command::SetParams(p) => self.set_params(*p, Some(0)),
             Command::SetIntegrator(kind) => {
-                if kind != IntegratorKind::KangMg && self.device == DeviceChoice::Gpu {
+                if kind != IntegratorKind::KangMg {
                     // The GPU steps `kang-mg` only: the user's integrator wins.
-                    self.device = DeviceChoice::Cpu;
+                    if let Some(spec) = self.specs.first_mut() {
+                        spec.device = DeviceChoice::Cpu;
+                    } else if self.device == DeviceChoice::Gpu {
+                        self.device = DeviceChoice::Cpu;
+                    }
                 }
                 if let Some(spec) = self.specs.first_mut() {
                     spec.integrator = kind;
@@ -600,12 +680,14 @@ impl Worker {
             Command::SetReference(on) => self.set_reference(on),
             Command::ProvideGpu(provider) => {
                 self.provider = Some(provider);
+                self.awaiting_gpu = false;
                 Ok(())
             }
-            Command::SetDevice(choice) => {
+            Command::SetDevice(choice) if self.specs.is_empty() || choice == DeviceChoice::Cpu => {
                 self.device = choice;
                 Ok(())
             }
+            Command::SetDevice(_) => Err(SimError::GpuOneFlag),
             cmd => self.apply_to(0, cmd),
         };
         if let Err(e) = result {
@@ -875,6 +957,7 @@ impl Worker {
     fn snapshot_of(&self, n: usize) -> Snapshot {
         let sim = &self.copies[n];
         let mut snap = Snapshot::of(sim);
+        snap.device = self.device_status(n);
         snap.generation = self.generation;
         snap.error.clone_from(&self.error);
         snap.paused = !self.running || sim.paused;
@@ -904,7 +987,6 @@ impl Worker {
             step_seconds: r.stats.step_seconds,
             diverged: r.divergence.is_some(),
         });
-        snap.device = self.device_status();
         snap
     }
 

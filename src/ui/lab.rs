@@ -6,12 +6,12 @@ use egui::{RichText, Ui};
 use super::plots::colour;
 use super::stats::REFRESH;
 use super::{UiAction, UiState};
-use crate::sim::IntegratorKind;
 use crate::sim::lab::{CopySpec, MAX_COPIES, MIN_COPIES};
 use crate::sim::shape;
 use crate::sim::snapshot::Snapshot;
 use crate::sim::stability::{self, Found};
 use crate::sim::thread::Command;
+use crate::sim::{DeviceChoice, IntegratorKind};
 
 /// The integrators of the cloths shown: copy 0's, then the lab's others.
 pub fn shown_integrators(snap: &Snapshot) -> Vec<IntegratorKind> {
@@ -72,9 +72,14 @@ pub fn figures(state: &mut UiState, snap: &Snapshot) -> Vec<String> {
                     .reference_distance
                     .map(|d| format!("  ref {:.2} cm", 100.0 * d.rms))
                     .unwrap_or_default();
+                // A GPU copy's steps are timed on the device, not here (`bench --gpu-sim`).
+                let time = if c.device.on_gpu {
+                    "on the GPU".to_owned()
+                } else {
+                    format!("{:.0} µs", c.stats.step_seconds * 1e6)
+                };
                 format!(
-                    "{:.0} µs  strain {:.1} %{distance}",
-                    c.stats.step_seconds * 1e6,
+                    "{time}  strain {:.1} %{distance}",
                     (c.stats.max_strain - 1.0) * 100.0
                 )
             })
@@ -108,15 +113,31 @@ pub fn lab_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mut V
                 ui.checkbox(picked, kind.name());
             }
         });
-        let picked: Vec<CopySpec> = IntegratorKind::ALL
+        // A GPU copy of kang-mg beside the CPU's copies, where a GPU is lent to the simulation.
+        let gpu = snap.device.adapter.is_some();
+        ui.add_enabled(
+            gpu,
+            egui::Checkbox::new(&mut state.lab_gpu, "kang-mg on the GPU"),
+        )
+        .on_hover_text("A copy stepped by kang-mg on the GPU (f32), beside the CPU's")
+        .on_disabled_hover_text("No GPU is lent to the simulation");
+        let mut picked: Vec<CopySpec> = IntegratorKind::ALL
             .iter()
             .zip(&state.lab_pick)
             .filter(|(_, p)| **p)
             .map(|(k, _)| CopySpec {
                 integrator: *k,
                 dt: None,
+                device: DeviceChoice::Cpu,
             })
             .collect();
+        if gpu && state.lab_gpu {
+            picked.push(CopySpec {
+                integrator: IntegratorKind::KangMg,
+                dt: None,
+                device: DeviceChoice::Gpu,
+            });
+        }
         let n = picked.len();
         let ok = (MIN_COPIES..=MAX_COPIES).contains(&n);
         if ui

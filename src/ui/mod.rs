@@ -223,6 +223,8 @@ pub struct UiState {
     pub plots: plots::LivePlots,
     /// The integrators ticked in the *Lab* panel, in `IntegratorKind::ALL`'s order.
     pub lab_pick: [bool; IntegratorKind::ALL.len()],
+    /// Whether the *Lab* panel adds a copy of `kang-mg` on the GPU.
+    pub lab_gpu: bool,
     /// The lab labels' figures and when they were taken (see [`lab::figures`]).
     lab_figures: Option<(std::time::Instant, Vec<String>)>,
     /// The last search for the largest stable `dt` (running or done).
@@ -280,6 +282,7 @@ impl UiState {
             stats_rows: None,
             plots: plots::LivePlots::default(),
             // kang and xpbd: the paper's step against a position-based one.
+            lab_gpu: false,
             lab_pick: std::array::from_fn(|i| {
                 matches!(
                     IntegratorKind::ALL[i],

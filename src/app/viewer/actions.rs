@@ -171,8 +171,17 @@ impl App {
     fn set_lab(&mut self, copies: &[CopySpec]) {
         let mut scene = self.ui.scene.clone();
         scene.params = self.ui.params.clone();
-        match SimThread::spawn_lab(scene, copies, false) {
+        if !copies.is_empty() {
+            // The lab's copies name their own device.
+            scene.device = crate::sim::DeviceChoice::Cpu;
+        }
+        match SimThread::spawn_lab_awaiting_gpu(scene, copies, false) {
             Ok(sim) => {
+                // The new thread takes the same GPU (the lab's `:gpu` copies, the device
+                // switch); the window has one once it is open.
+                if let Some(gpu) = &self.gpu {
+                    sim.send(Command::ProvideGpu(gpu.sim_provider.clone()));
+                }
                 self.feed = SnapshotFeed::new(sim.latest());
                 self.sim = sim;
             }
