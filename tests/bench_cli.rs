@@ -321,6 +321,39 @@ fn bench_gpu_sim_runs_the_cpu_and_the_gpu_side_by_side() {
             let (c, g) = (cpu[key].as_f64().unwrap(), gpu[key].as_f64().unwrap());
             assert!((c - g).abs() < 1e-3, "{side}² {key}: CPU {c}, GPU {g}");
         }
+        // Each stage's GPU time, where the adapter has timestamps (lavapipe has): the eight
+        // stages in the step's order, each a time, the solve one that takes some.
+        assert!(cpu.get("stages").is_none());
+        let has_timestamps = flagsim::render::GpuContext::new_headless().is_ok_and(|ctx| {
+            ctx.device
+                .features()
+                .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
+        });
+        if has_timestamps {
+            let stages = gpu["stages"].as_array().expect("stages");
+            let names: Vec<&str> = stages
+                .iter()
+                .map(|s| s["stage"].as_str().unwrap())
+                .collect();
+            assert_eq!(
+                names,
+                [
+                    "held",
+                    "forces",
+                    "air",
+                    "rhs",
+                    "solve",
+                    "end",
+                    "strain",
+                    "colliders"
+                ]
+            );
+            for s in stages {
+                let ms = s["ms"].as_f64().expect("ms");
+                assert!(ms.is_finite() && ms >= 0.0, "{s}");
+            }
+            assert!(stages[4]["ms"].as_f64().unwrap() > 0.0, "{stages:?}");
+        }
     }
 }
 

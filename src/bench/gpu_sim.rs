@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::gpu_sim::{DEFAULT_CYCLES, GpuSimulation};
+use crate::gpu_sim::{DEFAULT_CYCLES, GpuSimulation, Stage};
 use crate::render::GpuContext;
 use crate::sim::{Scene, Simulation, shape};
 
@@ -48,7 +48,22 @@ pub struct GpuSimRow {
     /// of sizes the CPU ran). The CPU sweeps Provot's springs by bands, the GPU by colours:
     /// where the sweeps correct much, the two leave different cloths, limited alike.
     pub distance_from_cpu: Option<f64>,
+    /// GPU rows: each stage's GPU time, ms a step (the mean of [`STAGE_STEPS`] more steps),
+    /// from timestamp queries; `None` where the adapter has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stages: Option<Vec<StageTime>>,
 }
+
+/// One stage of a GPU step and its GPU time.
+#[derive(Debug, Clone, Serialize)]
+pub struct StageTime {
+    pub stage: Stage,
+    /// GPU time a step, ms.
+    pub ms: f64,
+}
+
+/// Steps whose stages are timed after the timed steps (each waits for its timestamps).
+pub const STAGE_STEPS: u32 = 5;
 
 /// What `bench --gpu-sim` measured.
 #[derive(Debug, Clone, Serialize)]
@@ -114,6 +129,7 @@ fn row(sim: &Simulation, side: usize, device: &'static str, steps: u32, seconds:
         stretch: edges.longest,
         shortest_edge: edges.shortest,
         distance_from_cpu: None,
+        stages: None,
     }
 }
 
@@ -190,6 +206,18 @@ fn run_size(
         .map_err(|e| e.to_string())?;
     gpu.check().map_err(|e| e.to_string())?;
     let mut r = row(&on_gpu.sim, n, "gpu", plan.steps, seconds);
+    let stages = on_gpu
+        .profile(&gpu.device, &gpu.queue, STAGE_STEPS)
+        .map_err(|e| e.to_string())?;
+    gpu.check().map_err(|e| e.to_string())?;
+    r.stages = stages.map(|stages| {
+        (stages.into_iter())
+            .map(|(stage, seconds)| StageTime {
+                stage,
+                ms: 1e3 * seconds,
+            })
+            .collect()
+    });
     if let Some(x) = cpu_state {
         r.distance_from_cpu = Some(
             x.iter()
@@ -251,6 +279,17 @@ pub fn table(report: &GpuSimReport) -> String {
             r.shortest_edge,
             from_cpu
         ));
+        if let Some(stages) = &r.stages {
+            let parts: Vec<String> = (stages.iter())
+                .map(|s| format!("{} {:.3}", s.stage.name(), s.ms))
+                .collect();
+            let sum: f64 = stages.iter().map(|s| s.ms).sum();
+            out.push_str(&format!(
+                "{:>8}GPU ms a step by stage: {} (sum {sum:.3})\n",
+                "",
+                parts.join(", ")
+            ));
+        }
     }
     if let Some(reason) = &report.stopped {
         out.push_str(&format!("\nstopped at {reason}\n"));

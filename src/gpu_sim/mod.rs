@@ -43,7 +43,7 @@ pub use guard::{GuardPass, GuardReport, SIM_GUARD_WGSL};
 pub use provider::{GpuProvider, SharedNodes};
 pub use rhs::{RhsPass, SIM_RHS_WGSL};
 pub use solve::{GpuMultigrid, SIM_SOLVE_WGSL};
-pub use step::{DEFAULT_CYCLES, GpuSimulation, GpuStepper, SIM_HELD_WGSL, unsupported};
+pub use step::{DEFAULT_CYCLES, GpuSimulation, GpuStepper, SIM_HELD_WGSL, Stage, unsupported};
 pub use step_end::{SIM_STEP_END_WGSL, StepEndPass};
 pub use strain::{SIM_STRAIN_WGSL, StrainPass};
 pub use transfer::{GpuLevel, SIM_TRANSFER_WGSL, TransferPass};

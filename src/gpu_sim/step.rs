@@ -149,6 +149,17 @@ impl GpuSimulation {
     pub fn read_backs(&self) -> ReadBacks {
         self.stepper.read_backs()
     }
+
+    /// Each stage's GPU time over `steps` more steps, s a step ([`GpuStepper::profile`]).
+    pub fn profile(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        steps: u32,
+    ) -> Result<Option<Vec<(Stage, f64)>>, GpuSimError> {
+        self.stepper.cycles = self.cycles;
+        self.stepper.profile(device, queue, &mut self.sim, steps)
+    }
 }
 
 /// `kang-mg`'s step on the device for a [`Simulation`] the caller keeps: the kernels and the
@@ -281,12 +292,84 @@ impl GpuStepper {
             check_held(&self.built.held_index, &input)?;
             self.kernels.upload(queue, &self.built.held_index, &input);
             self.kernels
-                .record(&mut encoder, &self.built.held_index, self.cycles);
+                .record(&mut encoder, &self.built.held_index, self.cycles, |_, _| {});
             queue.submit([encoder.finish()]);
             sim.end_device_step();
         }
         sim.step_index += u64::from(steps);
         Ok(())
+    }
+
+    /// The GPU time of each stage of the next `steps` steps of `sim`, s a step (their mean),
+    /// from timestamp queries written between the stages: `None` where the device was opened
+    /// without timestamps (`wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS`). The steps are
+    /// taken (`sim` moves on as with [`Self::step_n`]).
+    pub fn profile(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        sim: &mut Simulation,
+        steps: u32,
+    ) -> Result<Option<Vec<(Stage, f64)>>, GpuSimError> {
+        let needed =
+            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+        if !device.features().contains(needed) || steps == 0 {
+            return Ok(None);
+        }
+        if !self.fits(sim) {
+            self.rebuild(device, queue, sim)?;
+        }
+        let marks = Stage::ALL.len() as u32 + 1;
+        let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("gpu_sim stages"),
+            ty: wgpu::QueryType::Timestamp,
+            count: marks,
+        });
+        let bytes = u64::from(marks) * 8;
+        let resolved = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gpu_sim stages resolved"),
+            size: bytes,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let mut sums = vec![0.0; Stage::ALL.len()];
+        let period = f64::from(queue.get_timestamp_period()) * 1e-9;
+        let substeps = sim.params().substeps;
+        for _ in 0..steps * substeps {
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("gpu_sim profiled step"),
+            });
+            let input = sim.begin_device_step();
+            check_held(&self.built.held_index, &input)?;
+            self.kernels.upload(queue, &self.built.held_index, &input);
+            encoder.write_timestamp(&queries, 0);
+            self.kernels.record(
+                &mut encoder,
+                &self.built.held_index,
+                self.cycles,
+                |encoder, stage| {
+                    let at = Stage::ALL.iter().position(|&s| s == stage).unwrap_or(0);
+                    encoder.write_timestamp(&queries, at as u32 + 1);
+                },
+            );
+            encoder.resolve_query_set(&queries, 0..marks, &resolved, 0);
+            queue.submit([encoder.finish()]);
+            sim.end_device_step();
+            let ticks = super::buffers::read_u32s(device, queue, &resolved, 2 * u64::from(marks))?;
+            let stamp = |k: usize| u64::from(ticks[2 * k]) | (u64::from(ticks[2 * k + 1]) << 32);
+            for (k, sum) in sums.iter_mut().enumerate() {
+                *sum += stamp(k + 1).wrapping_sub(stamp(k)) as f64 * period;
+            }
+        }
+        sim.step_index += u64::from(steps);
+        let per_step = f64::from(steps);
+        Ok(Some(
+            Stage::ALL
+                .into_iter()
+                .zip(sums)
+                .map(|(stage, sum)| (stage, sum / per_step))
+                .collect(),
+        ))
     }
 
     /// Reads the device's state into `sim` (when it has this cloth's nodes) and builds the
@@ -605,7 +688,13 @@ impl Kernels {
     }
 
     /// Records one step's kernels (see the module's comment).
-    fn record(&self, encoder: &mut wgpu::CommandEncoder, held_index: &[u32], cycles: u32) {
+    fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        held_index: &[u32],
+        cycles: u32,
+        mut mark: impl FnMut(&mut wgpu::CommandEncoder, Stage),
+    ) {
         if !held_index.is_empty() {
             dispatch(
                 encoder,
@@ -613,28 +702,86 @@ impl Kernels {
                 &[(&self.held_group, &self.scatter, held_index.len() as u32)],
             );
         }
+        mark(encoder, Stage::Held);
         self.forces.record(encoder);
+        mark(encoder, Stage::Forces);
         if self.has_air {
             self.air.record(encoder);
         }
+        mark(encoder, Stage::Air);
         self.rhs.record(encoder);
         let level = self.solve.level(0);
         let size = u64::from(self.buffers.nodes()) * 16;
         encoder.copy_buffer_to_buffer(self.rhs.rhs(), 0, &level.b, 0, size);
+        mark(encoder, Stage::Rhs);
         self.solve.record_air_diagonal(encoder);
         for _ in 0..cycles.max(1) {
             self.solve.record_cycle(encoder);
         }
         encoder.copy_buffer_to_buffer(&level.x, 0, self.end.dv(), 0, size);
+        mark(encoder, Stage::Solve);
         if let Some(strain) = &self.strain {
             strain.record_keep_start(encoder);
         }
         self.end.record(encoder);
+        mark(encoder, Stage::End);
         if let Some(strain) = &self.strain {
             strain.record(encoder);
         }
+        mark(encoder, Stage::Strain);
         if let Some(collide) = &self.collide {
             collide.record(encoder);
+        }
+        mark(encoder, Stage::Colliders);
+    }
+}
+
+/// The stages of a GPU step, in order, as [`GpuStepper::profile`] times them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stage {
+    /// The held nodes' values scattered (`sim_held.wgsl`).
+    Held,
+    /// The spring forces and their derivatives' scalars (`sim_forces.wgsl`).
+    Forces,
+    /// The normals and the air (`sim_air.wgsl`).
+    Air,
+    /// The right-hand side (`sim_rhs.wgsl`).
+    Rhs,
+    /// Level 0's air diagonal and the V-cycles (`sim_solve.wgsl`, `sim_transfer.wgsl`).
+    Solve,
+    /// The step's end (`sim_step_end.wgsl`).
+    End,
+    /// Tethers and Provot's sweeps (`sim_strain.wgsl`).
+    Strain,
+    /// The colliders (`sim_collide.wgsl`).
+    Colliders,
+}
+
+impl Stage {
+    /// Every stage, in the step's order.
+    pub const ALL: [Self; 8] = [
+        Self::Held,
+        Self::Forces,
+        Self::Air,
+        Self::Rhs,
+        Self::Solve,
+        Self::End,
+        Self::Strain,
+        Self::Colliders,
+    ];
+
+    /// Its name in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Held => "held",
+            Self::Forces => "forces",
+            Self::Air => "air",
+            Self::Rhs => "rhs",
+            Self::Solve => "solve",
+            Self::End => "end",
+            Self::Strain => "strain",
+            Self::Colliders => "colliders",
         }
     }
 }
