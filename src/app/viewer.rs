@@ -506,9 +506,14 @@ impl App {
                 label: Some("viewer frame"),
             });
         // While the cloth steps on this GPU the upsampler takes its key nodes from the
-        // simulation's buffer, on the device (the snapshot's are a few steps behind).
-        let device_keys = (gpu.sim_nodes.get())
-            .filter(|_| snap.device.on_gpu && snap.flags.is_empty() && snap.lab.is_empty());
+        // simulation's buffer, on the device (the snapshot's are a few steps behind); after a
+        // divergence, the last good state the snapshot kept.
+        let device_keys = (gpu.sim_nodes.get()).filter(|_| {
+            snap.device.on_gpu
+                && snap.divergence.is_none()
+                && snap.flags.is_empty()
+                && snap.lab.is_empty()
+        });
         if let Some(scene) = gpu.scene.flags.scenes.first_mut() {
             scene.device_keys = device_keys;
         }

@@ -15,8 +15,9 @@
 //! [`crate::sim::multigrid::node_coloured_sweep`] and the V-cycle), strain limiting
 //! ([`StrainPass`], twin of [`crate::sim::constraints::provot_sweeps_coloured`] and the
 //! tethers), and `kang-mg`'s whole step over them ([`GpuSimulation`], which `flagsim bench
-//! --gpu-sim` runs). The viewer's GPU mode and the device switch are not built yet (README,
-//! *The simulation on the GPU*).
+//! --gpu-sim` runs), the colliders ([`CollidePass`]), and the GPU lent to the simulation
+//! thread ([`GpuProvider`]: the viewer's GPU mode and the lab's GPU copies, the node buffer
+//! shared with the renderer through [`SharedNodes`]). README, *The simulation on the GPU*.
 //!
 //! Like [`crate::sim`], this module never imports the renderer: it is handed a device and a
 //! queue, and a renderer may later read its node buffer.

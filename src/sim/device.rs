@@ -129,3 +129,114 @@ pub trait DeviceStepper: Send + fmt::Debug {
     /// What has been read back so far.
     fn read_backs(&self) -> ReadBacks;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{IntegratorKind, Scene};
+
+    /// A GPU that only answers questions: hardware or not, refusing a cloth or not.
+    #[derive(Debug)]
+    struct Fake {
+        hardware: bool,
+        refusal: Option<&'static str>,
+    }
+
+    impl DeviceProvider for Fake {
+        fn adapter(&self) -> String {
+            "fake".into()
+        }
+        fn hardware(&self) -> bool {
+            self.hardware
+        }
+        fn refusal(&self, _: &Simulation) -> Option<String> {
+            self.refusal.map(str::to_owned)
+        }
+        fn stepper(&self, _: &mut Simulation) -> Result<Box<dyn DeviceStepper>, SimError> {
+            Err(SimError::NoGpu)
+        }
+    }
+
+    fn sheet(nx: usize, ny: usize, integrator: IntegratorKind) -> Simulation {
+        let mut scene = Scene::from_json(
+            &format!(r#"{{ "cloth": {{ "grid": {{ "nx": {nx}, "ny": {ny} }} }} }}"#),
+            "test",
+        )
+        .unwrap();
+        scene.params.integrator = integrator;
+        scene.simulation().unwrap()
+    }
+
+    #[test]
+    fn the_choice_is_read_and_written_by_its_name() {
+        for d in DeviceChoice::ALL {
+            assert_eq!(d.name().parse::<DeviceChoice>(), Ok(d));
+            assert_eq!(d.to_string(), d.name());
+        }
+        assert_eq!(DeviceChoice::Gpu.name(), "gpu");
+        assert_eq!(DeviceChoice::default(), DeviceChoice::Cpu);
+        let e = "tpu".parse::<DeviceChoice>().unwrap_err();
+        assert!(e.contains("cpu, gpu, auto"), "{e}");
+        assert_eq!(
+            serde_json::from_str::<DeviceChoice>("\"auto\"").unwrap(),
+            DeviceChoice::Auto
+        );
+    }
+
+    #[test]
+    fn gpu_needs_a_gpu_that_takes_the_cloth_and_cpu_never_uses_one() {
+        let sim = sheet(16, 16, IntegratorKind::KangMg);
+        let fine = Fake {
+            hardware: false,
+            refusal: None,
+        };
+        let refusing = Fake {
+            hardware: true,
+            refusal: Some("no thanks"),
+        };
+        assert_eq!(DeviceChoice::Cpu.wants_gpu(Some(&fine), &sim), Ok(false));
+        assert_eq!(DeviceChoice::Gpu.wants_gpu(Some(&fine), &sim), Ok(true));
+        assert_eq!(
+            DeviceChoice::Gpu.wants_gpu(None, &sim),
+            Err(SimError::NoGpu)
+        );
+        assert_eq!(
+            DeviceChoice::Gpu.wants_gpu(Some(&refusing), &sim),
+            Err(SimError::Gpu {
+                reason: "no thanks".into()
+            })
+        );
+    }
+
+    /// `auto`: a hardware GPU, at least 128² nodes, `kang-mg`, a cloth the GPU takes: each
+    /// condition alone turns it down, the boundary of the size included.
+    #[test]
+    fn auto_picks_a_hardware_gpu_for_a_big_kang_mg_cloth_only() {
+        let hardware = Fake {
+            hardware: true,
+            refusal: None,
+        };
+        let big = sheet(128, 128, IntegratorKind::KangMg);
+        assert_eq!(big.cloth.node_count(), AUTO_GPU_NODES);
+        let auto = |p: Option<&dyn DeviceProvider>, s: &Simulation| {
+            DeviceChoice::Auto.wants_gpu(p, s).unwrap()
+        };
+        assert!(auto(Some(&hardware), &big));
+        assert!(!auto(None, &big));
+        let software = Fake {
+            hardware: false,
+            refusal: None,
+        };
+        assert!(!auto(Some(&software), &big));
+        let refusing = Fake {
+            hardware: true,
+            refusal: Some("no"),
+        };
+        assert!(!auto(Some(&refusing), &big));
+        let just_under = sheet(127, 129, IntegratorKind::KangMg);
+        assert_eq!(just_under.cloth.node_count(), AUTO_GPU_NODES - 1);
+        assert!(!auto(Some(&hardware), &just_under));
+        let other = sheet(128, 128, IntegratorKind::ImplicitMg);
+        assert!(!auto(Some(&hardware), &other));
+    }
+}
