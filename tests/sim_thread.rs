@@ -862,8 +862,10 @@ mod on_the_gpu {
         sim.send(Command::ProvideGpu(Arc::new(provider)));
         sim.send(Command::SetDevice(DeviceChoice::Gpu));
         let s = wait_for(&slot, WAIT, |s| s.device.on_gpu).expect("on the GPU");
+        let on_gpu_at = std::time::Instant::now();
         assert_eq!(s.device.choice, DeviceChoice::Gpu);
-        assert!(s.device.adapter.is_some());
+        let name = ctx.adapter.get_info().name;
+        assert_eq!(s.device.adapter.as_deref(), Some(name.as_str()));
         // The renderer's buffer: the cloth's nodes as `vec4<f32>`.
         let (buffer, count) = nodes.get().expect("the shared node buffer");
         assert_eq!(count as usize, s.x.len());
@@ -875,6 +877,18 @@ mod on_the_gpu {
         })
         .expect("snapshots");
         assert_eq!(s.device.read_backs.waited, 0, "{:?}", s.device.read_backs);
+        // At most 30 snapshots a second while it steps 60 times a second (one every step
+        // would be 60), over at least a second and a half.
+        std::thread::sleep(Duration::from_millis(1500));
+        let s = sim.latest();
+        let seconds = on_gpu_at.elapsed().as_secs_f64();
+        let snapshots = s.device.read_backs.snapshots as f64;
+        assert!(s.step > 60, "{} steps", s.step);
+        assert!(
+            snapshots <= 30.0 * seconds + 2.0,
+            "{snapshots} in {seconds} s"
+        );
+        assert!(snapshots >= 5.0, "{snapshots} in {seconds} s");
         let moved = (s.x.iter().zip(&first_x))
             .map(|(a, b)| (*a - *b).length())
             .fold(0.0, f64::max);
@@ -981,5 +995,42 @@ mod on_the_gpu {
             .map(|(a, b)| (*a - *b).length())
             .fold(0.0, f64::max);
         assert!(apart < 0.01, "{apart} m apart");
+    }
+
+    /// A scene the GPU step does not take is refused with its reason (here: not a grid), and
+    /// `auto` uses this adapter for a 128² `kang-mg` cloth only if it is a hardware GPU.
+    #[test]
+    fn the_gpu_refuses_what_it_cannot_step_and_auto_skips_a_cpu_adapter() {
+        let Some(ctx) = gpu() else { return };
+        let info = ctx.adapter.get_info();
+        let provider: Arc<dyn flagsim::sim::device::DeviceProvider> =
+            Arc::new(GpuProvider::new(ctx.device, ctx.queue, info.clone()));
+        let sim = SimThread::spawn(Scene::load("two-masses").unwrap(), false).unwrap();
+        let slot = sim.slot();
+        sim.send(Command::ProvideGpu(provider.clone()));
+        sim.send(Command::SetDevice(DeviceChoice::Gpu));
+        let s = wait_for(&slot, WAIT, |s| s.error.is_some()).expect("an error");
+        match &s.error {
+            Some(SimError::Gpu { reason }) => assert!(reason.contains("grid"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(s.device.choice, DeviceChoice::Cpu);
+        assert!(!s.device.on_gpu);
+
+        let mut scene = Scene::load("flag").unwrap();
+        scene.params.integrator = IntegratorKind::KangMg;
+        let grid = scene.cloth.grid.as_mut().unwrap();
+        (grid.nx, grid.ny) = (128, 128);
+        let sim = SimThread::spawn(scene, false).unwrap();
+        let slot = sim.slot();
+        sim.send(Command::ProvideGpu(provider));
+        sim.send(Command::SetDevice(DeviceChoice::Auto));
+        let s = wait_for(&slot, WAIT, |s| {
+            s.step > 3 && s.device.choice == DeviceChoice::Auto
+        })
+        .expect("auto steps");
+        let hardware = info.device_type != wgpu::DeviceType::Cpu;
+        assert_eq!(s.device.on_gpu, hardware, "{info:?}");
+        assert!(s.error.is_none(), "{:?}", s.error);
     }
 }

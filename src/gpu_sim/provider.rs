@@ -138,9 +138,12 @@ impl DeviceStepper for ThreadStepper {
         let due = self
             .requested
             .is_none_or(|(at, step)| step != sim.step_index && at.elapsed() >= SNAPSHOT_INTERVAL);
-        if due && !self.stepper.snapshot_pending() {
-            self.stepper
-                .request_snapshot(&self.device, &self.queue, sim);
+        // `request_snapshot` asks for none while one is in flight.
+        if due
+            && self
+                .stepper
+                .request_snapshot(&self.device, &self.queue, sim)
+        {
             self.requested = Some((Instant::now(), sim.step_index));
         }
         Ok(arrived)
