@@ -60,6 +60,11 @@ pub const ALL: &[ShaderFile] = &[
         prelude: "",
     },
     ShaderFile {
+        path: "shaders/sim_collide.wgsl",
+        source: crate::gpu_sim::SIM_COLLIDE_WGSL,
+        prelude: "",
+    },
+    ShaderFile {
         path: "shaders/sim_forces.wgsl",
         source: crate::gpu_sim::SIM_FORCES_WGSL,
         prelude: "",
