@@ -6,6 +6,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use flagsim::sim::cloth::Cloth;
+use flagsim::sim::constraints::Bounds;
 use flagsim::sim::simulation::Grab;
 use flagsim::sim::snapshot::Snapshot;
 use flagsim::sim::{IntegratorKind, Scene, Simulation};
@@ -531,7 +532,7 @@ fn provot_sweeps_go_forward_then_backward() {
         &mut sim.cloth,
         &kinematic,
         &mut moved,
-        1.0,
+        Bounds::stretch(1.0),
         2,
         false,
     );
@@ -545,12 +546,65 @@ fn provot_sweeps_go_forward_then_backward() {
         &mut sim3.cloth,
         &kinematic,
         &mut [false; 3],
-        1.0,
+        Bounds::stretch(1.0),
         3,
         false,
     );
     assert_eq!((c3, s3), (4, 3));
     assert_eq!(sim3.cloth.x[2].x, 2.625 - 0.09375);
+}
+
+/// A spring shorter than its shortest length is lengthened to it, half from each end, all
+/// from the free end when the other is held; one of length 0 has no direction and stays.
+#[test]
+fn a_spring_shorter_than_its_shortest_length_is_lengthened() {
+    // Nodes at 0, 0.5 and 3, rest 1, at most 10 × and at least 0.9 × rest. Sweep 1: spring 0
+    // (0.5) moves each end 0.2 apart → −0.2, 0.7; spring 1 (2.3) is within. Sweep 2 finds
+    // both within and stops.
+    let bounds = Bounds {
+        longest: 10.0,
+        shortest: 0.9,
+    };
+    for held in [false, true] {
+        let mut sim = chain();
+        sim.cloth.x[1].x = 0.5;
+        let kinematic = [held, false, false];
+        let mut moved = [false; 3];
+        let got = flagsim::sim::constraints::provot_sweeps(
+            &mut sim.cloth,
+            &kinematic,
+            &mut moved,
+            bounds,
+            4,
+            false,
+        );
+        assert_eq!(got, (1, 2));
+        let x: Vec<f64> = sim.cloth.x.iter().map(|p| p.x).collect();
+        let want = if held {
+            [0.0, 0.9, 3.0]
+        } else {
+            [-0.2, 0.7, 3.0]
+        };
+        for (g, w) in x.iter().zip(want) {
+            assert!((g - w).abs() < 1e-12, "held {held}: {x:?}, want {want:?}");
+        }
+        assert_eq!(moved, [!held, true, false]);
+    }
+    let mut sim = chain();
+    sim.cloth.x[1] = sim.cloth.x[0];
+    let got = flagsim::sim::constraints::provot_sweeps(
+        &mut sim.cloth,
+        &[false; 3],
+        &mut [false; 3],
+        Bounds {
+            longest: 10.0,
+            shortest: 0.9,
+        },
+        4,
+        false,
+    );
+    assert_eq!(got, (0, 1));
+    assert_eq!(sim.cloth.x[1], sim.cloth.x[0]);
 }
 
 /// Provot's rule and the documented order, written out plainly: springs in spring order
@@ -648,7 +702,12 @@ fn provot_sweeps_follow_the_documented_order_over_bands_serial_and_parallel() {
             let mut c = cloth.clone();
             let mut moved = vec![false; c.node_count()];
             let got = flagsim::sim::constraints::provot_sweeps(
-                &mut c, &kinematic, &mut moved, 1.05, iterations, parallel,
+                &mut c,
+                &kinematic,
+                &mut moved,
+                Bounds::stretch(1.05),
+                iterations,
+                parallel,
             );
             assert_eq!(got, counts, "{iterations} sweeps, parallel {parallel}");
             assert!(c.x == expected, "{iterations} sweeps, parallel {parallel}");

@@ -207,8 +207,8 @@ pub struct BenchArgs {
     /// flag of it stepped and drawn in each frame, e.g. `assets/flags/eight.json` for 8 flags.
     #[arg(long, value_name = "SCENE", requires = "frame")]
     pub scene: Option<String>,
-    /// The simulation on the GPU against the CPU: the peer's hanging sheet (kang-mg, Provot at
-    /// 5 %) at 64² to 1024² nodes (the CPU to 256²), each size's node-steps a
+    /// The simulation on the GPU against the CPU: the peer's hanging sheet (kang-mg, strain
+    /// limited within 5 % both ways on every coarse level) at 64² to 1024² nodes (the CPU to 256²), each size's node-steps a
     /// second, real time, stretch and shortest edge on each device, and how far the GPU's
     /// cloth is from the CPU's after the same steps. `--quick`: 32² and 64², a few steps.
     #[arg(long, conflicts_with_all = ["frame", "plot"])]

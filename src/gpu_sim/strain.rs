@@ -1,17 +1,22 @@
 //! Strain limiting on the GPU (`shaders/sim_strain.wgsl`): the twin of
 //! [`crate::sim::constraints::limit_strain`] with Provot's sweeps in colours
-//! ([`crate::sim::constraints::provot_sweeps_coloured`]): long-range tethers
-//! ([`crate::sim::tethers::Tethers::project`]), then `iterations` sweeps, every colour of springs
-//! a dispatch (forward on odd sweeps, backward on even), then each moved node's velocity
-//! `(x − x_start) / h` (its whole move over the step). In place on the cloth's `x` and `v`.
+//! ([`crate::sim::constraints::provot_sweeps_coloured`]): the coarse levels, coarsest first
+//! ([`crate::sim::strain_levels::StrainLevels::limit`]: each level's sweeps, then its moves
+//! interpolated to the next finer level), then long-range tethers
+//! ([`crate::sim::tethers::Tethers::project`]), then `iterations` sweeps of the cloth's own
+//! springs, every colour of springs a dispatch (forward on odd sweeps, backward on even), then
+//! each moved node's velocity `(x − x_start) / h` (its whole move over the step). In place on
+//! the cloth's `x` and `v`.
 
 use wgpu::util::DeviceExt;
 
 use super::kernel::{Access, Program, dispatch_all};
 use super::{ClothBuffers, GpuSimError, validated};
 use crate::sim::Cloth;
+use crate::sim::cloth::LimitedSpring;
 use crate::sim::constraints::coloured_limited_springs;
 use crate::sim::params::Provot;
+use crate::sim::strain_levels::{self, StrainLevels};
 use crate::sim::tethers::Tethers;
 
 /// The kernels' WGSL.
@@ -24,11 +29,19 @@ struct StrainParams {
     nodes: u32,
     first: u32,
     count: u32,
-    pad: u32,
+    level: u32,
     limit: f32,
     tether_limit: f32,
     inv_h: f32,
-    pad1: f32,
+    shortest: f32,
+    fine_nx: u32,
+    fine_ny: u32,
+    fine_cols: u32,
+    fine_rows: u32,
+    coarse_cols: u32,
+    coarse_rows: u32,
+    nx: u32,
+    pad: u32,
 }
 
 /// WGSL `struct LimitedSpring`.
@@ -48,14 +61,27 @@ pub struct StrainPass {
     iterations: u32,
     tethers_on: bool,
     x_before: wgpu::Buffer,
-    /// One a colour: its bind group and its spring count.
+    /// One a colour of the cloth's own springs: its bind group and its spring count.
     colours: Vec<(wgpu::BindGroup, u32)>,
+    /// The coarse levels, finest first: each colour's bind group and spring count, and the
+    /// interpolation to the next finer level's bind group and its node count.
+    levels: Vec<CoarseGroups>,
+    keep_x0_group: wgpu::BindGroup,
     tether_group: wgpu::BindGroup,
     velocity_group: wgpu::BindGroup,
     tethers: wgpu::ComputePipeline,
     provot: wgpu::ComputePipeline,
     velocity: wgpu::ComputePipeline,
+    keep_x0: wgpu::ComputePipeline,
+    interpolate: wgpu::ComputePipeline,
     x: wgpu::Buffer,
+}
+
+/// One coarse level's dispatches.
+#[derive(Debug)]
+struct CoarseGroups {
+    colours: Vec<(wgpu::BindGroup, u32)>,
+    interpolate: (wgpu::BindGroup, u32),
 }
 
 impl StrainPass {
@@ -88,16 +114,55 @@ impl StrainPass {
         } else {
             tether_start.resize(n + 1, 0);
         }
-        let held: Vec<u32> = kinematic.iter().map(|&k| u32::from(k)).collect();
+        // The coarse levels and the first level each node is held on (0: kinematic).
+        let mut levels = StrainLevels::default();
+        let grid = cloth.grid().filter(|_| strain_levels::applies(cloth));
+        let held: Vec<u32> = match grid {
+            Some(g) if provot.levels > 0 => {
+                levels.build(g.nx, g.ny, g.l0_u, g.l0_v, provot.levels);
+                levels.hold(g.nx, g.ny, kinematic);
+                levels
+                    .held_from()
+                    .iter()
+                    .map(|&l| if l == u8::MAX { u32::MAX } else { u32::from(l) })
+                    .collect()
+            }
+            _ => kinematic
+                .iter()
+                .map(|&k| if k { 0 } else { u32::MAX })
+                .collect(),
+        };
+        let nx = grid.map_or(0, |g| g.nx);
+        // Each level's columns then rows, level 0's (the cloth's own) first.
+        let mut axes: Vec<u32> = Vec::new();
+        let mut axis_at = Vec::new();
+        if let Some(g) = grid {
+            axis_at.push((0, g.nx as u32));
+            axes.extend(0..g.nx as u32);
+            axes.extend(0..g.ny as u32);
+            for level in &levels.levels {
+                axis_at.push((axes.len() as u32, level.cols.len() as u32));
+                axes.extend(level.cols.iter().map(|&c| c as u32));
+                axes.extend(level.rows.iter().map(|&r| r as u32));
+            }
+        }
         let base = StrainParams {
             nodes: buffers.nodes(),
             first: 0,
             count: 0,
-            pad: 0,
+            level: 0,
             limit: (1.0 + provot.max_stretch) as f32,
             tether_limit: (1.0 + provot.tether_stretch) as f32,
             inv_h: (1.0 / h) as f32,
-            pad1: 0.0,
+            shortest: (1.0 - provot.max_compression) as f32,
+            fine_nx: 0,
+            fine_ny: 0,
+            fine_cols: 0,
+            fine_rows: 0,
+            coarse_cols: 0,
+            coarse_rows: 0,
+            nx: nx as u32,
+            pad: 0,
         };
         validated(device, "the strain-limiting kernels", || {
             let program = Program::new(device, "sim_strain.wgsl", SIM_STRAIN_WGSL);
@@ -119,18 +184,21 @@ impl StrainPass {
                     usage: wgpu::BufferUsages::UNIFORM,
                 })
             };
+            let gpu_spring = |s: &LimitedSpring| GpuLimited {
+                a: s.a,
+                b: s.b,
+                rest: s.rest as f32,
+                pad: 0.0,
+            };
             let flat: Vec<GpuLimited> = colours
                 .iter()
+                .chain(levels.levels.iter().flat_map(|l| &l.colours))
                 .flatten()
-                .map(|s| GpuLimited {
-                    a: s.a,
-                    b: s.b,
-                    rest: s.rest as f32,
-                    pad: 0.0,
-                })
+                .map(gpu_spring)
                 .collect();
             let springs = storage("gpu_sim limited springs", bytemuck::cast_slice(&flat));
-            let kinematic = storage("gpu_sim held flags", bytemuck::cast_slice(&held));
+            let held = storage("gpu_sim held from", bytemuck::cast_slice(&held));
+            let axes = storage("gpu_sim strain levels' axes", bytemuck::cast_slice(&axes));
             let moved = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("gpu_sim moved"),
                 contents: bytemuck::cast_slice(&vec![0_u32; n.max(1)]),
@@ -146,6 +214,28 @@ impl StrainPass {
                 "gpu_sim x before strain limiting",
                 u64::from(buffers.nodes().max(1)) * 16,
                 wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            );
+            let x0 = program.buffer(
+                "gpu_sim x before the coarse levels",
+                if levels.levels.is_empty() {
+                    16
+                } else {
+                    u64::from(buffers.nodes().max(1)) * 16
+                },
+                wgpu::BufferUsages::STORAGE,
+            );
+            let keep_x0_layout =
+                program.layout("gpu_sim keep x0", &[(0, Uniform), (1, Write), (10, Write)]);
+            let interpolate_layout = program.layout(
+                "gpu_sim strain interpolation",
+                &[
+                    (0, Uniform),
+                    (1, Write),
+                    (2, Write),
+                    (3, Read),
+                    (10, Write),
+                    (11, Read),
+                ],
             );
             let provot_layout = program.layout(
                 "gpu_sim provot",
@@ -167,29 +257,82 @@ impl StrainPass {
                 &[(0, Uniform), (1, Write), (2, Write), (8, Read), (9, Write)],
             );
             let mut first = 0;
-            let mut groups = Vec::with_capacity(colours.len());
-            for colour in &colours {
-                let count = colour.len() as u32;
+            let mut colour_groups = |colours: &[Vec<LimitedSpring>], level: u32| {
+                let mut groups = Vec::with_capacity(colours.len());
+                for colour in colours {
+                    let count = colour.len() as u32;
+                    let params = uniform(StrainParams {
+                        first,
+                        count,
+                        level,
+                        // Coarse springs are straight lines across folds: no shortest length.
+                        shortest: if level == 0 { base.shortest } else { 0.0 },
+                        ..base
+                    });
+                    let group = program.bind_group(
+                        "gpu_sim provot",
+                        &provot_layout,
+                        &[
+                            (0, &params),
+                            (1, &buffers.x),
+                            (2, &moved),
+                            (3, &held),
+                            (4, &springs),
+                        ],
+                    );
+                    groups.push((group, count));
+                    first += count;
+                }
+                groups
+            };
+            let groups = colour_groups(&colours, 0);
+            let mut coarse_colours = Vec::with_capacity(levels.levels.len());
+            for (l, level) in levels.levels.iter().enumerate() {
+                coarse_colours.push(colour_groups(&level.colours, (l + 1) as u32));
+            }
+            let mut coarse = Vec::with_capacity(levels.levels.len());
+            for (l, colours) in coarse_colours.into_iter().enumerate() {
+                // The finer level is `l` (0: the cloth), the coarse one `l + 1`.
+                let (fine_cols, fine_nx) = axis_at[l];
+                let fine_ny = if l == 0 {
+                    cloth.grid().map_or(0, |g| g.ny as u32)
+                } else {
+                    levels.levels[l - 1].rows.len() as u32
+                };
+                let (coarse_cols, coarse_nx) = axis_at[l + 1];
                 let params = uniform(StrainParams {
-                    first,
-                    count,
+                    level: (l + 1) as u32,
+                    fine_nx,
+                    fine_ny,
+                    fine_cols,
+                    fine_rows: fine_cols + fine_nx,
+                    coarse_cols,
+                    coarse_rows: coarse_cols + coarse_nx,
                     ..base
                 });
                 let group = program.bind_group(
-                    "gpu_sim provot",
-                    &provot_layout,
+                    "gpu_sim strain interpolation",
+                    &interpolate_layout,
                     &[
                         (0, &params),
                         (1, &buffers.x),
                         (2, &moved),
-                        (3, &kinematic),
-                        (4, &springs),
+                        (3, &held),
+                        (10, &x0),
+                        (11, &axes),
                     ],
                 );
-                groups.push((group, count));
-                first += count;
+                coarse.push(CoarseGroups {
+                    colours,
+                    interpolate: (group, fine_nx * fine_ny),
+                });
             }
             let params = uniform(base);
+            let keep_x0_group = program.bind_group(
+                "gpu_sim keep x0",
+                &keep_x0_layout,
+                &[(0, &params), (1, &buffers.x), (10, &x0)],
+            );
             let tether_group = program.bind_group(
                 "gpu_sim tethers",
                 &tether_layout,
@@ -219,11 +362,15 @@ impl StrainPass {
                 tethers_on: provot.tethers && !tether_anchor.is_empty(),
                 x_before,
                 colours: groups,
+                levels: coarse,
+                keep_x0_group,
                 tether_group,
                 velocity_group,
                 tethers: program.kernel("tethers", &tether_layout),
                 provot: program.kernel("provot", &provot_layout),
                 velocity: program.kernel("strain_velocity", &velocity_layout),
+                keep_x0: program.kernel("keep_x0", &keep_x0_layout),
+                interpolate: program.kernel("interpolate", &interpolate_layout),
                 x: buffers.x.clone(),
             }
         })
@@ -234,6 +381,11 @@ impl StrainPass {
         self.colours.len()
     }
 
+    /// Coarse levels limited before the cloth's own springs.
+    pub fn levels(&self) -> usize {
+        self.levels.len()
+    }
+
     /// Records a copy of the positions at the start of the step (before its `x += h v`): a
     /// node the stage moves gets the velocity of its whole move over the step, as on the CPU.
     pub fn record_keep_start(&self, encoder: &mut wgpu::CommandEncoder) {
@@ -241,26 +393,45 @@ impl StrainPass {
         encoder.copy_buffer_to_buffer(&self.x, 0, &self.x_before, 0, size);
     }
 
-    /// Records the stage: the tethers, the sweeps, the moved nodes' velocities
-    /// `(x − x_start) / h` from the positions [`Self::record_keep_start`] kept.
+    /// Records the stage: the coarse levels (coarsest first, each level's sweeps and its
+    /// interpolation to the next finer one), the tethers, the cloth's own sweeps, the moved nodes'
+    /// velocities `(x − x_start) / h` from the positions [`Self::record_keep_start`] kept.
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
         let tethers = self
             .tethers_on
             .then_some((&self.tether_group, &self.tethers, self.nodes));
-        let colours = self.colours.len();
-        // The colours in order on the first, third, … sweep, in reverse on the second, fourth, ….
-        let sweeps = (0..self.iterations).flat_map(move |sweep| {
-            (0..colours).map(move |c| if sweep % 2 == 1 { colours - 1 - c } else { c })
-        });
-        let provot = sweeps.map(|c| {
-            let (group, count) = &self.colours[c];
-            (group, &self.provot, *count)
+        let keep_x0 =
+            (!self.levels.is_empty()).then_some((&self.keep_x0_group, &self.keep_x0, self.nodes));
+        let coarse = self.levels.iter().rev().flat_map(|level| {
+            let (group, count) = &level.interpolate;
+            self.sweeps(&level.colours)
+                .chain([(group, &self.interpolate, *count)])
         });
         let velocity = (&self.velocity_group, &self.velocity, self.nodes);
         dispatch_all(
             encoder,
             "gpu_sim strain limiting",
-            tethers.into_iter().chain(provot).chain([velocity]),
+            keep_x0
+                .into_iter()
+                .chain(coarse)
+                .chain(tethers)
+                .chain(self.sweeps(&self.colours))
+                .chain([velocity]),
         );
+    }
+
+    /// `iterations` sweeps of `colours`: in order on the first, third, … sweep, in reverse on
+    /// the second, fourth, ….
+    fn sweeps<'a>(
+        &'a self,
+        colours: &'a [(wgpu::BindGroup, u32)],
+    ) -> impl Iterator<Item = (&'a wgpu::BindGroup, &'a wgpu::ComputePipeline, u32)> + 'a {
+        let n = colours.len();
+        (0..self.iterations).flat_map(move |sweep| {
+            (0..n).map(move |c| {
+                let (group, count) = &colours[if sweep % 2 == 1 { n - 1 - c } else { c }];
+                (group, &self.provot, *count)
+            })
+        })
     }
 }

@@ -7,11 +7,10 @@ use rayon::prelude::*;
 use super::cloth::{Cloth, LimitedSpring};
 use super::par::for_each_node2;
 use super::params::{Collider, Provot};
+use super::provot::provot_moves;
+pub use super::provot::{Bounds, PROVOT_TOLERANCE, colour_springs};
+use super::strain_levels::{self, StrainLevels};
 use super::tethers::Tethers;
-
-/// Relative excess below which a spring counts as satisfied, so that the sweeps can finish
-/// instead of chasing round-off.
-pub const PROVOT_TOLERANCE: f64 = 1e-9;
 
 /// Work arrays of the strain-limiting stage, reused between steps.
 #[derive(Debug, Clone, Default)]
@@ -24,6 +23,8 @@ pub struct StrainScratch {
     pub coloured: bool,
     /// The colours, made on first use (the cloth's springs do not change).
     colours: Vec<Vec<LimitedSpring>>,
+    /// The coarse levels (`provot.levels`), built on first use.
+    pub levels: StrainLevels,
 }
 
 /// What one strain-limiting stage did.
@@ -35,40 +36,20 @@ pub struct StrainReport {
     pub sweeps: u32,
     /// Tether corrections.
     pub tether_corrections: usize,
+    /// Corrections on the coarse levels ([`crate::sim::strain_levels`]).
+    pub level_corrections: usize,
 }
 
-/// The moves that shorten spring `(a, b, rest)` to `limit · rest` if it is longer (by more than
-/// [`PROVOT_TOLERANCE`]): half each, all on the free end when the other is kinematic.
-#[inline]
-fn provot_moves(
-    xa: DVec3,
-    xb: DVec3,
-    rest: f64,
-    limit: f64,
-    ka: bool,
-    kb: bool,
-) -> Option<[DVec3; 2]> {
-    let d = xb - xa;
-    let len2 = d.length_squared();
-    // Squared lengths first: most springs are within the limit and need no square root.
-    let tol = limit * (1.0 + PROVOT_TOLERANCE);
-    if len2 <= tol * tol * rest * rest || (ka && kb) {
-        return None;
-    }
-    let len = len2.sqrt();
-    let excess = ((len - limit * rest) / len) * d;
-    Some(match (ka, kb) {
-        (false, false) => [0.5 * excess, -0.5 * excess],
-        (true, false) => [DVec3::ZERO, -excess],
-        (false, true) => [excess, DVec3::ZERO],
-        (true, true) => [DVec3::ZERO, DVec3::ZERO],
-    })
-}
-
-/// The strain-limiting stage of a step: with `provot.tethers`, every free node is first pulled
-/// back within `(1 + tether_stretch)` of its rest distance from the kinematic nodes
-/// ([`Tethers`], rebuilt when the kinematic set changes); then Provot's sweeps
-/// ([`provot_sweeps`]); then every moved node gets `v = (x_corrected - x_before) / h`.
+/// The strain-limiting stage of a step: on a grid, first the same limit on its coarse levels
+/// (`provot.levels`, [`StrainLevels::limit`]: they carry a correction across the cloth); with
+/// `provot.tethers`, every free node is then pulled back within `(1 + tether_stretch)` of its
+/// rest distance from the kinematic nodes ([`Tethers`], rebuilt when the kinematic set
+/// changes); then Provot's sweeps ([`provot_sweeps`]) within `max_stretch` and
+/// `max_compression`; then every moved node gets `v = (x_corrected - x_before) / h`.
+///
+/// The coarse levels come first: a coarse spring shortened half from each end moves a node
+/// near a pin away from it, which the tethers after them take back (a sheet on a lifted pole
+/// reached 1.12 × its rest distance from the pins with the tethers before the levels).
 ///
 /// The sweeps come last: they may push a node a little beyond its tether (the tests hold a
 /// sheet far too soft to carry itself within `1 + τ` of its pins), but tethers after them
@@ -91,7 +72,26 @@ pub fn limit_strain(
     scratch.moved.clear();
     scratch.moved.resize(n, false);
     let limit = 1.0 + provot.max_stretch;
+    let bounds = Bounds {
+        longest: limit,
+        shortest: 1.0 - provot.max_compression,
+    };
     let tether_limit = 1.0 + provot.tether_stretch;
+    if provot.levels > 0
+        && strain_levels::applies(cloth)
+        && let Some(g) = cloth.grid()
+    {
+        scratch
+            .levels
+            .build(g.nx, g.ny, g.l0_u, g.l0_v, provot.levels);
+        report.level_corrections = scratch.levels.limit(
+            &mut cloth.x,
+            kinematic,
+            &mut scratch.moved,
+            limit,
+            provot.iterations,
+        );
+    }
     if provot.tethers {
         scratch.tethers.update(cloth, kinematic);
         report.tether_corrections =
@@ -108,7 +108,7 @@ pub fn limit_strain(
             kinematic,
             &mut scratch.moved,
             &scratch.colours,
-            limit,
+            bounds,
             provot.iterations,
         )
     } else {
@@ -116,12 +116,12 @@ pub fn limit_strain(
             cloth,
             kinematic,
             &mut scratch.moved,
-            limit,
+            bounds,
             provot.iterations,
             parallel,
         )
     };
-    if report.corrections + report.tether_corrections > 0 {
+    if report.corrections + report.tether_corrections + report.level_corrections > 0 {
         let moved = &scratch.moved;
         let inv_h = 1.0 / h;
         for_each_node2(parallel, &mut cloth.x, &mut cloth.v, |i, x, v| {
@@ -146,12 +146,12 @@ pub fn provot_sweeps(
     cloth: &mut Cloth,
     kinematic: &[bool],
     moved: &mut [bool],
-    limit: f64,
+    bounds: Bounds,
     iterations: u32,
     parallel: bool,
 ) -> (usize, u32) {
     let order = &cloth.topology.strain_order;
-    let springs = Springs { kinematic, limit };
+    let springs = Springs { kinematic, bounds };
     let x = &mut cloth.x;
     let mut corrections = 0;
     for sweep in 0..iterations {
@@ -195,22 +195,7 @@ pub fn coloured_limited_springs(cloth: &Cloth) -> Vec<Vec<LimitedSpring>> {
     let order = &cloth.topology.strain_order;
     let mut springs: Vec<LimitedSpring> = order.bands.iter().flatten().copied().collect();
     springs.extend_from_slice(&order.boundary);
-    springs.sort_by_key(|s| (s.a, s.b));
-    let mut used = vec![0_u64; cloth.node_count()];
-    let mut colours: Vec<Vec<LimitedSpring>> = Vec::new();
-    for s in springs {
-        let (a, b) = (s.a as usize, s.b as usize);
-        let free = !(used[a] | used[b]);
-        assert!(free != 0, "a node with more than 64 limited springs");
-        let c = free.trailing_zeros() as usize;
-        used[a] |= 1 << c;
-        used[b] |= 1 << c;
-        if colours.len() <= c {
-            colours.resize(c + 1, Vec::new());
-        }
-        colours[c].push(s);
-    }
-    colours
+    colour_springs(springs, cloth.node_count())
 }
 
 /// Provot's sweeps in the GPU's order: at most `iterations` sweeps of the `colours`
@@ -224,10 +209,10 @@ pub fn provot_sweeps_coloured(
     kinematic: &[bool],
     moved: &mut [bool],
     colours: &[Vec<LimitedSpring>],
-    limit: f64,
+    bounds: Bounds,
     iterations: u32,
 ) -> (usize, u32) {
-    let springs = Springs { kinematic, limit };
+    let springs = Springs { kinematic, bounds };
     let mut corrections = 0;
     for sweep in 0..iterations {
         let backward = sweep % 2 == 1;
@@ -247,7 +232,7 @@ pub fn provot_sweeps_coloured(
 /// What a sweep reads besides the springs.
 struct Springs<'a> {
     kinematic: &'a [bool],
-    limit: f64,
+    bounds: Bounds,
 }
 
 impl Springs<'_> {
@@ -282,7 +267,7 @@ impl Springs<'_> {
             let (a, b) = (s.a as usize, s.b as usize);
             let (ka, kb) = (self.kinematic[a], self.kinematic[b]);
             let (la, lb) = (a - offset, b - offset);
-            if let Some([da, db]) = provot_moves(x[la], x[lb], s.rest, self.limit, ka, kb) {
+            if let Some([da, db]) = provot_moves(x[la], x[lb], s.rest, self.bounds, ka, kb) {
                 x[la] += da;
                 x[lb] += db;
                 moved[la] |= !ka;

@@ -91,6 +91,8 @@ pub struct StepStats {
     pub provot_sweeps: u32,
     /// Tether corrections in the last step.
     pub tether_corrections: usize,
+    /// Corrections on the coarse levels in the last step ([`super::strain_levels`]).
+    pub level_corrections: usize,
     /// Tethers in use (0 when they are off or nothing is kinematic).
     pub tethers: usize,
     /// Collider contacts in the last step.
@@ -460,6 +462,7 @@ impl Simulation {
         let hoist0 = self.hoist;
         self.stats.provot_corrections = 0;
         self.stats.tether_corrections = 0;
+        self.stats.level_corrections = 0;
         self.stats.contacts = 0;
         // What only some integrators report: a switch away from one must not leave its
         // figures standing (the panel showed `implicit-cg`'s CG iterations under `kang`).
@@ -820,6 +823,7 @@ impl Simulation {
         self.stats.provot_corrections += report.corrections;
         self.stats.provot_sweeps = report.sweeps;
         self.stats.tether_corrections += report.tether_corrections;
+        self.stats.level_corrections += report.level_corrections;
         self.stats.tethers = if params.provot.enabled && params.provot.tethers {
             w.strain.tethers.len()
         } else {

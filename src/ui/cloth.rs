@@ -22,7 +22,9 @@ impl Edit for Provot {
         let mut changed = widgets::switch(ui, &spec::PROVOT, &mut self.enabled);
         ui.add_enabled_ui(self.enabled, |ui| {
             changed |= widgets::real(ui, &spec::MAX_STRETCH, &mut self.max_stretch);
+            changed |= widgets::real(ui, &spec::MAX_COMPRESSION, &mut self.max_compression);
             changed |= widgets::whole(ui, &spec::PROVOT_ITERATIONS, &mut self.iterations);
+            changed |= widgets::whole(ui, &spec::STRAIN_LEVELS, &mut self.levels);
             changed |= widgets::switch(ui, &spec::TETHERS, &mut self.tethers);
             ui.add_enabled_ui(self.tethers, |ui| {
                 changed |= widgets::real(ui, &spec::TETHER_STRETCH, &mut self.tether_stretch);

@@ -549,6 +549,8 @@ mod tests {
             "params.wind.response" => p.wind.response = v,
             "params.provot.max_stretch" => p.provot.max_stretch = v,
             "params.provot.iterations" => p.provot.iterations = whole,
+            "params.provot.max_compression" => p.provot.max_compression = v,
+            "params.provot.levels" => p.provot.levels = whole,
             "params.provot.tether_stretch" => p.provot.tether_stretch = v,
             "params.handle.amplitude" => p.handle.amplitude = v,
             "params.handle.period" => p.handle.period = v,
@@ -612,6 +614,7 @@ mod tests {
                     | "params.provot.iterations"
                     | "params.cg.max_iterations"
                     | "params.multigrid.max_cycles"
+                    | "params.provot.levels"
                     | "render.resolution"
             );
             let (below, above) = if integer {

@@ -82,6 +82,7 @@ pub fn rows(snap: &Snapshot, frame: &FrameInfo<'_>) -> Vec<(&'static str, String
                     st.provot_sweeps, st.provot_corrections
                 ),
             );
+            row("coarse fixes", format!("{}", st.level_corrections));
             row(
                 "tethers",
                 format!("{} ({} pulled)", st.tethers, st.tether_corrections),

@@ -220,9 +220,14 @@ pub struct Provot {
     pub enabled: bool,
     /// Largest allowed stretch `τ`: [`spec::MAX_STRETCH`].
     pub max_stretch: f64,
+    /// Largest allowed compression `τ_c`: [`spec::MAX_COMPRESSION`].
+    pub max_compression: f64,
     /// Most Gauss–Seidel sweeps per step; they stop at the first sweep that corrects nothing.
     /// [`spec::PROVOT_ITERATIONS`].
     pub iterations: u32,
+    /// Coarse grids limited before the sweeps, coarsest first ([`crate::sim::strain_levels`]):
+    /// [`spec::STRAIN_LEVELS`].
+    pub levels: u32,
     /// Long-range tethers before the sweeps: every free node kept within
     /// `(1 + tether_stretch)` times its rest distance along the cloth from the kinematic nodes
     /// (the nearest node and the two ends of each pinned region; `sim::tethers`). They hold a
@@ -241,7 +246,9 @@ impl Default for Provot {
         Self {
             enabled: spec::PROVOT.default,
             max_stretch: spec::MAX_STRETCH.default,
+            max_compression: spec::MAX_COMPRESSION.default,
             iterations: spec::PROVOT_ITERATIONS.default,
+            levels: spec::STRAIN_LEVELS.default,
             tethers: spec::TETHERS.default,
             tether_stretch: spec::TETHER_STRETCH.default,
         }
@@ -524,7 +531,9 @@ impl Params {
         spec::GUST_PERIOD.check(self.wind.gust.period)?;
         spec::RESPONSE.check(self.wind.response)?;
         spec::MAX_STRETCH.check(self.provot.max_stretch)?;
+        spec::MAX_COMPRESSION.check(self.provot.max_compression)?;
         spec::PROVOT_ITERATIONS.check(self.provot.iterations)?;
+        spec::STRAIN_LEVELS.check(self.provot.levels)?;
         spec::TETHER_STRETCH.check(self.provot.tether_stretch)?;
         for (i, c) in self.colliders.iter().enumerate() {
             match c {
