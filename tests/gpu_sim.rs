@@ -1223,10 +1223,11 @@ fn strain_limiting_matches_the_cpu_in_colours() {
 }
 
 /// The coarse levels and the shortest length on the GPU against their CPU twin
-/// (`limit_strain` with the GPU's order): a 33² sheet (coarse levels of 17², 9², 5², 3² and 2²
-/// nodes) crumpled, stretched to 1.35 × along its columns and squeezed to 0.8 × along its rows,
-/// held at two corners and at a node on no coarse level, 4 sweeps a level at 5 % and at most
-/// 10 % short; then the same with the levels off.
+/// (`limit_strain` with the GPU's order): a 34² sheet (coarse levels of 18², 10², 6², 4², 3²
+/// and 2² nodes: even counts, whose last node is a coarse node of its own, and odd ones)
+/// crumpled, stretched to 1.35 × along its columns and squeezed to 0.8 × along its rows, held
+/// at two corners and at a node on no coarse level, 4 sweeps a level at 5 % and at most 10 %
+/// short; then the same with the levels off.
 #[test]
 fn coarse_levels_and_the_shortest_length_match_the_cpu() {
     use flagsim::gpu_sim::StrainPass;
@@ -1235,7 +1236,7 @@ fn coarse_levels_and_the_shortest_length_match_the_cpu() {
     let Some(ctx) = shared_gpu() else {
         return;
     };
-    let n = 33;
+    let n = 34;
     let mut cloth = crumpled(n, 1.0);
     let mut kinematic = cloth.pinned.clone();
     kinematic[9 * n + 13] = true;
@@ -1263,7 +1264,7 @@ fn coarse_levels_and_the_shortest_length_match_the_cpu() {
         buffers.write_state(&ctx.queue, &cloth);
         let pass = StrainPass::new(&ctx.device, &buffers, &cloth, &kinematic, &provot, h)
             .expect("strain kernels");
-        assert_eq!(pass.levels(), if levels > 0 { 5 } else { 0 });
+        assert_eq!(pass.levels(), if levels > 0 { 6 } else { 0 });
         let mut encoder = ctx
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
