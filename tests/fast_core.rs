@@ -555,7 +555,8 @@ fn provot_sweeps_go_forward_then_backward() {
 }
 
 /// A spring shorter than its shortest length is lengthened to it, half from each end, all
-/// from the free end when the other is held; one of length 0 has no direction and stays.
+/// from the free end when the other is held, at any rest length; one of length 0 has no
+/// direction and stays.
 #[test]
 fn a_spring_shorter_than_its_shortest_length_is_lengthened() {
     // Nodes at 0, 0.5 and 3, rest 1, at most 10 × and at least 0.9 × rest. Sweep 1: spring 0
@@ -589,6 +590,28 @@ fn a_spring_shorter_than_its_shortest_length_is_lengthened() {
             assert!((g - w).abs() < 1e-12, "held {held}: {x:?}, want {want:?}");
         }
         assert_eq!(moved, [!held, true, false]);
+    }
+    // At rest length 2 the shortest length is 1.8: nodes at 0, 1 and 6 move 0.4 apart each.
+    let json = r#"{ "cloth": {
+        "nodes": [ { "x": [0, 0, 0], "m": 1 }, { "x": [1, 0, 0], "m": 1 }, { "x": [6, 0, 0], "m": 1 } ],
+        "springs": [ { "a": 0, "b": 1, "k": 1, "rest": 2 }, { "a": 1, "b": 2, "k": 1, "rest": 2 } ] },
+        "params": { "gravity": [0, 0, 0], "wind": { "velocity": [0, 0, 0] } } }"#;
+    let mut long = Scene::from_json(json, "chain of 2 m")
+        .unwrap()
+        .simulation()
+        .unwrap();
+    let got = flagsim::sim::constraints::provot_sweeps(
+        &mut long.cloth,
+        &[false; 3],
+        &mut [false; 3],
+        bounds,
+        4,
+        false,
+    );
+    assert_eq!(got, (1, 2));
+    let x: Vec<f64> = long.cloth.x.iter().map(|p| p.x).collect();
+    for (g, w) in x.iter().zip([-0.4, 1.4, 6.0]) {
+        assert!((g - w).abs() < 1e-12, "rest 2: {x:?}");
     }
     let mut sim = chain();
     sim.cloth.x[1] = sim.cloth.x[0];
