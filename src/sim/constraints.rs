@@ -135,9 +135,10 @@ pub fn limit_strain(
 
 /// Provot 1995: at most `iterations` Gauss–Seidel sweeps over the structural and shear springs
 /// (every spring of an explicit cloth), stopping after the first sweep that corrects nothing.
-/// A spring longer than `limit · L` is shortened to `limit · L`: each end moves half the excess,
-/// the free end all of it when the other end is kinematic, neither when both are. Springs with
-/// `L = 0` are left alone. Moved nodes are marked in `moved`. Returns `(corrections, sweeps)`.
+/// A spring longer than `bounds.longest · L` is shortened to that and one shorter than
+/// `bounds.shortest · L` (but not of length 0) lengthened to that: each end moves half the
+/// difference, the free end all of it when the other end is kinematic, neither when both are.
+/// Springs with `L = 0` are not among them. Moved nodes are marked in `moved`. Returns `(corrections, sweeps)`.
 ///
 /// The sweeps follow [`StrainOrder`](crate::sim::cloth::StrainOrder): forward on odd sweeps
 /// (bands, then the springs between them) and backward on even ones (the reverse), a symmetric

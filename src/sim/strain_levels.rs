@@ -84,7 +84,7 @@ impl StrainLevels {
     /// `nx × ny` grid with rest spacings `l0_u`, `l0_v`: fewer where the grid runs out (a level
     /// of at most 2 × 2 nodes is the last).
     pub fn build(&mut self, nx: usize, ny: usize, l0_u: f64, l0_v: f64, levels: u32) {
-        if self.built_for == (nx, ny, levels) && !self.levels.is_empty() {
+        if self.built_for == (nx, ny, levels) {
             return;
         }
         self.built_for = (nx, ny, levels);
@@ -341,6 +341,24 @@ mod tests {
         let mut one = StrainLevels::default();
         one.build(9, 9, 1.0, 1.0, 1);
         assert_eq!(one.levels.len(), 1);
+    }
+
+    /// Built again for another grid or another count of levels; the same asked again keeps them.
+    #[test]
+    fn the_levels_follow_a_new_grid_or_count() {
+        let mut levels = all_levels(9, 9, 1.0, 1.0);
+        assert_eq!(levels.levels.len(), 3);
+        levels.build(5, 4, 0.3, 0.7, 12);
+        let cols: Vec<_> = levels.levels.iter().map(|l| l.cols.clone()).collect();
+        assert_eq!(cols, vec![vec![0, 2, 4], vec![0, 4]]);
+        levels.build(5, 4, 0.3, 0.7, 1);
+        assert_eq!(levels.levels.len(), 1);
+        levels.build(2, 2, 1.0, 1.0, 12);
+        assert!(levels.levels.is_empty());
+        levels.build(2, 2, 1.0, 1.0, 12);
+        assert!(levels.levels.is_empty());
+        levels.build(9, 9, 1.0, 1.0, 12);
+        assert_eq!(levels.levels.len(), 3);
     }
 
     /// A strip of 5 nodes 1 m apart at rest, pinned at node 0 and stretched to twice its
