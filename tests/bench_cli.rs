@@ -345,7 +345,8 @@ fn bench_gpu_sim_runs_the_cpu_and_the_gpu_side_by_side() {
                     "solve",
                     "end",
                     "strain",
-                    "colliders"
+                    "colliders",
+                    "guard"
                 ]
             );
             for s in stages {

@@ -1013,11 +1013,24 @@ fn gpu_ready_preset_limited(
     n: usize,
     levels: bool,
 ) -> Option<flagsim::sim::Simulation> {
+    gpu_ready_shaped(name, n, levels, None)
+}
+
+/// [`gpu_ready_preset_limited`], the flag cut to `shape` (a scene's `"shape"` value).
+fn gpu_ready_shaped(
+    name: &str,
+    n: usize,
+    levels: bool,
+    shape: Option<serde_json::Value>,
+) -> Option<flagsim::sim::Simulation> {
     let text = flagsim::sim::scene::preset(name).expect("a preset");
     let mut scene: serde_json::Value = serde_json::from_str(text).expect("preset JSON");
     let grid = scene.pointer_mut("/cloth/grid")?;
     grid["nx"] = n.into();
     grid["ny"] = n.into();
+    if let Some(shape) = shape {
+        grid["shape"] = shape;
+    }
     let params = scene["params"].as_object_mut().expect("params");
     params.insert("integrator".into(), "kang-mg".into());
     params.insert("wavelet".into(), serde_json::json!({ "enabled": false }));
@@ -1062,7 +1075,7 @@ fn the_gpu_step_follows_the_cpu_step_for_60_steps_in_each_preset() {
             ("waving", 32, true),
         ]);
     for (name, n, levels) in runs {
-        let Some(mut cpu) = gpu_ready_preset_limited(name, n, levels) else {
+        let Some(cpu) = gpu_ready_preset_limited(name, n, levels) else {
             continue;
         };
         let name = if levels {
@@ -1070,50 +1083,97 @@ fn the_gpu_step_follows_the_cpu_step_for_60_steps_in_each_preset() {
         } else {
             name.to_string()
         };
-        // Provot's sweeps in the GPU's order (colours of springs): where they correct much
-        // (`paper-fig7`'s 40 m/s air) the bands' order leaves another cloth, limited alike.
-        cpu.set_gpu_strain_order(true);
-        let start = cpu.clone();
-        let x0 = cpu.cloth.x.clone();
-        // The CPU's V-cycles stop at the tolerance; the GPU runs a fixed number, here as
-        // many as the CPU needed at most (`paper-fig7`'s 40 m/s air takes 20 to 30: the
-        // coarse levels do not have the air's diagonal), so that both are solved alike.
-        let mut cycles = 1;
-        for _ in 0..60 {
-            assert!(
-                cpu.step(),
-                "{name} {n}²: the CPU step failed: {:?}",
-                cpu.divergence
-            );
-            if let SolverReport::Iterative(r) = cpu.stats.solver {
-                cycles = cycles.max(r.iterations);
-            }
-        }
-        let mut gpu = GpuSimulation::new(&ctx.device, &ctx.queue, start)
-            .unwrap_or_else(|e| panic!("{name} {n}²: {e}"));
-        gpu.cycles = cycles;
-        gpu.step_n(&ctx.device, &ctx.queue, 60).expect("GPU steps");
-        gpu.read_back(&ctx.device, &ctx.queue).expect("read back");
-        ctx.check().expect("no GPU error");
-        let (mut worst, mut travel) = (0.0_f64, 0.0_f64);
-        for ((g, c), s) in gpu.sim.cloth.x.iter().zip(&cpu.cloth.x).zip(&x0) {
-            worst = worst.max((*g - *c).length());
-            travel = travel.max((*c - *s).length());
-        }
-        assert!(
-            worst <= 1e-4,
-            "{name} {n}²: the GPU is {worst:e} m from the CPU after 60 steps"
-        );
-        // The cloth moved: the agreement is of a motion, not of a cloth at rest.
-        assert!(travel > 0.01, "{name} {n}²: moved only {travel} m");
-        assert_eq!(gpu.sim.time, cpu.time, "{name} {n}²: the clock");
-        assert_eq!(gpu.sim.step_index, cpu.step_index, "{name} {n}²: the steps");
-        ran.push(format!(
-            "{name} {n}²: {worst:.1e} m (moved {travel:.2} m, {cycles} cycles)"
-        ));
+        ran.push(follow_for_60_steps(ctx, &name, n, cpu));
     }
     eprintln!("{}", ran.join("\n"));
     assert!(ran.len() >= 17, "presets run: {ran:?}");
+}
+
+/// A shaped flag on the GPU: its cut nodes are held where they are, as on the CPU, and the
+/// cloth follows the CPU's for 60 steps at 16² and 32², each shape.
+#[test]
+fn a_shaped_flag_on_the_gpu_follows_the_cpu() {
+    let Some(ctx) = shared_gpu() else {
+        return;
+    };
+    let mut ran = Vec::new();
+    let shapes = [
+        serde_json::json!({ "swallowtail": { "notch": 0.3 } }),
+        serde_json::json!("pennant"),
+        serde_json::json!({ "burgee": { "notch": 0.25 } }),
+    ];
+    for shape in shapes {
+        for n in [16, 32] {
+            let cpu = gpu_ready_shaped("flag", n, false, Some(shape.clone())).expect("flag");
+            let cut: Vec<usize> = (0..cpu.cloth.node_count())
+                .filter(|&i| cpu.cloth.topology.mesh.is_cut(i))
+                .collect();
+            assert!(cut.len() > n, "{shape} {n}²: {} cut", cut.len());
+            let x0 = cpu.cloth.x.clone();
+            let name = shape.to_string();
+            ran.push(follow_for_60_steps(ctx, &name, n, cpu.clone()));
+            // Stepped on the GPU again, the cut nodes never moved (from their f32 start).
+            let mut gpu = GpuSimulation::new(&ctx.device, &ctx.queue, cpu).expect("gpu");
+            gpu.step_n(&ctx.device, &ctx.queue, 20).expect("steps");
+            gpu.read_back(&ctx.device, &ctx.queue).expect("read back");
+            for &i in &cut {
+                let start = x0[i].as_vec3().as_dvec3();
+                assert_eq!(gpu.sim.cloth.x[i], start, "{name} {n}²: cut node {i} moved");
+            }
+        }
+    }
+    eprintln!("{}", ran.join("\n"));
+}
+
+/// Steps `cpu` 60 steps on the CPU (Provot's sweeps in the GPU's order) and a copy of it 60 on
+/// the GPU with as many V-cycles as the CPU needed at most; asserts they end within 1e-4 m of
+/// each other after moving, on the same clock. Returns a line for the log.
+fn follow_for_60_steps(
+    ctx: &GpuContext,
+    name: &str,
+    n: usize,
+    mut cpu: flagsim::sim::Simulation,
+) -> String {
+    // Provot's sweeps in the GPU's order (colours of springs): where they correct much
+    // (`paper-fig7`'s 40 m/s air) the bands' order leaves another cloth, limited alike.
+    cpu.set_gpu_strain_order(true);
+    let start = cpu.clone();
+    let x0 = cpu.cloth.x.clone();
+    // The CPU's V-cycles stop at the tolerance; the GPU runs a fixed number, here as
+    // many as the CPU needed at most (`paper-fig7`'s 40 m/s air takes 20 to 30: the
+    // coarse levels do not have the air's diagonal), so that both are solved alike.
+    let mut cycles = 1;
+    for _ in 0..60 {
+        assert!(
+            cpu.step(),
+            "{name} {n}²: the CPU step failed: {:?}",
+            cpu.divergence
+        );
+        if let SolverReport::Iterative(r) = cpu.stats.solver {
+            cycles = cycles.max(r.iterations);
+        }
+    }
+    let mut gpu = GpuSimulation::new(&ctx.device, &ctx.queue, start)
+        .unwrap_or_else(|e| panic!("{name} {n}²: {e}"));
+    gpu.cycles = cycles;
+    gpu.step_n(&ctx.device, &ctx.queue, 60).expect("GPU steps");
+    gpu.read_back(&ctx.device, &ctx.queue).expect("read back");
+    ctx.check().expect("no GPU error");
+    assert!(!gpu.sim.paused, "{name} {n}²: {:?}", gpu.sim.divergence);
+    let (mut worst, mut travel) = (0.0_f64, 0.0_f64);
+    for ((g, c), s) in gpu.sim.cloth.x.iter().zip(&cpu.cloth.x).zip(&x0) {
+        worst = worst.max((*g - *c).length());
+        travel = travel.max((*c - *s).length());
+    }
+    assert!(
+        worst <= 1e-4,
+        "{name} {n}²: the GPU is {worst:e} m from the CPU after 60 steps"
+    );
+    // The cloth moved: the agreement is of a motion, not of a cloth at rest.
+    assert!(travel > 0.01, "{name} {n}²: moved only {travel} m");
+    assert_eq!(gpu.sim.time, cpu.time, "{name} {n}²: the clock");
+    assert_eq!(gpu.sim.step_index, cpu.step_index, "{name} {n}²: the steps");
+    format!("{name} {n}²: {worst:.1e} m (moved {travel:.2} m, {cycles} cycles)")
 }
 
 /// Strain limiting on the GPU against its CPU twin: a 20² sheet stretched to 1.35 × and
@@ -1453,10 +1513,10 @@ fn a_grab_on_the_gpu_follows_the_cpus_grab() {
         .fold(0.0, f64::max);
     assert!(worst <= 1e-4, "the GPU is {worst:e} m from the CPU");
     // Waited: one read-back before each rebuild (the grab, the release) and the two asked
-    // for above; 256 nodes of two `vec4<f32>` each.
+    // for above; 256 nodes of two `vec4<f32>` each, and the guard's report of 12 words.
     let r = gpu.read_backs();
     assert_eq!(r.waited, 4, "{r:?}");
-    assert_eq!(r.bytes, 4 * 2 * 256 * 16, "{r:?}");
+    assert_eq!(r.bytes, 4 * (2 * 256 * 16 + 12 * 4), "{r:?}");
 }
 
 /// The asynchronous snapshot: asked for after some steps, collected without waiting (polled
@@ -1532,4 +1592,272 @@ fn a_diverged_device_state_is_refused_and_pauses_the_simulation() {
     assert!((sim.cloth.dv[7] - DVec3::new(0.1, 0.0, -0.2)).length() < 1e-15);
     // The wrong length is refused without a change.
     assert!(!sim.accept_device_state(good[1..].to_vec(), v[1..].to_vec(), 1));
+}
+
+// ---- the guard inside the GPU step ----
+
+/// Writes node `i`'s position (`vec4` a node) into the stepper's node buffer: a blow-up made
+/// by hand, as a step that went wrong would leave it.
+fn corrupt(ctx: &GpuContext, stepper: &flagsim::gpu_sim::GpuStepper, i: usize, x: [f32; 3]) {
+    let bytes: [f32; 4] = [x[0], x[1], x[2], 0.0];
+    ctx.queue.write_buffer(
+        stepper.positions(),
+        i as u64 * 16,
+        bytemuck::cast_slice(&bytes),
+    );
+}
+
+/// The first free node of `sim`, from `from` on.
+fn free_node(sim: &flagsim::sim::Simulation, from: usize) -> usize {
+    let held = sim.held_now();
+    (from..held.len()).find(|&i| !held[i]).expect("a free node")
+}
+
+/// A published step that blows up on the GPU never reaches the node buffer (the renderer's):
+/// the device puts the last good state back, keeps it through the steps submitted after it,
+/// and the next read-back pauses the simulation at the step that failed with the last good
+/// state, as the CPU's step does (`Simulation::step`). Resumed, it steps on from there.
+#[test]
+fn a_blow_up_on_the_gpu_is_put_back_and_pauses_at_its_step() {
+    use flagsim::gpu_sim::GpuStepper;
+    let Some(ctx) = shared_gpu() else { return };
+    let mut sim = gpu_ready_preset("hanging", 16).expect("hanging");
+    let h = sim.params().h();
+    let mut stepper = GpuStepper::new(&ctx.device, &ctx.queue, &mut sim).expect("stepper");
+    stepper
+        .step_n(&ctx.device, &ctx.queue, &mut sim, 5)
+        .expect("steps");
+    stepper
+        .read_back(&ctx.device, &ctx.queue, &mut sim)
+        .expect("read back");
+    assert!(!sim.paused, "{:?}", sim.divergence);
+    let (good_x, good_v) = (sim.cloth.x.clone(), sim.cloth.v.clone());
+    let k = free_node(&sim, 40);
+    corrupt(ctx, &stepper, k, [0.0, f32::NAN, 0.0]);
+    // Three steps before the CPU looks: the first trips the guard, the others keep the state.
+    stepper
+        .step_n(&ctx.device, &ctx.queue, &mut sim, 3)
+        .expect("steps");
+    assert_eq!(sim.step_index, 8, "the CPU's share went on");
+    let n = stepper.nodes();
+    let on_device = read_vec3s(&ctx.device, &ctx.queue, stepper.positions(), n).expect("x");
+    assert_eq!(
+        on_device, good_x,
+        "the renderer's buffer holds the last good state"
+    );
+    stepper
+        .read_back(&ctx.device, &ctx.queue, &mut sim)
+        .expect("read back");
+    assert!(sim.paused);
+    let d = sim.divergence.clone().expect("a divergence");
+    assert_eq!(d.step, 6, "{d}");
+    assert!(
+        (d.time - 5.0 * h * f64::from(sim.params().substeps)).abs() < 1e-12,
+        "{d}"
+    );
+    let bad = named(&d.reason, "node ").expect("a node named");
+    assert_eq!(
+        d.reason,
+        format!("node {bad} has a non-finite position or velocity")
+    );
+    assert_eq!((sim.step_index, sim.time), (5, d.time));
+    assert_eq!(sim.cloth.x, good_x);
+    assert_eq!(sim.cloth.v, good_v);
+    // Paused, it does not step; a second read-back takes nothing new.
+    stepper
+        .step_n(&ctx.device, &ctx.queue, &mut sim, 2)
+        .expect("steps");
+    stepper
+        .read_back(&ctx.device, &ctx.queue, &mut sim)
+        .expect("read back");
+    assert_eq!((sim.step_index, &sim.cloth.x), (5, &good_x));
+    assert_eq!(sim.divergence.as_ref().map(|d| d.step), Some(6));
+    // Resumed: built again from the last good state, it steps on.
+    sim.paused = false;
+    sim.divergence = None;
+    stepper
+        .step_n(&ctx.device, &ctx.queue, &mut sim, 2)
+        .expect("steps");
+    stepper
+        .read_back(&ctx.device, &ctx.queue, &mut sim)
+        .expect("read back");
+    assert!(!sim.paused, "{:?}", sim.divergence);
+    assert_eq!(sim.step_index, 7);
+    assert!(sim.cloth.x.iter().all(|x| x.is_finite()));
+    assert!(
+        (0..sim.cloth.node_count()).any(|i| sim.cloth.x[i] != good_x[i]),
+        "it moved on"
+    );
+}
+
+/// The trip reaches the CPU through the asynchronous snapshot too (the viewer's path): the
+/// simulation pauses at the failing step with the last good state, every node.
+#[test]
+fn a_snapshot_carries_the_gpus_trip() {
+    use flagsim::gpu_sim::GpuStepper;
+    let Some(ctx) = shared_gpu() else { return };
+    let mut sim = gpu_ready_preset("hanging", 16).expect("hanging");
+    let mut stepper = GpuStepper::new(&ctx.device, &ctx.queue, &mut sim).expect("stepper");
+    stepper
+        .step_n(&ctx.device, &ctx.queue, &mut sim, 3)
+        .expect("steps");
+    let mut exact = sim.clone();
+    stepper
+        .read_back(&ctx.device, &ctx.queue, &mut exact)
+        .expect("read back");
+    let k = free_node(&sim, 100);
+    corrupt(ctx, &stepper, k, [f32::INFINITY, 0.0, 0.0]);
+    stepper
+        .step_n(&ctx.device, &ctx.queue, &mut sim, 2)
+        .expect("steps");
+    assert!(stepper.request_snapshot(&ctx.device, &ctx.queue, &sim));
+    let mut arrived = false;
+    for _ in 0..2000 {
+        if stepper.take_snapshot(&ctx.device, &mut sim).expect("poll") {
+            arrived = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    assert!(arrived, "the snapshot never arrived");
+    assert!(sim.paused);
+    let d = sim.divergence.clone().expect("a divergence");
+    assert_eq!((d.step, sim.step_index), (4, 3), "{d}");
+    assert!(
+        d.reason.ends_with("has a non-finite position or velocity"),
+        "{d}"
+    );
+    assert_eq!(sim.cloth.x, exact.cloth.x);
+    assert_eq!(sim.cloth.v, exact.cloth.v);
+}
+
+/// The other two tests of the guard inside the step: a free node faster than the speed limit
+/// (with strain limiting on), and (with it off) a spring beyond ten times its rest length. The
+/// same blow-up made on the CPU (the node thrown as far, the step solved as closely, Provot's
+/// sweeps in the GPU's order) fails the CPU's guard at the same node or spring, by about as
+/// much, in the same words.
+#[test]
+fn the_gpus_trip_names_a_fast_node_and_a_long_spring_as_the_cpu_does() {
+    use flagsim::gpu_sim::GpuStepper;
+    let Some(ctx) = shared_gpu() else { return };
+    // The figure after `at` in `reason`, up to the next space or `×`.
+    let figure = |reason: &str, at: &str| -> f64 {
+        reason
+            .split_once(at)
+            .and_then(|(_, r)| r.split([' ', '×']).next())
+            .and_then(|r| r.parse().ok())
+            .unwrap_or_else(|| panic!("no figure after {at:?} in {reason}"))
+    };
+    for provot in [true, false] {
+        let mut sim = gpu_ready_preset("hanging", 16).expect("hanging");
+        let mut params = sim.params().clone();
+        params.provot.enabled = provot;
+        params.multigrid.tolerance = 1e-9;
+        params.multigrid.max_cycles = 100;
+        sim.set_params(params).expect("params");
+        sim.set_gpu_strain_order(true);
+        let k = free_node(&sim, 60);
+        // Thrown 300 m along z: 18 000 m/s over a step, springs 1/15 m long at rest.
+        let mut cpu = sim.clone();
+        cpu.cloth.x[k].z += 300.0;
+        assert!(!cpu.step(), "the CPU's guard let it pass");
+        let want = cpu.divergence.clone().expect("the CPU's divergence").reason;
+        let mut stepper = GpuStepper::new(&ctx.device, &ctx.queue, &mut sim).expect("stepper");
+        stepper.cycles = 30;
+        let x = sim.cloth.x[k];
+        corrupt(
+            ctx,
+            &stepper,
+            k,
+            [x.x as f32, x.y as f32, x.z as f32 + 300.0],
+        );
+        stepper
+            .step_n(&ctx.device, &ctx.queue, &mut sim, 1)
+            .expect("steps");
+        stepper
+            .read_back(&ctx.device, &ctx.queue, &mut sim)
+            .expect("read back");
+        let got = sim.divergence.clone().expect("the GPU's divergence").reason;
+        eprintln!("provot {provot}: GPU {got:?}, CPU {want:?}");
+        if provot {
+            let bad = named(&got, "node ").expect("a node named");
+            assert_eq!(
+                named(&want, "node "),
+                Some(bad),
+                "GPU {got:?}, CPU {want:?}"
+            );
+            let (g, c) = (figure(&got, " moves at "), figure(&want, " moves at "));
+            // (Printed to the m/s: a node just over the limit reads as the limit.)
+            assert!(c >= guard::speed_limit(sim.params()) - 0.5, "{want}");
+            assert!((g - c).abs() <= 1e-3 * c + 1.0, "GPU {got:?}, CPU {want:?}");
+            let limit = guard::speed_limit(sim.params());
+            assert_eq!(got, guard::node_reason(bad as usize, Some(g), limit));
+        } else {
+            let s = named(&got, "spring ").expect("a spring named");
+            assert_eq!(
+                named(&want, "spring "),
+                Some(s),
+                "GPU {got:?}, CPU {want:?}"
+            );
+            let (g, c) = (
+                figure(&got, "stretched to "),
+                figure(&want, "stretched to "),
+            );
+            assert!(c > guard::BLOWUP_STRETCH, "{want}");
+            assert!((g - c).abs() <= 1e-3 * c + 0.1, "GPU {got:?}, CPU {want:?}");
+            let spring = &sim.cloth.topology.springs[s as usize];
+            assert_eq!(got, guard::spring_reason(s as usize, spring.a, spring.b, g));
+        }
+    }
+}
+
+/// The viewer's path for a shaped flag on the GPU: the renderer copies the GPU's node buffer
+/// into its key nodes, where the cut nodes are where the shape left them, and continues them
+/// on the device (`render::CutFillPass`) before upsampling: the upsampled surface is the one
+/// the snapshot of the same state gives (its keys continued on the CPU).
+#[test]
+fn a_shaped_flag_drawn_from_the_gpus_nodes_is_the_snapshots_flag() {
+    use flagsim::render::frame::ClothScene;
+    use flagsim::render::view::{ViewSettings, fill_cut_keys};
+    use flagsim::sim::snapshot::Snapshot;
+    let Some(ctx) = shared_gpu() else { return };
+    let shape = serde_json::json!({ "swallowtail": { "notch": 0.35 } });
+    let sim = gpu_ready_shaped("flag", 16, false, Some(shape)).expect("flag");
+    let mut gpu = GpuSimulation::new(&ctx.device, &ctx.queue, sim).expect("gpu");
+    gpu.step_n(&ctx.device, &ctx.queue, 30).expect("steps");
+    gpu.read_back(&ctx.device, &ctx.queue).expect("read back");
+    let snap = Snapshot::of(&gpu.sim);
+    let grid = snap.grid.expect("a grid");
+    // The continuation matters here: the cut nodes as stepped are not where it puts them.
+    let raw: Vec<glam::Vec3> = snap.x.iter().map(glam::DVec3::as_vec3).collect();
+    let mut filled = raw.clone();
+    fill_cut_keys(&mut filled, &snap.mesh.cut, grid.nx, grid.ny);
+    let moved = (raw.iter().zip(&filled))
+        .map(|(a, b)| (*a - *b).length())
+        .fold(0.0_f32, f32::max);
+    assert!(moved > 0.01, "the cut nodes moved only {moved} m");
+    let settings = ViewSettings::default();
+    let surface = |device_keys: Option<(wgpu::Buffer, u32)>| {
+        let mut scene = ClothScene::new(&ctx.device).expect("scene");
+        scene.device_keys = device_keys;
+        let mut encoder = ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        scene
+            .prepare(&ctx.device, &ctx.queue, &mut encoder, &snap, &settings)
+            .expect("prepare");
+        ctx.queue.submit([encoder.finish()]);
+        let mesh = scene.upsample.as_ref().expect("upsampler").read_back(ctx);
+        (mesh.expect("read back"), scene.device_frames)
+    };
+    let (from_snapshot, frames) = surface(None);
+    assert_eq!(frames, 0);
+    let (from_device, frames) = surface(Some((gpu.positions().clone(), gpu.nodes())));
+    assert_eq!(frames, 1, "the GPU's nodes were not copied");
+    assert_eq!(from_device.positions.len(), from_snapshot.positions.len());
+    let worst = (from_device.positions.iter().zip(&from_snapshot.positions))
+        .map(|(a, b)| (*a - *b).length())
+        .fold(0.0_f32, f32::max);
+    // The same f32 keys on both paths, continued by the same arithmetic.
+    assert!(worst < 1e-5, "the surfaces are {worst} m apart");
 }

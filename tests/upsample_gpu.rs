@@ -395,3 +395,160 @@ fn a_batch_of_cloths_gives_each_what_it_gives_alone() {
         );
     }
 }
+
+/// `shaders/fill_cut.wgsl` (`CutFillPass`) against its CPU twin `view::fill_cut_keys`: each
+/// shape's cut mask on a crumpled 13 × 11 grid, and masks made to reach every branch (a row
+/// cut whole, rows with one kept node, a run before a row's first kept node, between two, past
+/// the last, two filled rows as near to an unfilled one, a filled row with no filled row next
+/// to it), the cloth placed after other nodes in the buffer.
+#[test]
+fn cut_key_nodes_are_continued_on_the_gpu_as_on_the_cpu() {
+    use flagsim::render::{CutFillPass, view::fill_cut_keys};
+    use flagsim::sim::outline::FlagShape;
+    use wgpu::util::DeviceExt;
+    let Some(ctx) = shared_gpu() else { return };
+    let mut pass = CutFillPass::new(&ctx.device).expect("pipelines");
+    let (nx, ny) = (13_usize, 11_usize);
+    let mut masks: Vec<(String, Vec<bool>)> = Vec::new();
+    for shape in FlagShape::ALL {
+        let json = format!(
+            r#"{{ "cloth": {{ "grid": {{ "nx": {nx}, "ny": {ny}, "pins": "hoist", "shape": {} }} }} }}"#,
+            serde_json::to_string(&shape).unwrap()
+        );
+        let cloth = flagsim::sim::Scene::from_json(&json, "shape")
+            .expect("scene")
+            .build_cloth();
+        let cut = cloth.topology.mesh.cut.clone();
+        if cut.iter().any(|&c| c) {
+            masks.push((format!("{shape:?}"), cut));
+        }
+    }
+    assert!(
+        masks.len() >= 3,
+        "{:?}",
+        masks.iter().map(|m| &m.0).collect::<Vec<_>>()
+    );
+    // Made by hand: row 0 cut whole, row 1 one kept node, rows 2–3 filled with runs at both
+    // ends and between, row 4 one kept node (as near to row 3 as to row 5), row 5 filled,
+    // rows 6–8 none kept (row 7 is as near to row 5 as to row 9 and takes 5; row 4, which would
+    // give the step, is not filled), row 9 filled, row 10 one kept node.
+    let mut made = vec![true; nx * ny];
+    let keep = |mask: &mut Vec<bool>, j: usize, is: &[usize]| {
+        for &i in is {
+            mask[j * nx + i] = false;
+        }
+    };
+    keep(&mut made, 1, &[4]);
+    keep(&mut made, 2, &[2, 3, 7, 9]);
+    keep(&mut made, 3, &[0, 1, 5, 12]);
+    keep(&mut made, 4, &[6]);
+    keep(&mut made, 5, &[3, 10]);
+    keep(&mut made, 9, &[0, 6, 7]);
+    keep(&mut made, 10, &[11]);
+    masks.push(("made by hand".into(), made));
+    let base = 7_u32;
+    for (name, cut) in &masks {
+        // A crumpled cloth, every node somewhere of its own.
+        let raw: Vec<glam::Vec3> = (0..nx * ny)
+            .map(|k| {
+                let (i, j) = ((k % nx) as f32, (k / nx) as f32);
+                glam::Vec3::new(
+                    0.1 * i + 0.02 * (1.3 * j).sin(),
+                    0.08 * j + 0.03 * (0.7 * i).cos(),
+                    0.05 * (0.9 * i + 0.4 * j).sin(),
+                )
+            })
+            .collect();
+        let mut expected = raw.clone();
+        fill_cut_keys(&mut expected, cut, nx, ny);
+        let changed = (0..nx * ny).filter(|&k| expected[k] != raw[k]).count();
+        assert!(changed > 0, "{name}: the CPU moved no cut node");
+        // Every kept node stays; the GPU's buffer has `base` other nodes first.
+        let mut values = vec![[9.0_f32; 4]; base as usize];
+        values.extend(raw.iter().map(|p| [p.x, p.y, p.z, 0.5]));
+        let keys = ctx
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("keys"),
+                contents: bytemuck::cast_slice(&values),
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            });
+        let mut encoder = ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        let size = [nx as u32, ny as u32];
+        assert!(pass.record(
+            &ctx.device,
+            &ctx.queue,
+            &mut encoder,
+            &keys,
+            base,
+            cut,
+            size
+        ));
+        ctx.queue.submit([encoder.finish()]);
+        let got =
+            flagsim::gpu_sim::read_vec3s(&ctx.device, &ctx.queue, &keys, base + (nx * ny) as u32)
+                .expect("read back");
+        for (k, g) in got.iter().enumerate().take(base as usize) {
+            assert_eq!(
+                *g,
+                glam::DVec3::splat(9.0),
+                "{name}: node {k} before the cloth"
+            );
+        }
+        let mut worst = 0.0_f32;
+        for k in 0..nx * ny {
+            let g = got[base as usize + k].as_vec3();
+            let d = (g - expected[k]).length();
+            if cut[k] {
+                worst = worst.max(d);
+            } else {
+                assert_eq!(g, raw[k], "{name}: kept node {k} moved");
+            }
+        }
+        // A few f32 operations on positions about 1 m from the origin.
+        assert!(
+            worst < 1e-6,
+            "{name}: the GPU is {worst:e} m from the CPU ({changed} moved)"
+        );
+    }
+    // Nothing cut, or sizes that disagree: nothing recorded.
+    let keys = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 16 * 200,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    let mut encoder = ctx
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+    let none = vec![false; nx * ny];
+    assert!(!pass.record(
+        &ctx.device,
+        &ctx.queue,
+        &mut encoder,
+        &keys,
+        0,
+        &none,
+        [13, 11]
+    ));
+    assert!(!pass.record(
+        &ctx.device,
+        &ctx.queue,
+        &mut encoder,
+        &keys,
+        0,
+        &masks[0].1,
+        [11, 13 + 1]
+    ));
+    assert!(!pass.record(
+        &ctx.device,
+        &ctx.queue,
+        &mut encoder,
+        &keys,
+        100,
+        &masks[0].1,
+        [13, 11]
+    ));
+}

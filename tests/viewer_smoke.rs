@@ -514,8 +514,9 @@ fn the_viewers_gpu_mode_draws_the_gpus_nodes_and_reads_back_only_snapshots() {
     // Most frames drew the GPU's nodes (the first few come before the GPU is lent).
     assert!(drawn >= frames / 2, "{line}");
     assert!(snapshots >= 1 && waited == 0, "{line}");
-    // Only the snapshots were read back: each is the key nodes' x and v, two vec4<f32>.
-    assert_eq!(bytes, snapshots * nodes * 2 * 16, "{line}");
+    // Only the snapshots were read back: each is the key nodes' x and v, two vec4<f32>, and
+    // the GPU guard's report, 12 words.
+    assert_eq!(bytes, snapshots * (nodes * 2 * 16 + 12 * 4), "{line}");
     // At most one a step, and at most 30 a second over the run.
     let seconds: f64 = line
         .rsplit("over ")

@@ -209,6 +209,9 @@ fn run_size(
         .read_back(&gpu.device, &gpu.queue)
         .map_err(|e| e.to_string())?;
     gpu.check().map_err(|e| e.to_string())?;
+    if let Some(d) = &on_gpu.sim.divergence {
+        return Err(format!("on the GPU: {}", d.reason));
+    }
     let mut r = row(&on_gpu.sim, n, "gpu", plan.steps, seconds);
     let stages = on_gpu
         .profile(&gpu.device, &gpu.queue, STAGE_STEPS)

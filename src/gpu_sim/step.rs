@@ -24,19 +24,28 @@
 //! Then the colliders, where the scene has some ([`super::CollidePass`]).
 //!
 //! A held set that changes (a grab, its release) or new parameters make the kernels anew
-//! ([`GpuStepper::step_n`], after a read-back). Not on the GPU: shaped flags (cut nodes) and the
-//! wavelet segmentation ([`GpuStepper::new`] refuses them); the guard runs on the CPU on each
-//! read-back ([`Simulation::accept_device_state`]).
+//! ([`GpuStepper::step_n`], after a read-back). A shaped flag's cut nodes are held nodes like
+//! the pins, held where they are (the CPU places them, [`Simulation::begin_device_step`]); the
+//! renderer continues them past the outline itself (`render::CutFillPass`). Not on the GPU: the
+//! wavelet segmentation ([`GpuStepper::new`] refuses it).
+//!
+//! Then, after each published step (where the simulation's guard is on), the guard
+//! ([`super::GuardPass::record_commit`]): the first step that fails it trips it, and from then
+//! on every step puts the last good state back, so the node buffer the renderer reads never
+//! holds a blow-up; the next read-back or snapshot carries the trip to the CPU, which pauses
+//! the simulation at the step that failed ([`Simulation::accept_device_divergence`]). Each
+//! read-back also goes through the CPU's guard ([`Simulation::accept_device_state`]).
 
 use std::sync::{Arc, Mutex};
 
 use glam::DVec3;
 use wgpu::util::DeviceExt;
 
+use super::guard::{GuardTrip, REPORT_SIZE};
 use super::kernel::{Access, Program, dispatch};
 use super::{
-    AirPass, ClothBuffers, CollidePass, ForcePass, GpuMultigrid, GpuSimError, MAX_GPU_COLLIDERS,
-    RhsPass, StepEndPass, StrainPass, read_vec3s, validated,
+    AirPass, ClothBuffers, CollidePass, ForcePass, GpuMultigrid, GpuSimError, GuardPass,
+    MAX_GPU_COLLIDERS, RhsPass, StepEndPass, StrainPass, read_vec3s, validated,
 };
 use crate::sim::device::ReadBacks;
 use crate::sim::multigrid::{COARSEST_NODES, Multigrid};
@@ -69,9 +78,6 @@ pub fn unsupported(sim: &Simulation) -> Option<String> {
             "a cloth of {} nodes is solved directly on the CPU; the GPU takes more than {COARSEST_NODES}",
             cloth.node_count()
         ));
-    }
-    if cloth.topology.mesh.cut.iter().any(|&c| c) {
-        return Some("a shaped flag (cut nodes) is not on the GPU yet".into());
     }
     if p.colliders.len() > MAX_GPU_COLLIDERS {
         return Some(format!(
@@ -185,6 +191,12 @@ pub struct GpuStepper {
     /// the one the snapshot in flight was taken after.
     read_step: u64,
     snapshot_step: u64,
+    /// The published step and the time (s) the kernels were built at: where a trip of the
+    /// guard counts its steps from.
+    built_at: (u64, f64),
+    /// Whether the CPU has taken a trip of the guard (the device keeps the last good state
+    /// until the kernels are built again).
+    tripped: bool,
 }
 
 /// Where a snapshot's mapping reports that it arrived (filled by wgpu's callback).
@@ -236,6 +248,8 @@ impl GpuStepper {
             reads: ReadBacks::default(),
             read_step: sim.step_index,
             snapshot_step: sim.step_index,
+            built_at: (sim.step_index, sim.time),
+            tripped: false,
         })
     }
 
@@ -281,18 +295,25 @@ impl GpuStepper {
             // As the CPU's step: a paused (diverged) simulation does not step.
             return Ok(());
         }
-        if !self.fits(sim) {
+        if self.tripped || !self.fits(sim) {
             self.rebuild(device, queue, sim)?;
         }
-        for _ in 0..steps * sim.params().substeps {
+        let substeps = sim.params().substeps;
+        for k in 0..steps * substeps {
             let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("gpu_sim step"),
             });
             let input = sim.begin_device_step();
             check_held(&self.built.held_index, &input)?;
             self.kernels.upload(queue, &self.built.held_index, &input);
-            self.kernels
-                .record(&mut encoder, &self.built.held_index, self.cycles, |_, _| {});
+            let published = (k + 1) % substeps == 0;
+            self.kernels.record(
+                &mut encoder,
+                &self.built.held_index,
+                self.cycles,
+                published,
+                |_, _| {},
+            );
             queue.submit([encoder.finish()]);
             sim.end_device_step();
         }
@@ -316,7 +337,7 @@ impl GpuStepper {
         if !device.features().contains(needed) || steps == 0 {
             return Ok(None);
         }
-        if !self.fits(sim) {
+        if self.tripped || !self.fits(sim) {
             self.rebuild(device, queue, sim)?;
         }
         let marks = Stage::ALL.len() as u32 + 1;
@@ -335,7 +356,7 @@ impl GpuStepper {
         let mut sums = vec![0.0; Stage::ALL.len()];
         let period = f64::from(queue.get_timestamp_period()) * 1e-9;
         let substeps = sim.params().substeps;
-        for _ in 0..steps * substeps {
+        for k in 0..steps * substeps {
             let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("gpu_sim profiled step"),
             });
@@ -347,6 +368,7 @@ impl GpuStepper {
                 &mut encoder,
                 &self.built.held_index,
                 self.cycles,
+                (k + 1) % substeps == 0,
                 |encoder, stage| {
                     let at = Stage::ALL.iter().position(|&s| s == stage).unwrap_or(0);
                     encoder.write_timestamp(&queries, at as u32 + 1);
@@ -372,15 +394,16 @@ impl GpuStepper {
         ))
     }
 
-    /// Reads the device's state into `sim` (when it has this cloth's nodes) and builds the
-    /// kernels again for `sim` as it is now.
+    /// Reads the device's state into `sim` (when it has this cloth's nodes, and unless the
+    /// guard tripped: `sim` took the last good state then) and builds the kernels again for
+    /// `sim` as it is now.
     fn rebuild(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         sim: &mut Simulation,
     ) -> Result<(), GpuSimError> {
-        if sim.cloth.node_count() == self.nodes() as usize {
+        if !self.tripped && sim.cloth.node_count() == self.nodes() as usize {
             self.read_back(device, queue, sim)?;
         }
         let cycles = self.cycles;
@@ -392,8 +415,10 @@ impl GpuStepper {
     }
 
     /// Reads the device's positions and velocities into `sim`'s cloth (waiting for the
-    /// submitted steps), through the guard ([`Simulation::accept_device_state`]: a diverged
-    /// state is not taken, `sim` pauses with the divergence).
+    /// submitted steps), through the guards: where the GPU's tripped, `sim` takes the last
+    /// good state and pauses at the step that failed ([`Self::take_trip`]); otherwise through
+    /// the CPU's ([`Simulation::accept_device_state`]: a diverged state is not taken, `sim`
+    /// pauses with the divergence). Nothing is taken after a trip `sim` already took.
     pub fn read_back(
         &mut self,
         device: &wgpu::Device,
@@ -403,12 +428,49 @@ impl GpuStepper {
         let n = self.nodes();
         let x = read_vec3s(device, queue, &self.kernels.buffers.x, n)?;
         let v = read_vec3s(device, queue, &self.kernels.buffers.v, n)?;
-        let steps = sim.step_index - self.read_step;
-        self.read_step = sim.step_index;
-        sim.accept_device_state(x, v, steps);
+        let trip = match &self.kernels.guard {
+            Some(guard) => {
+                self.reads.bytes += REPORT_SIZE;
+                guard.read_trip(device, queue)?
+            }
+            None => None,
+        };
         self.reads.waited += 1;
         self.reads.bytes += 2 * u64::from(n) * 16;
+        if trip.is_some() || self.tripped {
+            self.take_trip(sim, trip, x, v);
+        } else {
+            let steps = sim.step_index - self.read_step;
+            self.read_step = sim.step_index;
+            sim.accept_device_state(x, v, steps);
+        }
         Ok(())
+    }
+
+    /// Where the GPU's guard tripped (`trip`) and `sim` has not taken it yet: `sim` takes the
+    /// last good state the device kept (`x`, `v`, every node) and pauses at the step that failed
+    /// ([`Simulation::accept_device_divergence`]). Once taken, the device's state (the same
+    /// last good one) is not taken again.
+    fn take_trip(
+        &mut self,
+        sim: &mut Simulation,
+        trip: Option<GuardTrip>,
+        x: Vec<DVec3>,
+        v: Vec<DVec3>,
+    ) {
+        if let Some(trip) = trip
+            && !self.tripped
+        {
+            self.tripped = true;
+            let (step, time) = self.built_at;
+            let p = sim.params();
+            let substeps = u64::from(trip.after) * u64::from(p.substeps);
+            let reason = trip.reason(&sim.cloth, p);
+            let good_step = step + u64::from(trip.after);
+            let good_time = time + substeps as f64 * p.h();
+            self.read_step = good_step;
+            sim.accept_device_divergence(x, v, good_step, good_time, reason);
+        }
     }
 
     /// Starts an asynchronous copy of the positions and velocities after the steps submitted
@@ -427,7 +489,7 @@ impl GpuStepper {
         let staging = self.staging.get_or_insert_with(|| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("gpu_sim snapshot"),
-                size: 2 * bytes,
+                size: 2 * bytes + REPORT_SIZE,
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             })
@@ -437,6 +499,9 @@ impl GpuStepper {
         });
         encoder.copy_buffer_to_buffer(&self.kernels.buffers.x, 0, staging, 0, bytes);
         encoder.copy_buffer_to_buffer(&self.kernels.buffers.v, 0, staging, bytes, bytes);
+        if let Some(guard) = &self.kernels.guard {
+            encoder.copy_buffer_to_buffer(guard.report(), 0, staging, 2 * bytes, REPORT_SIZE);
+        }
         queue.submit([encoder.finish()]);
         let arrived = Arc::new(Mutex::new(None));
         let slot = arrived.clone();
@@ -479,7 +544,7 @@ impl GpuStepper {
         };
         self.snapshot = None;
         result.map_err(|e| GpuSimError::ReadBack(e.to_string()))?;
-        let Some(staging) = &self.staging else {
+        let Some(staging) = self.staging.clone() else {
             return Ok(false);
         };
         let n = self.nodes() as usize;
@@ -487,10 +552,22 @@ impl GpuStepper {
             let view = staging
                 .get_mapped_range(..)
                 .map_err(|e| GpuSimError::ReadBack(e.to_string()))?;
-            let values: &[[f32; 4]] = bytemuck::cast_slice(&view);
+            let state = 2 * n * 16;
+            let values: &[[f32; 4]] = bytemuck::cast_slice(&view[..state]);
             let vec = |v: [f32; 4]| DVec3::new(f64::from(v[0]), f64::from(v[1]), f64::from(v[2]));
+            let trip = match &self.kernels.guard {
+                Some(_) => GuardTrip::from_words(bytemuck::cast_slice(&view[state..])),
+                None => None,
+            };
             let held = sim.held_now();
-            if sim.cloth.node_count() == n {
+            if sim.cloth.node_count() != n {
+                // A cloth of another size (the step is built again before the next).
+            } else if trip.is_some() || self.tripped {
+                // The last good state, every node: the held ones went back with it.
+                let x = (0..n).map(|i| vec(values[i])).collect();
+                let v = (0..n).map(|i| vec(values[n + i])).collect();
+                self.take_trip(sim, trip, x, v);
+            } else {
                 let mut x = sim.cloth.x.clone();
                 let mut v = sim.cloth.v.clone();
                 for i in (0..n).filter(|&i| !held[i]) {
@@ -505,6 +582,9 @@ impl GpuStepper {
         staging.unmap();
         self.reads.snapshots += 1;
         self.reads.bytes += 2 * n as u64 * 16;
+        if self.kernels.guard.is_some() {
+            self.reads.bytes += REPORT_SIZE;
+        }
         Ok(true)
     }
 }
@@ -536,6 +616,8 @@ struct Kernels {
     strain: Option<StrainPass>,
     /// The colliders, where the scene has some.
     collide: Option<CollidePass>,
+    /// The guard inside the step, where the simulation's guard is on.
+    guard: Option<GuardPass>,
     has_air: bool,
     held_dv: wgpu::Buffer,
     held_target: wgpu::Buffer,
@@ -582,9 +664,23 @@ impl Kernels {
                 &p.colliders,
             )?)
         };
+        let guard = if sim.guard {
+            let guard = GuardPass::new(device, &buffers, cloth)?;
+            guard.set_params(queue, p, held);
+            Some(guard)
+        } else {
+            None
+        };
         let held_index: Vec<u32> = (0..n as u32).filter(|&i| held[i as usize]).collect();
         let has_air = p.wind.drag != 0.0 || p.wind.lift != 0.0 || p.wind.linear != 0.0;
         buffers.write_state(queue, cloth);
+        if let Some(guard) = &guard {
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("gpu_sim the first good state"),
+            });
+            guard.record_keep(&mut encoder);
+            queue.submit([encoder.finish()]);
+        }
         forces.set_params(queue, p.damping, p.viscosity.then_some(h));
         rhs.set_params(queue, h, DVec3::from_array(p.gravity), has_air);
         rhs.set_nodes(queue, &cloth.m, held, &vec![DVec3::ZERO; n]);
@@ -651,6 +747,7 @@ impl Kernels {
             end,
             strain,
             collide,
+            guard,
             has_air,
             held_dv,
             held_target,
@@ -687,12 +784,14 @@ impl Kernels {
         );
     }
 
-    /// Records one step's kernels (see the module's comment).
+    /// Records one step's kernels (see the module's comment); the guard's too where
+    /// `published` (the last physics step of a published one).
     fn record(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         held_index: &[u32],
         cycles: u32,
+        published: bool,
         mut mark: impl FnMut(&mut wgpu::CommandEncoder, Stage),
     ) {
         if !held_index.is_empty() {
@@ -733,6 +832,10 @@ impl Kernels {
             collide.record(encoder);
         }
         mark(encoder, Stage::Colliders);
+        if let Some(guard) = self.guard.as_ref().filter(|_| published) {
+            guard.record_commit(encoder);
+        }
+        mark(encoder, Stage::Guard);
     }
 }
 
@@ -756,11 +859,13 @@ pub enum Stage {
     Strain,
     /// The colliders (`sim_collide.wgsl`).
     Colliders,
+    /// The guard's checks and the last good state kept or put back (`sim_guard.wgsl`).
+    Guard,
 }
 
 impl Stage {
     /// Every stage, in the step's order.
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 9] = [
         Self::Held,
         Self::Forces,
         Self::Air,
@@ -769,6 +874,7 @@ impl Stage {
         Self::End,
         Self::Strain,
         Self::Colliders,
+        Self::Guard,
     ];
 
     /// Its name in tables.
@@ -782,6 +888,7 @@ impl Stage {
             Self::End => "end",
             Self::Strain => "strain",
             Self::Colliders => "colliders",
+            Self::Guard => "guard",
         }
     }
 }

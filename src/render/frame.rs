@@ -8,6 +8,7 @@ use glam::Vec3;
 
 use super::camera::OrbitCamera;
 use super::cloth_pass::{ClothFrame, ClothStyle, ColorMode};
+use super::cut_fill::CutFillPass;
 use super::edges::{self, WorldBox};
 use super::error::RenderError;
 use super::globals::{CameraMatrices, Light};
@@ -30,6 +31,9 @@ pub struct ClothScene {
     /// Its own upsampler (a single flag, the lab's copies); `None` for a flag upsampled with
     /// the others of its scene in one batch ([`FlagScenes`]).
     pub upsample: Option<UpsamplePass>,
+    /// A shaped flag's cut key nodes continued on the device, after the copy from
+    /// [`Self::device_keys`] (with its own upsampler only).
+    cut_fill: Option<CutFillPass>,
     strain: Option<wgpu::Buffer>,
     strain_nodes: usize,
     keys: Vec<Vec3>,
@@ -53,6 +57,7 @@ impl ClothScene {
     pub fn new(device: &wgpu::Device) -> Result<Self, GpuError> {
         Ok(Self {
             upsample: Some(UpsamplePass::new(device)?),
+            cut_fill: Some(CutFillPass::new(device)?),
             ..Self::in_batch()
         })
     }
@@ -61,6 +66,7 @@ impl ClothScene {
     fn in_batch() -> Self {
         Self {
             upsample: None,
+            cut_fill: None,
             strain: None,
             strain_nodes: 0,
             keys: Vec::new(),
@@ -98,6 +104,14 @@ impl ClothScene {
                 // the snapshot's keys.
                 if upsample.copy_keys(encoder, 0, nodes, *count) {
                     self.device_frames += 1;
+                    // The copied cut nodes are where the shape left them: continued as the
+                    // snapshot's were on the CPU (`view::fill_cut_keys`).
+                    if let (Some(fill), Some((keys, base))) =
+                        (&mut self.cut_fill, upsample.key_nodes(0))
+                    {
+                        let size = [grid.nx as u32, grid.ny as u32];
+                        fill.record(device, queue, encoder, keys, base, &snap.mesh.cut, size);
+                    }
                 }
             }
             upsample.encode(encoder);

@@ -12,6 +12,7 @@
 
 pub mod camera;
 pub mod cloth_pass;
+pub mod cut_fill;
 pub mod edges;
 pub mod error;
 pub mod flag_texture;
@@ -35,6 +36,7 @@ pub mod view;
 
 pub use camera::OrbitCamera;
 pub use cloth_pass::{ClothFrame, ClothStyle, ColorMode};
+pub use cut_fill::CutFillPass;
 pub use error::RenderError;
 pub use globals::{CameraMatrices, Light};
 pub use gpu::{GpuContext, GpuError};

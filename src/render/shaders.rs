@@ -26,6 +26,8 @@ impl ShaderFile {
 
 /// The upsampler's compute kernels (`UpsamplePass`).
 pub const UPSAMPLE_WGSL: &str = include_str!("../../shaders/upsample.wgsl");
+/// A shaped flag's cut key nodes continued on the device (`CutFillPass`).
+pub const FILL_CUT_WGSL: &str = include_str!("../../shaders/fill_cut.wgsl");
 /// WGSL shared by all drawing passes (struct `Globals`, sRGB and ambient helpers).
 pub const GLOBALS_WGSL: &str = include_str!("../../shaders/globals.wgsl");
 /// The cloth surface (`ClothPass`), compiled after [`GLOBALS_WGSL`].
@@ -49,6 +51,11 @@ pub fn with_globals(pass_wgsl: &str) -> String {
 
 /// Every shader file, for validation.
 pub const ALL: &[ShaderFile] = &[
+    ShaderFile {
+        path: "shaders/fill_cut.wgsl",
+        source: FILL_CUT_WGSL,
+        prelude: "",
+    },
     ShaderFile {
         path: "shaders/sim_air.wgsl",
         source: crate::gpu_sim::SIM_AIR_WGSL,

@@ -475,6 +475,13 @@ impl UpsamplePass {
         true
     }
 
+    /// The key positions buffer (`vec4<f32>` a node) and cloth `k`'s first node in it, as
+    /// the last upload placed them.
+    pub fn key_nodes(&self, k: usize) -> Option<(&wgpu::Buffer, u32)> {
+        let buffers = self.buffers.as_ref()?;
+        Some((&buffers.key_positions, buffers.bases.get(k)?.key))
+    }
+
     /// How many cloths the last upload holds.
     pub fn cloth_count(&self) -> usize {
         self.params.len()

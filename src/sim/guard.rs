@@ -57,25 +57,36 @@ pub fn check(
         (0..n).find(|&i| bad(i))
     };
     if let Some(i) = first_bad {
-        return Some(if c.x[i].is_finite() && c.v[i].is_finite() {
-            format!(
-                "node {i} moves at {:.0} m/s (limit {limit:.0} m/s): the scheme is unstable at this step",
-                c.v[i].length()
-            )
-        } else {
-            format!("node {i} has a non-finite position or velocity")
-        });
+        let finite = c.x[i].is_finite() && c.v[i].is_finite();
+        return Some(node_reason(i, finite.then(|| c.v[i].length()), limit));
     }
     if strain_all > BLOWUP_STRETCH {
         let (si, s) = c.topology.springs.iter().enumerate().find(|(_, s)| {
             s.rest > 0.0 && (c.x[s.b] - c.x[s.a]).length() > BLOWUP_STRETCH * s.rest
         })?;
-        return Some(format!(
-            "spring {si} ({}–{}) stretched to {:.1}× its rest length",
+        return Some(spring_reason(
+            si,
             s.a,
             s.b,
-            (c.x[s.b] - c.x[s.a]).length() / s.rest
+            (c.x[s.b] - c.x[s.a]).length() / s.rest,
         ));
     }
     None
+}
+
+/// Why node `i` failed the guard: its `speed` (m/s) beyond `limit`, or (`None`) a non-finite
+/// position or velocity. [`check`]'s words, and the GPU guard's.
+pub fn node_reason(i: usize, speed: Option<f64>, limit: f64) -> String {
+    match speed {
+        Some(speed) => format!(
+            "node {i} moves at {speed:.0} m/s (limit {limit:.0} m/s): the scheme is unstable at this step"
+        ),
+        None => format!("node {i} has a non-finite position or velocity"),
+    }
+}
+
+/// Why spring `si` (from node `a` to node `b`) failed the guard: stretched to `ratio` times
+/// its rest length. [`check`]'s words, and the GPU guard's.
+pub fn spring_reason(si: usize, a: usize, b: usize, ratio: f64) -> String {
+    format!("spring {si} ({a}–{b}) stretched to {ratio:.1}× its rest length")
 }

@@ -635,6 +635,36 @@ impl Simulation {
         true
     }
 
+    /// Takes the last good state another device kept when one of its steps failed the guard it
+    /// runs itself (the GPU's, [`crate::gpu_sim`]): the cloth becomes `x`, `v` (every node,
+    /// the held ones included), the clock goes back to that state's published step `step` and
+    /// time `time` (s), and the simulation pauses with the divergence of the step after it, as
+    /// [`Simulation::step`] does when its guard fires. (The base wind and the hoisting go on
+    /// from where the CPU's share had taken them.)
+    pub fn accept_device_divergence(
+        &mut self,
+        x: Vec<DVec3>,
+        v: Vec<DVec3>,
+        step: u64,
+        time: f64,
+        reason: String,
+    ) {
+        let n = self.cloth.node_count();
+        if x.len() == n && v.len() == n {
+            self.cloth.x = x;
+            self.cloth.v = v;
+        }
+        self.step_index = step;
+        self.time = time;
+        self.paused = true;
+        self.divergence = Some(Divergence {
+            integrator: self.params.integrator,
+            step: step + 1,
+            time,
+            reason,
+        });
+    }
+
     /// The nodes the next step holds: the pins, a shaped flag's cut nodes and the grabbed
     /// node.
     pub fn held_now(&self) -> Vec<bool> {
