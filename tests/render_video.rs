@@ -292,6 +292,71 @@ fn render_clip(name: &str, fps: &str, size: &str) -> Option<PathBuf> {
     Some(path)
 }
 
+/// `render --video --device gpu`: the clip steps on the GPU (the log says so) and shows the
+/// flag the CPU's `kang-mg` clip shows: every frame nearly the CPU clip's own (the two steps
+/// part by f32's rounding), the flag moving from frame to frame.
+#[test]
+fn render_video_on_the_gpu_shows_the_cpus_clip() {
+    let clip = |device: &str| -> Option<(Decoded, String)> {
+        let name = format!("flag-{device}.gif");
+        let dir = folder(&name);
+        let path = dir.join(&name);
+        let args = [
+            "render",
+            "flag",
+            "--video",
+            path.to_str().unwrap(),
+            "--seconds",
+            "0.4",
+            "--fps",
+            "10",
+            "--size",
+            "200x120",
+            "--integrator",
+            "kang-mg",
+            "--device",
+            device,
+        ];
+        let out = flagsim(&args, &[("RUST_LOG", "info")]);
+        if no_adapter(&out) {
+            return None;
+        }
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "{device}: {err}");
+        assert_eq!(entries(&dir), [name.as_str()]);
+        Some((decode_gif(&path), err))
+    };
+    let Some((gpu, log)) = clip("gpu") else {
+        return;
+    };
+    assert!(log.contains("stepped on the GPU"), "{log}");
+    let (cpu, log) = clip("cpu").expect("the CPU clip");
+    assert!(log.contains("stepped on the CPU"), "{log}");
+    assert_eq!(gpu.frames.len(), 4);
+    assert_eq!(cpu.frames.len(), 4);
+    let pixels = 200 * 120;
+    // Pixels of another colour, not another shade (the GIF's palette is each clip's own).
+    let far = |p: &Rgba<u8>, q: &Rgba<u8>| (0..3).any(|c| p.0[c].abs_diff(q.0[c]) > 40);
+    for (k, (g, c)) in gpu.frames.iter().zip(&cpu.frames).enumerate() {
+        let apart = g
+            .pixels()
+            .zip(c.pixels())
+            .filter(|(p, q)| far(p, q))
+            .count();
+        assert!(
+            apart < pixels / 50,
+            "frame {k}: {apart} pixels differ from the CPU's"
+        );
+    }
+    for pair in gpu.frames.windows(2) {
+        let changed = differing_pixels(&pair[0], &pair[1]);
+        assert!(
+            changed > 50,
+            "the flag stood still: {changed} pixels changed"
+        );
+    }
+}
+
 #[test]
 fn render_video_writes_a_looping_gif_of_the_clip_length_at_the_fps() {
     let Some(path) = render_clip("flag.gif", "30", "160x100") else {

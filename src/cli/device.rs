@@ -110,6 +110,22 @@ impl Stepping {
         }
     }
 
+    /// Stepping for another simulation (a copy of this one run ahead: a clip's framing) on
+    /// the same device: the CPU, or a stepper of its own on this GPU with `sim`'s state uploaded.
+    pub fn beside(&self, sim: &mut Simulation) -> Result<Self> {
+        match self {
+            Self::Cpu => Ok(Self::Cpu),
+            Self::Gpu { ctx, .. } => {
+                let stepper = GpuStepper::new(&ctx.device, &ctx.queue, sim)
+                    .map_err(|e| CliError::Failed(e.to_string()))?;
+                Ok(Self::Gpu {
+                    ctx: ctx.clone(),
+                    stepper: Box::new(stepper),
+                })
+            }
+        }
+    }
+
     /// V-cycles a step on the GPU (`None` on the CPU, whose statistics say).
     pub fn cycles(&self) -> Option<u32> {
         match self {

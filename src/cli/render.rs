@@ -67,20 +67,7 @@ pub(super) fn render(args: RenderArgs) -> Result<()> {
     let initial = sim.snapshot();
     let count = sim.flags.len();
     let mut stepping = Stepping::new(scene.device, &mut sim.flags[0], count)?;
-    if matches!(stepping, Stepping::Gpu { .. }) {
-        if args.video.is_some() {
-            return Err(CliError::BadInput(
-                "--device gpu: a picture (--out) only; a clip (--video) steps on the CPU".into(),
-            ));
-        }
-        stepping.advance(&mut sim.flags[0], args.steps)?;
-    } else {
-        for _ in 0..args.steps {
-            if !sim.step() {
-                break;
-            }
-        }
-    }
+    step_to(&mut sim, &mut stepping, &mut 0, args.steps)?;
     let view_settings = ViewSettings {
         render: scene.render.clone(),
         color_mode: args.color,
@@ -123,7 +110,10 @@ pub(super) fn render(args: RenderArgs) -> Result<()> {
             }
             shot.png(&sim, &initial, out)
         }
-        Target::Video(clip, writer) => shot.video(sim, &initial, &clip, *writer, scene.params.dt),
+        Target::Video(clip, writer) => {
+            let dt = scene.params.dt;
+            shot.video(sim, &mut stepping, &initial, &clip, *writer, dt)
+        }
     }
 }
 
@@ -208,9 +198,12 @@ impl Shot {
 
     /// Renders `clip` of `sim` (stepping `dt`) frame by frame: frame `k` shows the state
     /// [`step_of_frame`] steps after the first, so the clip plays at the simulation's speed.
+    /// The clip, each frame drawn after the steps up to its time on `stepping`'s device (on
+    /// the GPU: the steps submitted together, the state read back once a frame).
     fn video(
         &mut self,
         mut sim: FlagSet,
+        stepping: &mut Stepping,
         initial: &Snapshot,
         clip: &Clip,
         writer: VideoWriter,
@@ -220,7 +213,7 @@ impl Shot {
         // The camera stays put over the clip: framed on the whole motion, found by running the
         // clip once without drawing (the simulation is deterministic).
         let camera = self.camera(
-            &clip_samples(&sim, initial, clip, dt)
+            &clip_samples(&sim, stepping, initial, clip, dt)?
                 .iter()
                 .collect::<Vec<_>>(),
         );
@@ -229,7 +222,15 @@ impl Shot {
         let mut step = 0;
         let mut warned = false;
         for k in 0..clip.frames {
-            step_to(&mut sim, &mut step, step_of_frame(k, clip.fps, dt));
+            if let Err(e) = step_to(
+                &mut sim,
+                stepping,
+                &mut step,
+                step_of_frame(k, clip.fps, dt),
+            ) {
+                encoder.abandon();
+                return Err(e);
+            }
             if let (Some((k, d)), false) = (sim.divergence(), warned) {
                 let flag = flag_name(&sim, k);
                 log::warn!("{flag}{d}; the rest of the clip shows the last good state");
@@ -249,12 +250,13 @@ impl Shot {
         let frames = encoder.finish().map_err(video_error)?;
         bar.finish_and_clear();
         log::info!(
-            "wrote {} ({}×{}, {frames} frames at {} fps, t = {:.3} s, {})",
+            "wrote {} ({}×{}, {frames} frames at {} fps, t = {:.3} s, stepped on the {}, {})",
             clip.path.display(),
             size.0,
             size.1,
             clip.fps,
             sim.first().time,
+            stepping.name().to_uppercase(),
             self.headless.ctx.adapter_report()
         );
         Ok(())
@@ -270,28 +272,43 @@ fn flag_name(sim: &FlagSet, k: usize) -> String {
     }
 }
 
-/// Steps `sim`, now `*step` steps into the clip, until it is `target` steps in (or every flag
-/// diverges: each then keeps its last good state).
-fn step_to(sim: &mut FlagSet, step: &mut u64, target: u64) {
-    while *step < target && sim.step() {
-        *step += 1;
+/// Steps `sim`, now `*step` steps in, until it is `target` steps in (or every flag diverges:
+/// each then keeps its last good state), on `stepping`'s device: the CPU a step at a time, the
+/// GPU (a scene of one flag) all of them at once, its state read back after them.
+fn step_to(sim: &mut FlagSet, stepping: &mut Stepping, step: &mut u64, target: u64) -> Result<()> {
+    if matches!(stepping, Stepping::Cpu) {
+        while *step < target && sim.step() {
+            *step += 1;
+        }
+    } else if *step < target && sim.divergence().is_none() {
+        stepping.advance(&mut sim.flags[0], target - *step)?;
+        *step = target;
     }
+    Ok(())
 }
 
 /// Up to [`FRAMING_SAMPLES`] snapshots spread over the clip (the first and the last included),
-/// from a copy of `sim` run through it.
-fn clip_samples(sim: &FlagSet, initial: &Snapshot, clip: &Clip, dt: f64) -> Vec<Snapshot> {
+/// from a copy of `sim` run through it on `stepping`'s device (on the GPU a stepper of its own).
+fn clip_samples(
+    sim: &FlagSet,
+    stepping: &Stepping,
+    initial: &Snapshot,
+    clip: &Clip,
+    dt: f64,
+) -> Result<Vec<Snapshot>> {
     let mut run = sim.clone();
+    let mut beside = stepping.beside(&mut run.flags[0])?;
     let mut samples = vec![initial.clone(), run.snapshot()];
     let every = clip.frames.div_ceil(FRAMING_SAMPLES).max(1);
     let mut step = 0;
     for k in 1..clip.frames {
-        step_to(&mut run, &mut step, step_of_frame(k, clip.fps, dt));
+        let target = step_of_frame(k, clip.fps, dt);
         if k % every == 0 || k + 1 == clip.frames {
+            step_to(&mut run, &mut beside, &mut step, target)?;
             samples.push(run.snapshot());
         }
     }
-    samples
+    Ok(samples)
 }
 
 /// A video error as the command line reports it: a name or a rate is bad input (exit 2), the

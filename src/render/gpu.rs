@@ -49,8 +49,9 @@ pub enum GpuError {
     Device(String),
 }
 
-/// The instance, adapter, device and queue, created once and shared by every pass.
-#[derive(Debug)]
+/// The instance, adapter, device and queue, created once and shared by every pass (a clone
+/// shares them too).
+#[derive(Debug, Clone)]
 pub struct GpuContext {
     pub instance: wgpu::Instance,
     pub adapter: wgpu::Adapter,
