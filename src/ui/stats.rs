@@ -60,7 +60,18 @@ pub fn rows(snap: &Snapshot, frame: &FrameInfo<'_>) -> Vec<(&'static str, String
             format!("{:.0} %", frame.render_scale * 100.0),
         );
         row("frames drawn", frame.frames.to_string());
-        row("step time", format!("{:.1} µs", st.step_seconds * 1e6));
+        // On the GPU the CPU's step is not taken: its time and its counters (Provot's fixes,
+        // the V-cycles, the tethers pulled) would be the last CPU step's, so they are not shown;
+        // the GPU's own times are `bench --gpu-sim`'s (timestamps).
+        let on_gpu = snap.device.on_gpu;
+        row(
+            "step time",
+            if on_gpu {
+                "on the GPU, not timed".to_string()
+            } else {
+                format!("{:.1} µs", st.step_seconds * 1e6)
+            },
+        );
         row("steps / s", format!("{:.0}", snap.steps_per_second));
         row("stepper", status.to_string());
         row(
@@ -72,7 +83,9 @@ pub fn rows(snap: &Snapshot, frame: &FrameInfo<'_>) -> Vec<(&'static str, String
             "max strain",
             format!("{:.1} %", (st.max_strain - 1.0) * 100.0),
         );
-        if snap.params.provot.enabled {
+        if snap.params.provot.enabled && on_gpu {
+            row("strain limit", "on the GPU, not counted".to_string());
+        } else if snap.params.provot.enabled {
             // Short rows: the widest figure must not widen the panel as its digits change
             // (the panel would then be painted anew whole at every refresh).
             row(
@@ -95,8 +108,10 @@ pub fn rows(snap: &Snapshot, frame: &FrameInfo<'_>) -> Vec<(&'static str, String
                 None => "ok".into(),
             },
         );
-        // What the integrator itself reports, as it reports it.
+        // What the integrator itself reports, as it reports it (not on the GPU, which runs a
+        // fixed number of V-cycles and reports nothing back).
         match st.solver {
+            _ if on_gpu => {}
             SolverReport::None => {}
             SolverReport::Iterative(solve) => {
                 let what = match snap.params.integrator {
@@ -181,5 +196,47 @@ mod tests {
         snap.step = 3;
         draw(&mut state, &snap);
         assert!(shown_step(&state).ends_with("(step 3)"));
+    }
+
+    /// On the GPU the CPU step's time and counters are stale: the panel says where the cloth
+    /// steps instead of showing them.
+    #[test]
+    fn on_the_gpu_the_cpus_step_figures_are_not_shown() {
+        let scene = Scene::load("flag").unwrap();
+        let mut sim = scene.simulation().unwrap();
+        sim.step();
+        let mut snap = Snapshot::of(&sim);
+        snap.stats.step_seconds = 123e-6;
+        snap.stats.provot_corrections = 77;
+        snap.stats.solver =
+            SolverReport::Iterative(crate::sim::integrators::implicit_cg::CgReport {
+                iterations: 9,
+                ..Default::default()
+            });
+        let value = |snap: &Snapshot, k: &str| {
+            rows(snap, &FrameInfo::default())
+                .into_iter()
+                .find(|(name, _)| *name == k)
+                .map(|(_, v)| v)
+        };
+        assert!(snap.params.provot.enabled);
+        assert_eq!(value(&snap, "step time").as_deref(), Some("123.0 µs"));
+        assert!(value(&snap, "strain limit").unwrap().contains("77 fixes"));
+        assert!(
+            value(&snap, "CG iterations").is_some() || value(&snap, "MG-CG iterations").is_some()
+        );
+        snap.device.on_gpu = true;
+        assert_eq!(
+            value(&snap, "step time").as_deref(),
+            Some("on the GPU, not timed")
+        );
+        assert_eq!(
+            value(&snap, "strain limit").as_deref(),
+            Some("on the GPU, not counted")
+        );
+        assert_eq!(value(&snap, "coarse fixes"), None);
+        assert_eq!(value(&snap, "tethers"), None);
+        assert_eq!(value(&snap, "CG iterations"), None);
+        assert_eq!(value(&snap, "MG-CG iterations"), None);
     }
 }
