@@ -505,18 +505,18 @@ impl App {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("viewer frame"),
             });
-        // While the cloth steps on this GPU the upsampler takes its key nodes from the
+        // While a flag steps on this GPU the upsampler takes its key nodes from the
         // simulation's buffer, on the device (the snapshot's are a few steps behind); after a
-        // divergence, the last good state the snapshot kept.
-        let device_keys = (gpu.sim_nodes.get()).filter(|_| {
-            snap.device.on_gpu
-                && snap.divergence.is_none()
-                && snap.flags.is_empty()
-                && snap.lab.is_empty()
-        });
-        if let Some(scene) = gpu.scene.flags.scenes.first_mut() {
-            scene.device_keys = device_keys;
-        }
+        // divergence, the last good state the snapshot kept. (The lab's copies are drawn from
+        // their snapshots.)
+        let keys: Vec<_> = (snap.all_flags().enumerate())
+            .map(|(k, flag)| {
+                (gpu.sim_nodes.get(k)).filter(|_| {
+                    flag.device.on_gpu && flag.divergence.is_none() && snap.lab.is_empty()
+                })
+            })
+            .collect();
+        gpu.scene.flags.set_device_keys(keys);
         if !snap.flags.is_empty() {
             let setting = &self.ui.view.render.setting;
             let looks = self.ui.scene.flags.iter();

@@ -15,25 +15,35 @@ use crate::sim::{SimError, Simulation};
 /// whatever the frame rate: the drawing never waits for one).
 pub const SNAPSHOT_INTERVAL: Duration = Duration::from_millis(33);
 
-/// The node positions the GPU step writes (`vec4<f32>` a node), while a cloth steps on the
-/// GPU: what the renderer reads instead of the snapshot's positions. `None` while the cloth
-/// steps on the CPU.
+/// The node positions the GPU step writes (`vec4<f32>` a node), cloth by cloth (a scene's
+/// flags, the lab's copies, by their index), while they step on the GPU: what the renderer
+/// reads instead of the snapshot's positions. `None` for a cloth stepping on the CPU.
 #[derive(Debug, Clone, Default)]
-pub struct SharedNodes(Arc<Mutex<Option<(wgpu::Buffer, u32)>>>);
+pub struct SharedNodes(Arc<Mutex<Vec<Option<NodeBuffer>>>>);
+
+/// A cloth's node buffer on the device and its node count.
+pub type NodeBuffer = (wgpu::Buffer, u32);
 
 impl SharedNodes {
-    /// The buffer and its node count, while a cloth steps on the GPU.
-    pub fn get(&self) -> Option<(wgpu::Buffer, u32)> {
+    /// Cloth `k`'s buffer and its node count, while it steps on the GPU.
+    pub fn get(&self, k: usize) -> Option<NodeBuffer> {
+        let get = |slots: &Vec<Option<NodeBuffer>>| slots.get(k).cloned().flatten();
         match self.0.lock() {
-            Ok(g) => g.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
+            Ok(g) => get(&g),
+            Err(poisoned) => get(&poisoned.into_inner()),
         }
     }
 
-    fn set(&self, value: Option<(wgpu::Buffer, u32)>) {
+    fn set(&self, k: usize, value: Option<NodeBuffer>) {
+        let set = |slots: &mut Vec<Option<NodeBuffer>>| {
+            if slots.len() <= k {
+                slots.resize(k + 1, None);
+            }
+            slots[k] = value;
+        };
         match self.0.lock() {
-            Ok(mut g) => *g = value,
-            Err(poisoned) => *poisoned.into_inner() = value,
+            Ok(mut g) => set(&mut g),
+            Err(poisoned) => set(&mut poisoned.into_inner()),
         }
     }
 }
@@ -87,13 +97,18 @@ impl DeviceProvider for GpuProvider {
         unsupported(sim)
     }
 
-    fn stepper(&self, sim: &mut Simulation) -> Result<Box<dyn DeviceStepper>, SimError> {
+    fn stepper(
+        &self,
+        sim: &mut Simulation,
+        slot: usize,
+    ) -> Result<Box<dyn DeviceStepper>, SimError> {
         let stepper = GpuStepper::new(&self.device, &self.queue, sim).map_err(gpu_error)?;
         let on = ThreadStepper {
             device: self.device.clone(),
             queue: self.queue.clone(),
             stepper,
             nodes: self.nodes.clone(),
+            slot,
             requested: None,
         };
         on.share();
@@ -108,6 +123,8 @@ struct ThreadStepper {
     queue: wgpu::Queue,
     stepper: GpuStepper,
     nodes: SharedNodes,
+    /// Which cloth it is in [`SharedNodes`].
+    slot: usize,
     /// When the last snapshot was asked for, after which published step.
     requested: Option<(Instant, u64)>,
 }
@@ -116,7 +133,8 @@ impl ThreadStepper {
     /// Shares the present node buffer (a new one after the step was built again).
     fn share(&self) {
         let buffer = self.stepper.positions().clone();
-        self.nodes.set(Some((buffer, self.stepper.nodes())));
+        self.nodes
+            .set(self.slot, Some((buffer, self.stepper.nodes())));
     }
 }
 
@@ -162,6 +180,6 @@ impl DeviceStepper for ThreadStepper {
 
 impl Drop for ThreadStepper {
     fn drop(&mut self) {
-        self.nodes.set(None);
+        self.nodes.set(self.slot, None);
     }
 }

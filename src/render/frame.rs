@@ -320,6 +320,12 @@ pub struct FlagScenes {
     /// which of its cloths each flag is (`None`: no surface).
     batch: Option<UpsamplePass>,
     in_batch: Vec<Option<usize>>,
+    /// Each flag's node buffer on the GPU and its node count, while the flag steps there
+    /// ([`Self::set_device_keys`]).
+    device_keys: Vec<Option<(wgpu::Buffer, u32)>>,
+    /// Of several flags, each shaped one's cut nodes continued after the copy from its
+    /// device keys (made when first needed; flag 0 alone uses its scene's own).
+    fills: Vec<Option<CutFillPass>>,
     /// Each flag's pole colours (index `k` for flag `k`; flag 0's come from the frame's
     /// setting). A flag past the end takes flag 0's.
     pub looks: Vec<PoleLook>,
@@ -333,14 +339,24 @@ impl FlagScenes {
             scenes: vec![ClothScene::new(device)?],
             batch: None,
             in_batch: Vec::new(),
+            device_keys: Vec::new(),
+            fills: Vec::new(),
             looks: Vec::new(),
             poles: Vec::new(),
             lines: Vec::new(),
         })
     }
 
+    /// The node buffer and node count of each flag stepping on the GPU (index `k` for flag
+    /// `k`; `None` for a flag on the CPU): the next [`Self::prepare`] upsamples those flags
+    /// from these key nodes, copied on the device, instead of from the snapshot's.
+    pub fn set_device_keys(&mut self, keys: Vec<Option<(wgpu::Buffer, u32)>>) {
+        self.device_keys = keys;
+    }
+
     /// Uploads every flag of `snap` (one scene per flag, made as needed) and records their
-    /// upsampling: a single flag's with its own upsampler, several in one batch.
+    /// upsampling: a single flag's with its own upsampler, several in one batch. A flag with
+    /// device keys ([`Self::set_device_keys`]) is upsampled from them.
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
@@ -353,6 +369,9 @@ impl FlagScenes {
             self.scenes.push(ClothScene::in_batch());
         }
         self.scenes.truncate(snap.flag_count().max(1));
+        for (k, scene) in self.scenes.iter_mut().enumerate() {
+            scene.device_keys = self.device_keys.get(k).cloned().flatten();
+        }
         self.in_batch.clear();
         if snap.flags.is_empty() {
             self.scenes[0].prepare(device, queue, encoder, snap, view_settings)?;
@@ -371,6 +390,37 @@ impl FlagScenes {
             }
             if let Some(batch) = &mut self.batch {
                 let _recreated = batch.upload_batch(device, queue, &grids)?;
+                // The flags stepping on the GPU: their key nodes from the device, the cut ones
+                // continued there.
+                let flags = self.scenes.iter_mut().zip(snap.all_flags()).enumerate();
+                for (k, (scene, flag)) in flags {
+                    let (Some((nodes, count)), Some(Some(cloth))) =
+                        (&scene.device_keys, self.in_batch.get(k))
+                    else {
+                        continue;
+                    };
+                    if !batch.copy_keys(encoder, *cloth, nodes, *count) {
+                        continue;
+                    }
+                    scene.device_frames += 1;
+                    let (Some(grid), Some((keys, base))) = (flag.grid, batch.key_nodes(*cloth))
+                    else {
+                        continue;
+                    };
+                    if !flag.mesh.cut.iter().any(|&c| c) {
+                        continue;
+                    }
+                    if self.fills.len() <= k {
+                        self.fills.resize_with(k + 1, || None);
+                    }
+                    if self.fills[k].is_none() {
+                        self.fills[k] = Some(CutFillPass::new(device)?);
+                    }
+                    if let Some(fill) = &mut self.fills[k] {
+                        let size = [grid.nx as u32, grid.ny as u32];
+                        fill.record(device, queue, encoder, keys, base, &flag.mesh.cut, size);
+                    }
+                }
                 batch.encode(encoder);
             }
         }

@@ -111,8 +111,13 @@ pub trait DeviceProvider: Send + Sync + fmt::Debug {
     fn hardware(&self) -> bool;
     /// Why `sim` cannot step on it (in words for the user), or `None`.
     fn refusal(&self, sim: &Simulation) -> Option<String>;
-    /// The device's step for `sim` (its state uploaded; its integrator becomes `kang-mg`).
-    fn stepper(&self, sim: &mut Simulation) -> Result<Box<dyn DeviceStepper>, SimError>;
+    /// The device's step for `sim` (its state uploaded; its integrator becomes `kang-mg`), the
+    /// cloth `slot` of its scene (a flag, a lab copy: where the renderer finds its nodes).
+    fn stepper(
+        &self,
+        sim: &mut Simulation,
+        slot: usize,
+    ) -> Result<Box<dyn DeviceStepper>, SimError>;
 }
 
 /// One cloth stepping on a device: the CPU's [`Simulation`] keeps the held nodes, the clock
@@ -152,7 +157,11 @@ mod tests {
         fn refusal(&self, _: &Simulation) -> Option<String> {
             self.refusal.map(str::to_owned)
         }
-        fn stepper(&self, _: &mut Simulation) -> Result<Box<dyn DeviceStepper>, SimError> {
+        fn stepper(
+            &self,
+            _: &mut Simulation,
+            _: usize,
+        ) -> Result<Box<dyn DeviceStepper>, SimError> {
             Err(SimError::NoGpu)
         }
     }

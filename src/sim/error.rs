@@ -187,13 +187,12 @@ pub enum SimError {
     /// The GPU step refused the scene, or failed (`reason` says why, in words for the user).
     #[error("device gpu: {reason}")]
     Gpu { reason: String },
-    /// The device switch is for a scene of one flag: several flags stay on the CPU, and the
-    /// lab's copies name their own (`kang-mg:gpu`).
+    /// The device switch is for the scene's flags: in the lab each copy names its own
+    /// (`kang-mg:gpu`).
     #[error(
-        "device gpu: the GPU steps a scene of one flag; in the integrator lab, a copy of its own \
-         (kang-mg:gpu)"
+        "device gpu: in the integrator lab, a copy goes to the GPU by its own name (kang-mg:gpu)"
     )]
-    GpuOneFlag,
+    GpuInLab,
 }
 
 impl SimError {

@@ -222,7 +222,8 @@ impl Lab {
         check_count(specs.len())?;
         let copies = specs
             .iter()
-            .map(|spec| {
+            .enumerate()
+            .map(|(k, spec)| {
                 let mut scene = scene.clone();
                 scene.params.integrator = spec.integrator;
                 if let Some(dt) = spec.dt {
@@ -232,7 +233,7 @@ impl Lab {
                 let on_gpu = (spec.device.wants_gpu(gpu, &sim)).map_err(|e| e.in_copy(spec))?;
                 let device = match gpu {
                     Some(gpu) if on_gpu => {
-                        Some(gpu.stepper(&mut sim).map_err(|e| e.in_copy(spec))?)
+                        Some(gpu.stepper(&mut sim, k).map_err(|e| e.in_copy(spec))?)
                     }
                     _ => None,
                 };

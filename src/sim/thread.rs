@@ -378,15 +378,16 @@ impl Worker {
     /// it, the `:gpu` copies).
     fn step_n(&mut self, n: u32) -> u32 {
         if self.specs.is_empty() {
-            if self.ready_on_device(0) {
-                return self.step_on_device(n);
+            let mut most = 0;
+            for k in 0..self.copies.len() {
+                let taken = if self.ready_on_device(k) {
+                    self.step_on_device(k, n)
+                } else {
+                    self.copies[k].step_n(n)
+                };
+                most = most.max(taken);
             }
-            return self
-                .copies
-                .iter_mut()
-                .map(|flag| flag.step_n(n))
-                .max()
-                .unwrap_or(0);
+            return most;
         }
         for k in 0..self.copies.len() {
             self.ready_on_device(k);
@@ -441,8 +442,6 @@ impl Worker {
         let wants = if choice == DeviceChoice::Cpu || (self.awaiting_gpu && self.provider.is_none())
         {
             Ok(false)
-        } else if self.specs.is_empty() && self.copies.len() != 1 {
-            Err(SimError::GpuOneFlag)
         } else {
             choice.wants_gpu(self.provider.as_deref(), &self.copies[k])
         };
@@ -458,7 +457,7 @@ impl Worker {
             let Some(provider) = self.provider.clone() else {
                 return false;
             };
-            match provider.stepper(&mut self.copies[k]) {
+            match provider.stepper(&mut self.copies[k], k) {
                 Ok(stepper) => self.on_device[k] = Some(stepper),
                 Err(e) => {
                     self.fall_back(k, e);
@@ -469,17 +468,17 @@ impl Worker {
         true
     }
 
-    /// `n` steps of cloth 0 on the GPU (outside the lab). A failure drops the device's state
+    /// `n` steps of flag `k` on the GPU (outside the lab). A failure drops the device's state
     /// (not trusted): the CPU goes on from the last snapshot taken.
-    fn step_on_device(&mut self, n: u32) -> u32 {
-        let Some(Some(stepper)) = self.on_device.first_mut() else {
+    fn step_on_device(&mut self, k: usize, n: u32) -> u32 {
+        let Some(Some(stepper)) = self.on_device.get_mut(k) else {
             return 0;
         };
-        match stepper.step_n(&mut self.copies[0], n) {
+        match stepper.step_n(&mut self.copies[k], n) {
             Ok(()) => n,
             Err(e) => {
-                self.drop_device(0);
-                self.fall_back(0, e);
+                self.drop_device(k);
+                self.fall_back(k, e);
                 0
             }
         }
@@ -687,7 +686,7 @@ impl Worker {
                 self.device = choice;
                 Ok(())
             }
-            Command::SetDevice(_) => Err(SimError::GpuOneFlag),
+            Command::SetDevice(_) => Err(SimError::GpuInLab),
             cmd => self.apply_to(0, cmd),
         };
         if let Err(e) = result {

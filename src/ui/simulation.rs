@@ -126,16 +126,32 @@ pub fn device_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mu
         }
         actions.push(UiAction::Sim(Command::SetDevice(choice)));
     }
-    let r = &status.read_backs;
-    let text = if status.on_gpu {
-        format!(
-            "on the GPU: {} snapshots, {} waited read-backs, {:.1} MB",
+    // Of several flags, each steps where the switch puts it (a flag the GPU refuses stays on
+    // the CPU with the reason): the line counts them and adds up what was read back.
+    let (mut flags, mut on_gpu) = (0, 0);
+    let mut r = crate::sim::device::ReadBacks::default();
+    for flag in snap.all_flags() {
+        flags += 1;
+        if flag.device.on_gpu {
+            on_gpu += 1;
+        }
+        r.snapshots += flag.device.read_backs.snapshots;
+        r.waited += flag.device.read_backs.waited;
+        r.bytes += flag.device.read_backs.bytes;
+    }
+    let where_ = match (on_gpu, flags) {
+        (0, _) => None,
+        (_, 1) => Some("on the GPU".to_owned()),
+        (k, n) => Some(format!("{k} of {n} flags on the GPU")),
+    };
+    let text = match where_ {
+        Some(place) => format!(
+            "{place}: {} snapshots, {} waited read-backs, {:.1} MB",
             r.snapshots,
             r.waited,
             r.bytes as f64 / 1e6
-        )
-    } else {
-        "on the CPU".to_owned()
+        ),
+        None => "on the CPU".to_owned(),
     };
     ui.label(egui::RichText::new(text).small());
 }
