@@ -598,3 +598,75 @@ fn compare_runs_a_gpu_copy_beside_a_cpu_copy() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("kang-mg only"));
 }
+
+/// `simulate --device gpu` on a scene of several flags (the `flags` preset: one at half-mast, a
+/// swallowtail, a pennant of another size): every flag steps on the GPU, each near where the
+/// CPU's `kang-mg` takes it (the GPU's fixed V-cycles, f32); `render` draws them all.
+#[test]
+fn several_flags_step_on_the_gpu_as_on_the_cpu() {
+    let run = |device: &str| -> Option<serde_json::Value> {
+        let out = flagsim(&[
+            "simulate",
+            "flags",
+            "--steps",
+            "30",
+            "--every",
+            "30",
+            "--integrator",
+            "kang-mg",
+            "--device",
+            device,
+        ]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        if device == "gpu" && !out.status.success() && err.contains("adapter") {
+            assert!(std::env::var("CI").map_or(true, |v| v != "true"), "{err}");
+            let _ = writeln!(std::io::stderr(), "SKIPPED: no GPU adapter. {err}");
+            return None;
+        }
+        assert!(out.status.success(), "{device}: {err}");
+        Some(serde_json::from_slice(&out.stdout).expect("JSON"))
+    };
+    let Some(gpu) = run("gpu") else { return };
+    let cpu = run("cpu").expect("the CPU run");
+    assert_eq!(gpu["device"], "gpu");
+    assert_eq!(cpu["device"], "cpu");
+    let xs = |nodes: &serde_json::Value| -> Vec<glam::DVec3> {
+        (nodes.as_array().expect("nodes").iter())
+            .map(|n| glam::DVec3::from_array(serde_json::from_value(n["x"].clone()).expect("x")))
+            .collect()
+    };
+    // Each flag's nodes in the frame at step 30: flag 0's, then the others'.
+    let flags = |v: &serde_json::Value| -> Vec<Vec<glam::DVec3>> {
+        let frame = &v["frames"][0];
+        assert_eq!(frame["step"], 30);
+        std::iter::once(xs(&frame["nodes"]))
+            .chain((frame["flags"].as_array().expect("flags").iter()).map(|f| xs(&f["nodes"])))
+            .collect()
+    };
+    let (g, c) = (flags(&gpu), flags(&cpu));
+    assert_eq!(g.len(), 4);
+    assert_eq!(c.len(), 4);
+    for (k, (g, c)) in g.iter().zip(&c).enumerate() {
+        assert_eq!(g.len(), c.len(), "flag {k}");
+        let apart = (g.iter().zip(c))
+            .map(|(a, b)| (*a - *b).length())
+            .fold(0.0, f64::max);
+        assert!(apart < 0.01, "flag {k}: the GPU is {apart} m from the CPU");
+        assert!(g.iter().all(|x| x.is_finite()), "flag {k}");
+    }
+    // The flags moved apart from one another's motion: not one flag written four times.
+    assert!(g[0] != g[2], "flags 0 and 2 are the same");
+    let path = out_path("flags-gpu.png");
+    let path = path.to_str().expect("UTF-8");
+    let img = render(&[
+        "render", "flags", "--steps", "30", "--device", "gpu", "--size", "480x240", "--out", path,
+    ])
+    .expect("the GPU rendered");
+    // Four small flags side by side: four runs of columns with navy in them.
+    let (w, h) = img.dimensions();
+    let navy_column = |x: u32| (0..h).any(|y| is_navy(img.get_pixel(x, y)));
+    let runs = (0..w)
+        .filter(|&x| navy_column(x) && (x == 0 || !navy_column(x - 1)))
+        .count();
+    assert_eq!(runs, 4, "{runs} flags drawn");
+}

@@ -2,7 +2,7 @@
 //! GPU by `kang-mg` ([`GpuStepper`]), read back only where the command needs the state.
 
 use super::{CliError, Result};
-use crate::gpu_sim::{GpuProvider, GpuStepper};
+use crate::gpu_sim::{GpuProvider, GpuSimError, GpuStepper};
 use crate::render::gpu::GpuContext;
 use crate::sim::device::AUTO_GPU_NODES;
 use crate::sim::{DeviceChoice, IntegratorKind, Simulation};
@@ -17,28 +17,23 @@ pub(super) enum Stepping {
 }
 
 impl Stepping {
-    /// Where `choice` puts `sim` (`flags`: the scene's flag count): the CPU, or a headless GPU
-    /// with `sim`'s state uploaded. `gpu` without a GPU adapter, or for a scene the GPU step
-    /// refuses, is an error that says why; `auto` opens a GPU only for a `kang-mg` cloth of at
-    /// least [`AUTO_GPU_NODES`] nodes and keeps it only on a hardware GPU.
-    pub fn new(choice: DeviceChoice, sim: &mut Simulation, flags: usize) -> Result<Self> {
+    /// Where `choice` puts `sim` (a scene's first flag; [`Self::beside`] puts the others
+    /// where it is): the CPU, or a headless GPU with `sim`'s state uploaded. `gpu` without a
+    /// GPU adapter, or for a scene the GPU step refuses, is an error that says why; `auto` opens
+    /// a GPU only for a `kang-mg` cloth of at least [`AUTO_GPU_NODES`] nodes and keeps it only on
+    /// a hardware GPU.
+    pub fn new(choice: DeviceChoice, sim: &mut Simulation) -> Result<Self> {
         let bad = |e: String| CliError::BadInput(e);
         let worth_opening = match choice {
             DeviceChoice::Cpu => false,
             DeviceChoice::Gpu => true,
             DeviceChoice::Auto => {
-                flags == 1
-                    && sim.params().integrator == IntegratorKind::KangMg
+                sim.params().integrator == IntegratorKind::KangMg
                     && sim.cloth.node_count() >= AUTO_GPU_NODES
             }
         };
         if !worth_opening {
             return Ok(Self::Cpu);
-        }
-        if flags != 1 {
-            return Err(bad(format!(
-                "--device {choice}: the GPU runs a scene of one flag"
-            )));
         }
         let ctx = match GpuContext::new_headless() {
             Ok(ctx) => ctx,
@@ -62,6 +57,19 @@ impl Stepping {
             ctx: Box::new(ctx),
             stepper: Box::new(stepper),
         })
+    }
+
+    /// Stepping for each of a scene's `flags`: the first where `choice` puts it
+    /// ([`Self::new`]), the others on the same device ([`Self::beside`]).
+    pub fn for_flags(choice: DeviceChoice, flags: &mut [Simulation]) -> Result<Vec<Self>> {
+        let Some((first, rest)) = flags.split_first_mut() else {
+            return Ok(Vec::new());
+        };
+        let lead = Self::new(choice, first)?;
+        let others = (rest.iter_mut())
+            .map(|flag| lead.beside(flag))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(std::iter::once(lead).chain(others).collect())
     }
 
     /// `"cpu"` or `"gpu"`, for the outputs.
@@ -110,14 +118,20 @@ impl Stepping {
         }
     }
 
-    /// Stepping for another simulation (a copy of this one run ahead: a clip's framing) on
-    /// the same device: the CPU, or a stepper of its own on this GPU with `sim`'s state uploaded.
+    /// Stepping for another simulation (another flag of the scene, a copy run ahead for a
+    /// clip's framing) on the same device: the CPU, or a stepper of its own on this GPU with
+    /// `sim`'s state uploaded (a cloth the GPU step refuses is refused with the reason).
     pub fn beside(&self, sim: &mut Simulation) -> Result<Self> {
         match self {
             Self::Cpu => Ok(Self::Cpu),
             Self::Gpu { ctx, .. } => {
-                let stepper = GpuStepper::new(&ctx.device, &ctx.queue, sim)
-                    .map_err(|e| CliError::Failed(e.to_string()))?;
+                let stepper =
+                    GpuStepper::new(&ctx.device, &ctx.queue, sim).map_err(|e| match e {
+                        GpuSimError::Unsupported(_) => {
+                            CliError::BadInput(format!("--device gpu: {e}"))
+                        }
+                        e => CliError::Failed(e.to_string()),
+                    })?;
                 Ok(Self::Gpu {
                     ctx: ctx.clone(),
                     stepper: Box::new(stepper),

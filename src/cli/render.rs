@@ -65,8 +65,7 @@ pub(super) fn render(args: RenderArgs) -> Result<()> {
     let mut sim =
         FlagSet::new(&scene).map_err(|e| CliError::BadInput(format!("{}: {e}", args.scene)))?;
     let initial = sim.snapshot();
-    let count = sim.flags.len();
-    let mut stepping = Stepping::new(scene.device, &mut sim.flags[0], count)?;
+    let mut stepping = Stepping::for_flags(scene.device, &mut sim.flags)?;
     step_to(&mut sim, &mut stepping, &mut 0, args.steps)?;
     let view_settings = ViewSettings {
         render: scene.render.clone(),
@@ -203,7 +202,7 @@ impl Shot {
     fn video(
         &mut self,
         mut sim: FlagSet,
-        stepping: &mut Stepping,
+        stepping: &mut [Stepping],
         initial: &Snapshot,
         clip: &Clip,
         writer: VideoWriter,
@@ -256,7 +255,10 @@ impl Shot {
             size.1,
             clip.fps,
             sim.first().time,
-            stepping.name().to_uppercase(),
+            stepping
+                .first()
+                .map_or("cpu", Stepping::name)
+                .to_uppercase(),
             self.headless.ctx.adapter_report()
         );
         Ok(())
@@ -273,15 +275,23 @@ fn flag_name(sim: &FlagSet, k: usize) -> String {
 }
 
 /// Steps `sim`, now `*step` steps in, until it is `target` steps in (or every flag diverges:
-/// each then keeps its last good state), on `stepping`'s device: the CPU a step at a time, the
-/// GPU (a scene of one flag) all of them at once, its state read back after them.
-fn step_to(sim: &mut FlagSet, stepping: &mut Stepping, step: &mut u64, target: u64) -> Result<()> {
-    if matches!(stepping, Stepping::Cpu) {
+/// each then keeps its last good state), each flag on its `stepping`'s device: the CPU a step
+/// at a time, the GPU all of them at once, each flag's state read back after them (a flag that
+/// diverged there stays paused at its last good state).
+fn step_to(
+    sim: &mut FlagSet,
+    stepping: &mut [Stepping],
+    step: &mut u64,
+    target: u64,
+) -> Result<()> {
+    if matches!(stepping.first(), None | Some(Stepping::Cpu)) {
         while *step < target && sim.step() {
             *step += 1;
         }
-    } else if *step < target && sim.divergence().is_none() {
-        stepping.advance(&mut sim.flags[0], target - *step)?;
+    } else if *step < target {
+        for (flag, stepping) in sim.flags.iter_mut().zip(stepping.iter_mut()) {
+            stepping.advance(flag, target - *step)?;
+        }
         *step = target;
     }
     Ok(())
@@ -291,13 +301,18 @@ fn step_to(sim: &mut FlagSet, stepping: &mut Stepping, step: &mut u64, target: u
 /// from a copy of `sim` run through it on `stepping`'s device (on the GPU a stepper of its own).
 fn clip_samples(
     sim: &FlagSet,
-    stepping: &Stepping,
+    stepping: &[Stepping],
     initial: &Snapshot,
     clip: &Clip,
     dt: f64,
 ) -> Result<Vec<Snapshot>> {
     let mut run = sim.clone();
-    let mut beside = stepping.beside(&mut run.flags[0])?;
+    let mut beside = match stepping.first() {
+        Some(lead) => (run.flags.iter_mut())
+            .map(|flag| lead.beside(flag))
+            .collect::<Result<Vec<_>>>()?,
+        None => Vec::new(),
+    };
     let mut samples = vec![initial.clone(), run.snapshot()];
     let every = clip.frames.div_ceil(FRAMING_SAMPLES).max(1);
     let mut step = 0;

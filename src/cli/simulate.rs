@@ -197,8 +197,12 @@ fn run(
         out.write_all(b"{\"frames\":[")?;
     }
     let bar = super::progress::bar(args.steps, "flagsim simulate");
-    let mut stepping =
-        Stepping::new(scene.device, &mut sim, 1 + others.len()).map_err(Stop::Failed)?;
+    let mut stepping = Stepping::new(scene.device, &mut sim).map_err(Stop::Failed)?;
+    // The other flags step where the first does.
+    let mut beside = (others.iter_mut())
+        .map(|other| stepping.beside(other))
+        .collect::<Result<Vec<_>>>()
+        .map_err(Stop::Failed)?;
     let last = sim.step_index + args.steps;
     while sim.step_index < last {
         // The next step whose state is written: a recorded frame's, or the last.
@@ -208,8 +212,8 @@ fn run(
         let n = stepping.chunk(sim.step_index, next);
         // Every flag steps alike (a flag that diverged keeps its last good state); the run
         // stops when the first does, as a run of one flag does.
-        for other in &mut others {
-            other.step();
+        for (other, stepping) in others.iter_mut().zip(&mut beside) {
+            stepping.advance(other, n).map_err(Stop::Failed)?;
         }
         if !stepping.advance(&mut sim, n).map_err(Stop::Failed)? {
             break;
