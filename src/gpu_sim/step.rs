@@ -892,3 +892,20 @@ impl Stage {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::params::spec;
+
+    /// The panel's *V-cycles* help tells a user what the GPU does with it: the count it runs.
+    #[test]
+    fn the_v_cycles_help_names_the_gpus_fixed_count() {
+        let says = format!("On the GPU kang-mg runs a fixed {DEFAULT_CYCLES} a step");
+        assert!(
+            spec::MG_MAX_CYCLES.help.contains(&says),
+            "{}",
+            spec::MG_MAX_CYCLES.help
+        );
+    }
+}
