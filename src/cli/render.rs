@@ -197,8 +197,8 @@ impl Shot {
 
     /// Renders `clip` of `sim` (stepping `dt`) frame by frame: frame `k` shows the state
     /// [`step_of_frame`] steps after the first, so the clip plays at the simulation's speed.
-    /// The clip, each frame drawn after the steps up to its time on `stepping`'s device (on
-    /// the GPU: the steps submitted together, the state read back once a frame).
+    /// The steps run on each flag's `stepping` (on the GPU: a frame's steps submitted together,
+    /// the state read back once a frame).
     fn video(
         &mut self,
         mut sim: FlagSet,

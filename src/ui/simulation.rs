@@ -126,8 +126,9 @@ pub fn device_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mu
         }
         actions.push(UiAction::Sim(Command::SetDevice(choice)));
     }
-    // Of several flags, each steps where the switch puts it (a flag the GPU refuses stays on
-    // the CPU with the reason): the line counts them and adds up what was read back.
+    // Of several flags, each steps where the switch puts it (a flag the GPU refuses sends the
+    // switch back to cpu, with the reason): the line counts them and adds up what was read
+    // back.
     let (mut flags, mut on_gpu) = (0, 0);
     let mut r = crate::sim::device::ReadBacks::default();
     for flag in snap.all_flags() {
