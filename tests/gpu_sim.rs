@@ -1519,6 +1519,22 @@ fn a_grab_on_the_gpu_follows_the_cpus_grab() {
     assert_eq!(r.bytes, 4 * (2 * 256 * 16 + 12 * 4), "{r:?}");
 }
 
+/// Polls `stepper` (never waiting on the device) until the snapshot it was asked for arrives
+/// into `sim`, for up to about two seconds.
+fn await_snapshot(
+    ctx: &GpuContext,
+    stepper: &mut flagsim::gpu_sim::GpuStepper,
+    sim: &mut flagsim::sim::Simulation,
+) {
+    for _ in 0..2000 {
+        if stepper.take_snapshot(&ctx.device, sim).expect("poll") {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    panic!("the snapshot never arrived");
+}
+
 /// The asynchronous snapshot: asked for after some steps, collected without waiting (polled
 /// until it arrives), it gives the free nodes the GPU's state of that step and keeps the held
 /// ones the CPU's; a second one is not asked for while one is in flight.
@@ -1535,15 +1551,7 @@ fn an_asynchronous_snapshot_brings_the_free_nodes_of_its_step() {
     assert!(stepper.request_snapshot(&ctx.device, &ctx.queue, &sim));
     assert!(!stepper.request_snapshot(&ctx.device, &ctx.queue, &sim));
     let held_x: Vec<DVec3> = sim.cloth.x.clone();
-    let mut arrived = false;
-    for _ in 0..2000 {
-        if stepper.take_snapshot(&ctx.device, &mut sim).expect("poll") {
-            arrived = true;
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
-    assert!(arrived, "the snapshot never arrived");
+    await_snapshot(ctx, &mut stepper, &mut sim);
     assert!(!stepper.snapshot_pending());
     let mut exact = sim.clone();
     stepper
@@ -1711,15 +1719,7 @@ fn a_snapshot_carries_the_gpus_trip() {
         .step_n(&ctx.device, &ctx.queue, &mut sim, 2)
         .expect("steps");
     assert!(stepper.request_snapshot(&ctx.device, &ctx.queue, &sim));
-    let mut arrived = false;
-    for _ in 0..2000 {
-        if stepper.take_snapshot(&ctx.device, &mut sim).expect("poll") {
-            arrived = true;
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
-    assert!(arrived, "the snapshot never arrived");
+    await_snapshot(ctx, &mut stepper, &mut sim);
     assert!(sim.paused);
     let d = sim.divergence.clone().expect("a divergence");
     assert_eq!((d.step, sim.step_index), (4, 3), "{d}");
