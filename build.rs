@@ -1,5 +1,5 @@
-//! Turns `src/sim/params/spec/parameters.toml`, where every parameter is declared once, into
-//! the constants of `sim::params::spec` (`$OUT_DIR/parameters.rs`, included there).
+//! Turns `src/sim/format/params/spec/parameters.toml`, where every parameter is declared once, into
+//! the constants of `sim::format::params::spec` (`$OUT_DIR/parameters.rs`, included there).
 //!
 //! The file is data, not code: one table per constant, its fields those of the struct its
 //! `kind` names (see the file's header), in the order of the documentation's parameter table,
@@ -12,7 +12,7 @@ use std::path::Path;
 
 use toml_edit::{DocumentMut, Item, Table, Value};
 
-const SOURCE: &str = "src/sim/params/spec/parameters.toml";
+const SOURCE: &str = "src/sim/format/params/spec/parameters.toml";
 
 fn main() -> Result<(), String> {
     println!("cargo::rerun-if-changed={SOURCE}");

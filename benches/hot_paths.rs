@@ -4,7 +4,7 @@
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use flagsim::bench::square_flag;
-use flagsim::render::view;
+use flagsim::render::drawing::view;
 use flagsim::sim::IntegratorKind;
 use flagsim::upsample::{RenderSettings, upsample_cpu};
 

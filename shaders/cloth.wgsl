@@ -6,7 +6,7 @@
 // every triangle counter-clockwise seen from that normal's side, so `front_facing` says which side
 // of the cloth a fragment shows. Texture coordinates are (r / (R_u − 1), s / (R_v − 1)).
 
-// Keep in sync with `ClothUniforms` in src/render/cloth_pass.rs (size 128 bytes).
+// Keep in sync with `ClothUniforms` in src/render/passes/cloth_pass.rs (size 128 bytes).
 struct ClothUniforms {
     resolution: vec2<u32>,   // R_u, R_v render nodes
     key_grid: vec2<u32>,     // nx, ny key nodes (for node-type colouring)

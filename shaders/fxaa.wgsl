@@ -15,12 +15,12 @@
 //   4. A = mean of the image at ±dir/6 (two samples close to the pixel), B = ½ A + ¼ (image at
 //      ±dir/2); B where its luma stays within the five lumas' range, else A (B reached past the
 //      edge's far side).
-// `fxaa_cpu` in src/render/upscale_pass.rs is the CPU twin; tests/upscale.rs compares them.
+// `fxaa_cpu` in src/render/passes/upscale_pass.rs is the CPU twin; tests/upscale.rs compares them.
 
 @group(0) @binding(0) var image: texture_2d<f32>;
 @group(0) @binding(1) var image_sampler: sampler;
 
-// Keep in sync with `Fxaa` in src/render/upscale_pass.rs.
+// Keep in sync with `Fxaa` in src/render/passes/upscale_pass.rs.
 const EDGE_RELATIVE: f32 = 0.125;   // local contrast, as a share of the brightest luma, that is an edge
 const EDGE_MIN: f32 = 0.03125;      // ... and at least this (dark areas are left alone)
 const REDUCE_MUL: f32 = 0.125;

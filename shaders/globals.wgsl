@@ -1,10 +1,10 @@
 // globals.wgsl — per-frame values shared by every drawing pass (camera, light, output encoding).
 //
-// Not a standalone shader: `src/render/globals.rs` prepends this file to cloth.wgsl, lines.wgsl
-// and scene.wgsl, so the struct and the helpers below exist exactly once.
+// Not a standalone shader: `src/render/device/shaders.rs` prepends this file to cloth.wgsl,
+// lines.wgsl and scene.wgsl, so the struct and the helpers below exist exactly once.
 // Units: metres, world space right-handed with Y up; colours are linear RGB unless named srgb.
 
-// Keep in sync with `GlobalUniforms` in src/render/globals.rs (size 224 bytes).
+// Keep in sync with `GlobalUniforms` in src/render/camera/globals.rs (size 224 bytes).
 struct Globals {
     view_proj: mat4x4<f32>,      // world → clip (depth 0..1)
     inv_view_proj: mat4x4<f32>,  // clip → world, for the sky's view rays

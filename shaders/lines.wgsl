@@ -1,7 +1,7 @@
 // lines.wgsl — coloured line segments (LineList): key-mesh wireframe, Δv arrows, comparisons.
 //
 // Appended to globals.wgsl. One vertex buffer of `LineVertex` (keep in sync with
-// `LineVertex` in src/render/lines_pass.rs: position vec3<f32> at 0, color vec4<f32> at 12,
+// `LineVertex` in src/render/passes/lines_pass.rs: position vec3<f32> at 0, color vec4<f32> at 12,
 // stride 28 bytes). Colours arrive sRGB-encoded with straight alpha.
 
 // Moves each vertex this fraction of the way towards the eye so lines drawn on the cloth win the

@@ -4,7 +4,7 @@
 //
 // Appended to globals.wgsl. Units: metres; colours linear RGB.
 
-// Keep in sync with `SceneUniforms` in src/render/scene_pass.rs (size 96 bytes).
+// Keep in sync with `SceneUniforms` in src/render/passes/scene_pass.rs (size 96 bytes).
 struct SceneUniforms {
     sky_zenith: vec4<f32>,   // rgb straight up, w unused
     sky_horizon: vec4<f32>,  // rgb at the horizon (also the ground's fog colour), w unused
@@ -131,13 +131,13 @@ fn fs_ground(in: GroundOut) -> @location(0) vec4<f32> {
 // ---------------------------------------------------------------------------------------------
 // Meshes: instanced unit cylinder (pole) and unit sphere (colliders, pole finial).
 
-// Keep in sync with `MeshVertex` in src/render/scene_pass.rs (stride 24 bytes).
+// Keep in sync with `MeshVertex` in src/render/passes/scene_pass.rs (stride 24 bytes).
 struct MeshIn {
     @location(0) position: vec3<f32>,
     @location(1) normal: vec3<f32>,
 }
 
-// Keep in sync with `MeshInstance` in src/render/scene_pass.rs (stride 128 bytes).
+// Keep in sync with `MeshInstance` in src/render/passes/scene_pass.rs (stride 128 bytes).
 struct InstanceIn {
     @location(2) model_0: vec4<f32>,
     @location(3) model_1: vec4<f32>,

@@ -1,4 +1,4 @@
-// The GPU simulation's air (issue 27): the key mesh's normals and each node's air forces in the
+// The GPU simulation's air: the key mesh's normals and each node's air forces in the
 // seeded wind field. CPU twins: `sim::cloth::Cloth::node_normals` and
 // `sim::forces::external_forces` (`WindField::velocity`, `air_force`), in f32.
 //

@@ -1,4 +1,4 @@
-// The colliders on the GPU (issue 27): twin of `constraints::collide` on every free node, after
+// The colliders on the GPU: twin of `constraints::collide` on every free node, after
 // strain limiting, in place on the cloth's x and v. A penetrating node goes to the collider's
 // surface (plus its margin), loses its inward normal velocity, and its tangential speed drops
 // by μ times the removed normal speed, never below zero. Colliders in the scene's order.

@@ -1,4 +1,4 @@
-// The GPU simulation's guard (issue 27): after a step, whether the cloth blew up, as one small
+// The GPU simulation's guard: after a step, whether the cloth blew up, as one small
 // report the CPU reads back. CPU twins: `sim::cloth::Cloth::strain_maxima` and the tests of
 // `sim::guard::check`.
 //

@@ -1,4 +1,4 @@
-// The held nodes' per-step values on the GPU (issue 27): the CPU places the kinematic nodes
+// The held nodes' per-step values on the GPU: the CPU places the kinematic nodes
 // (`Simulation::begin_device_step`) and hands over only theirs, a short list; this kernel puts
 // each where the right-hand side and the step's end read it. Its CPU twin is the CPU's own
 // writing of the same values (`RhsPass::set_nodes`, `StepEndPass::set_targets`).

@@ -1,4 +1,4 @@
-// kang-mg's right-hand side on the GPU (issue 27): the CPU twin is
+// kang-mg's right-hand side on the GPU: the CPU twin is
 // `sim::integrators::kang_mg::right_hand_side`, in f32.
 //
 //   b_i = 0                                              on a held node,

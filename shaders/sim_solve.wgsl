@@ -1,4 +1,4 @@
-// The multigrid's work on one level on the GPU (issue 27), in f32. CPU twins in
+// The multigrid's work on one level on the GPU, in f32. CPU twins in
 // `sim::multigrid`: `residual` (r = b − A x), `sweep` (`node_coloured_sweep`, one colour a
 // dispatch), `coarsest` (the dense solve with `Multigrid::coarsest_factor`), and `air_diagonal`
 // (`Multigrid::set_extra_diagonal` with kang-mg's `h (c_drag + c_air)`).

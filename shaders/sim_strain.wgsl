@@ -1,4 +1,4 @@
-// Strain limiting on the GPU (issue 27), in f32: Provot's sweeps on the coarse levels, coarsest
+// Strain limiting on the GPU, in f32: Provot's sweeps on the coarse levels, coarsest
 // first, each level's moves interpolated to the next finer one, then long-range tethers, then
 // the sweeps on the cloth's own springs, then each moved node's velocity `(x − x_before) / h`. CPU twins:
 // `sim::tethers::Tethers::project` (`tethers`), `sim::strain_levels::StrainLevels::limit`

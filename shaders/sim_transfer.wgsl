@@ -1,4 +1,4 @@
-// The multigrid's grid transfers on the GPU (issue 27): the CPU twins are
+// The multigrid's grid transfers on the GPU: the CPU twins are
 // `sim::multigrid::GridTransfer::restrict` and `::prolong`, in f32. A fine grid of nx × ny nodes
 // (row-major) and the next coarser one of cx × cy = (nx / 2 + 1) × (ny / 2 + 1): along each
 // direction an even fine node i is coarse node i / 2, the last node of an even count is the last

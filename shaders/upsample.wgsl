@@ -18,7 +18,7 @@
 // batch[z]; x and y cover the largest cloth, and the invocations past a smaller one's nodes
 // return at once.
 
-// Keep in sync with `UpsampleUniforms` in src/render/upsample_pass.rs (size asserted by
+// Keep in sync with `UpsampleUniforms` in src/render/passes/upsample_pass.rs (size asserted by
 // tests/shaders.rs).
 struct UpsampleUniforms {
     // [nx, ny] key nodes
@@ -44,12 +44,13 @@ struct UpsampleUniforms {
     _padding: vec2<u32>,
 }
 
-// Keep in sync with the MODE_* constants in src/render/upsample_pass.rs.
+// Keep in sync with the MODE_* constants in src/render/passes/upsample_pass.rs.
 const MODE_KEY_ONLY: u32 = 0u;
 const MODE_SMOOTH: u32 = 1u;
 const MODE_WRINKLED: u32 = 2u;
 
-// Keep in sync with WORKGROUP_SIZE in src/render/upsample_pass.rs (checked by tests/shaders.rs).
+// Keep in sync with WORKGROUP_SIZE in src/render/passes/upsample_pass.rs (checked by
+// tests/shaders.rs).
 const WORKGROUP_SIZE_X: u32 = 8u;
 const WORKGROUP_SIZE_Y: u32 = 8u;
 

@@ -50,7 +50,7 @@ fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
 
 /// Removes every temporary this process is writing (the process is about to end on a
 /// signal). Returns how many it removed.
-pub fn remove_live_temporaries() -> usize {
+pub(crate) fn remove_live_temporaries() -> usize {
     live()
         .iter()
         .filter(|p| std::fs::remove_file(p).is_ok())
@@ -61,7 +61,7 @@ pub fn remove_live_temporaries() -> usize {
 /// longer running: a process killed while writing `target` could not remove its own. Linux
 /// only (a process runs while `/proc/PID` exists); elsewhere nothing is removed. Returns how
 /// many it removed.
-pub fn remove_stale_temporaries(folder: &Path, target_name: &str) -> usize {
+pub(crate) fn remove_stale_temporaries(folder: &Path, target_name: &str) -> usize {
     if !Path::new("/proc/self").exists() {
         return 0;
     }
@@ -160,7 +160,7 @@ fn dangling_target(path: &Path) -> PathBuf {
 /// Writes what `write` produces to `path` atomically (see the module). On any error the
 /// temporary file is removed and `path` is untouched. A symbolic link is written through, and
 /// a device or a FIFO written into (see [`Destination`]).
-pub fn write_with(
+pub(crate) fn write_with(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
 ) -> io::Result<()> {
@@ -194,7 +194,7 @@ pub fn write_with(
 /// which [`Pending::commit`] renames into place. Dropped without a commit (an error, a stopped
 /// recording that failed), the temporary file is removed and the target is untouched.
 #[derive(Debug)]
-pub struct Pending {
+pub(crate) struct Pending {
     temporary: PathBuf,
     target: PathBuf,
     committed: bool,
@@ -204,7 +204,7 @@ pub struct Pending {
 impl Pending {
     /// A pending write of `target`; nothing is created until [`Pending::create`] or another
     /// program writes [`Pending::path`].
-    pub fn new(target: &Path) -> Self {
+    pub(crate) fn new(target: &Path) -> Self {
         let (temporary, target) = match destination(target) {
             Destination::Replace(path) => (temporary_for(&path), path),
             // Not beside a device (`/dev/null`'s folder is the system's) but in the temporary
@@ -228,23 +228,23 @@ impl Pending {
     }
 
     /// Where the bytes go until the commit.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.temporary
     }
 
     /// The file that the commit will replace.
-    pub fn target(&self) -> &Path {
+    pub(crate) fn target(&self) -> &Path {
         &self.target
     }
 
     /// Creates (truncates) the temporary file for writing.
-    pub fn create(&self) -> io::Result<File> {
+    pub(crate) fn create(&self) -> io::Result<File> {
         File::create(&self.temporary)
     }
 
     /// Syncs the temporary file and renames it over the target; a target that is not a
     /// regular file (a device, a FIFO) gets the bytes copied into it instead.
-    pub fn commit(mut self) -> io::Result<()> {
+    pub(crate) fn commit(mut self) -> io::Result<()> {
         File::open(&self.temporary)?.sync_all()?;
         if let Destination::Into(target) = destination(&self.target) {
             let mut into = std::fs::OpenOptions::new().write(true).open(target)?;
@@ -271,7 +271,7 @@ impl Drop for Pending {
 /// Whether a write to `path` can begin: for a file to replace, a temporary one is made in its
 /// folder and removed again (so a missing or read-only folder is found before any work, not
 /// after it). A device or a FIFO is not opened here (a FIFO's open waits for a reader).
-pub fn check_writable(path: &Path) -> io::Result<()> {
+pub(crate) fn check_writable(path: &Path) -> io::Result<()> {
     match destination(path) {
         Destination::Replace(path) => {
             let temporary = temporary_for(&path);
@@ -284,12 +284,12 @@ pub fn check_writable(path: &Path) -> io::Result<()> {
 }
 
 /// Writes `bytes` to `path` atomically (see the module).
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_with(path, |out| out.write_all(bytes))
 }
 
 /// Saves `image` to `path` atomically as `format`.
-pub fn save_image(
+pub(crate) fn save_image(
     path: &Path,
     image: &image::RgbaImage,
     format: image::ImageFormat,

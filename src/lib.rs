@@ -8,7 +8,7 @@
 //! Data flows one way:
 //!
 //! ```text
-//!  ui (egui panels) ──UiAction──▶ app ──Command──▶ sim::thread (fixed dt, sim::Simulation)
+//!  ui (egui panels) ──UiAction──▶ app ──Command──▶ sim_thread (fixed dt, sim::Simulation)
 //!                                                        │ latest-wins Arc<Snapshot> (copies)
 //!  screen ◀── render (wgpu: upsample compute → cloth, lines, scene) ◀──┘
 //! ```
@@ -19,16 +19,27 @@
 //! twin in [`sim`]; it imports `sim`, never the renderer); [`app`] is the winit application wiring it together; [`cli`] the command line; [`video`] turns
 //! rendered frames into GIF and MP4 files.
 
+#[cfg(feature = "desktop")]
 pub mod app;
+#[cfg(feature = "desktop")]
 pub mod bench;
+#[cfg(feature = "desktop")]
 pub mod cli;
-pub mod files;
+#[cfg(feature = "desktop")]
+pub(crate) mod files;
+#[cfg(feature = "desktop")]
 pub mod gpu_sim;
-pub mod lab_report;
+#[cfg(feature = "desktop")]
+pub(crate) mod lab_report;
+#[cfg(feature = "desktop")]
 pub mod render;
-pub mod setting;
+#[cfg(feature = "desktop")]
 pub mod signals;
 pub mod sim;
+#[cfg(feature = "desktop")]
+pub mod sim_thread;
+#[cfg(feature = "desktop")]
 pub mod ui;
 pub mod upsample;
+#[cfg(feature = "desktop")]
 pub mod video;

@@ -42,8 +42,8 @@ fn usage_error(e: &clap::Error) -> ! {
 
 /// Mesa's Vulkan device-select layer asks libwayland for a display to order the GPUs, and
 /// libwayland prints "error: `XDG_RUNTIME_DIR` is invalid or not set in the environment." twice
-/// where there is no runtime folder (a bare shell, Xvfb, CI): every headless `render` said
-/// it, even with `-q`. Without that folder there is no Wayland session to order GPUs for, so
+/// where there is no runtime folder (a bare shell, Xvfb, CI), so every headless `render` would
+/// print it, even with `-q`. Without that folder there is no Wayland session to order GPUs for, so
 /// the layer is switched off (`NODEVICE_SELECT=1`, Mesa's own switch) unless the user set it.
 #[allow(unsafe_code)] // reason: `set_var` is unsafe since Rust 2024; called before any thread starts
 fn quiet_mesa_device_select() {

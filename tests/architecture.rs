@@ -1,5 +1,8 @@
-//! The shape ARCHITECTURE.md promises, checked on the source: no circle of imports among the
-//! modules of `src/sim/` or of `src/render/`, and no `String` errors in the simulation.
+//! The layering ARCHITECTURE.md promises, checked on the source: each folder imports only the
+//! folders below it (top-level folders of `src/`, the folders of `src/sim/` and of
+//! `src/render/`), there is no circle of imports among folders or among the files of the
+//! simulation and the renderer, the simulation core imports none of the desktop program, and
+//! nothing in the simulation returns a `String` error.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -25,64 +28,167 @@ fn code(text: &str) -> String {
         .join("\n")
 }
 
-/// The identifiers that follow `prefix` in `code` (`super::forces` → `forces`).
-fn after<'a>(code: &'a str, prefix: &str) -> Vec<&'a str> {
-    code.match_indices(prefix)
-        .map(|(i, _)| {
-            let rest = &code[i + prefix.len()..];
-            let end = rest
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .unwrap_or(rest.len());
-            &rest[..end]
-        })
-        .filter(|name| !name.is_empty())
-        .collect()
+/// The module path of a file under `src/` (`src/sim/model/cloth.rs` → `["sim", "model",
+/// "cloth"]`, `src/ui/mod.rs` → `["ui"]`, `src/lib.rs` → `[]`).
+fn module_of(rel: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let file = parts.pop().unwrap();
+    let stem = file.trim_end_matches(".rs");
+    if !matches!(stem, "mod" | "lib" | "main") {
+        parts.push(stem.to_string());
+    }
+    parts
 }
 
-/// Per top-level module of `root` (`src/sim/forces.rs` → `forces`, `src/sim/integrators/*` →
-/// `integrators`), the other top-level modules of `root` its code names.
-fn module_graph(root: &str, crate_path: &str) -> BTreeMap<String, BTreeSet<String>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(root);
-    let mut files = Vec::new();
-    rust_files(&root, &mut files);
-    let top_of = |p: &Path| -> String {
-        let rel = p.strip_prefix(&root).unwrap();
-        let first = rel
-            .components()
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy();
-        first.trim_end_matches(".rs").to_string()
-    };
-    let tops: BTreeSet<String> = files.iter().map(|p| top_of(p)).collect();
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for file in &files {
-        let top = top_of(file);
-        let depth = file.strip_prefix(&root).unwrap().components().count();
-        let is_mod = file.file_name().is_some_and(|n| n == "mod.rs");
-        let text = code(&std::fs::read_to_string(file).unwrap());
-        // `super::` from a file directly in `root` (or a folder's `mod.rs`) names a sibling;
-        // from a file one folder down, `super::super::` does.
-        let sibling_prefix = if depth == 1 || (depth == 2 && is_mod) {
-            "super::"
-        } else {
-            "super::super::"
-        };
-        let mut names = after(&text, crate_path);
-        names.extend(after(&text, sibling_prefix));
-        if sibling_prefix == "super::" {
-            // `super::super::x` read with the shorter prefix would name `super`.
-            names.retain(|n| *n != "super");
+/// Every path a file's code names, made absolute (`crate::sim::model::cloth::Cloth`,
+/// `super::forces` from `sim::model::cloth` → `sim::model::forces`), as segments. Paths in a
+/// `{…}` group are expanded one level (`crate::sim::{model::cloth, format}`).
+fn named_paths(code: &str, module: &[String], is_mod_file: bool) -> Vec<Vec<String>> {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = Vec::new();
+    let bytes: Vec<char> = code.chars().collect();
+    let mut i = 0;
+    while i < bytes.len() {
+        let at_start = i == 0 || !(ident(bytes[i - 1]) || bytes[i - 1] == ':');
+        if !at_start || !(code_at(&bytes, i, "crate::") || code_at(&bytes, i, "super::")) {
+            i += 1;
+            continue;
         }
-        let deps = graph.entry(top.clone()).or_default();
-        for name in names {
-            if name != top && tops.contains(name) {
-                deps.insert(name.to_string());
+        // Read segments joined by `::`.
+        let mut segs: Vec<String> = Vec::new();
+        let mut j = i;
+        loop {
+            let start = j;
+            while j < bytes.len() && ident(bytes[j]) {
+                j += 1;
+            }
+            if start == j {
+                break;
+            }
+            segs.push(bytes[start..j].iter().collect());
+            if code_at(&bytes, j, "::") {
+                j += 2;
+            } else {
+                break;
+            }
+        }
+        // A group after the last `::`: one path per item's first segment.
+        let mut tails: Vec<Vec<String>> = vec![vec![]];
+        if j < bytes.len() && bytes[j] == '{' {
+            let mut depth = 0;
+            let mut k = j;
+            let mut item = String::new();
+            let mut items = Vec::new();
+            while k < bytes.len() {
+                match bytes[k] {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    ',' if depth == 1 => items.push(std::mem::take(&mut item)),
+                    c if depth >= 1 => item.push(c),
+                    _ => {}
+                }
+                k += 1;
+            }
+            items.push(item);
+            tails = items
+                .iter()
+                .map(|it| {
+                    it.trim()
+                        .split("::")
+                        .map(|s| s.trim().to_string())
+                        .take_while(|s| !s.is_empty() && s.chars().all(ident))
+                        .collect()
+                })
+                .collect();
+        }
+        let mut base: Vec<String> = Vec::new();
+        let mut rest = segs.as_slice();
+        if rest.first().is_some_and(|s| s == "crate") {
+            rest = &rest[1..];
+        } else {
+            // `super::` from `a::b::c` (a file) names `a::b::…`; from `a::b`'s mod.rs, `a::…`.
+            base = module.to_vec();
+            if !is_mod_file || base.is_empty() {
+                base.pop();
+            }
+            while rest.first().is_some_and(|s| s == "super") {
+                rest = &rest[1..];
+                if rest.first().is_some_and(|s| s == "super") {
+                    base.pop();
+                }
+            }
+            // The first `super` was the pop above for a file; for a mod.rs, pop once here.
+            if is_mod_file {
+                base.pop();
+            }
+        }
+        for tail in &tails {
+            let mut p = base.clone();
+            p.extend(rest.iter().cloned());
+            p.extend(tail.iter().cloned());
+            out.push(p);
+        }
+        i = j.max(i + 1);
+    }
+    out
+}
+
+fn code_at(chars: &[char], i: usize, s: &str) -> bool {
+    s.chars()
+        .enumerate()
+        .all(|(k, c)| chars.get(i + k) == Some(&c))
+}
+
+struct Source {
+    /// Each file's module path and the module paths its code names.
+    files: Vec<(Vec<String>, Vec<Vec<String>>)>,
+}
+
+fn source() -> Source {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut paths = Vec::new();
+    rust_files(&src, &mut paths);
+    let files = paths
+        .iter()
+        .map(|p| {
+            let rel = p.strip_prefix(&src).unwrap();
+            let module = module_of(rel);
+            let is_mod = p.file_name().is_some_and(|n| n == "mod.rs");
+            let text = code(&std::fs::read_to_string(p).unwrap());
+            let named = named_paths(&text, &module, is_mod);
+            (module, named)
+        })
+        .collect();
+    Source { files }
+}
+
+/// The graph between the children of `parent` (`[]`: the top-level modules; `["sim"]`: sim's
+/// folders and files), at the depth of those children.
+fn graph(source: &Source, parent: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
+    let depth = parent.len();
+    let under = |m: &[String]| m.len() > depth && m.iter().zip(parent).all(|(a, b)| a == b);
+    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, named) in &source.files {
+        if !under(module) {
+            continue;
+        }
+        let from = module[depth].clone();
+        let deps = g.entry(from.clone()).or_default();
+        for path in named {
+            if under(path) && path[depth] != from {
+                deps.insert(path[depth].clone());
             }
         }
     }
-    graph
+    g
 }
 
 /// A circle in `graph`, as the list of modules around it, if there is one.
@@ -117,8 +223,52 @@ fn circle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
         .find_map(|start| visit(start, graph, &mut Vec::new(), &mut done))
 }
 
+/// The imports of `graph` that go from a layer to a higher one (`layers` lowest first; a
+/// module not listed is a failure of its own).
+fn upward(graph: &BTreeMap<String, BTreeSet<String>>, layers: &[&[&str]]) -> Vec<String> {
+    let layer_of = |m: &str| layers.iter().position(|l| l.contains(&m));
+    let mut bad = Vec::new();
+    for (from, deps) in graph {
+        let Some(lf) = layer_of(from) else {
+            bad.push(format!("{from} is in no layer"));
+            continue;
+        };
+        for to in deps {
+            match layer_of(to) {
+                Some(lt) if lt < lf => {}
+                Some(_) => bad.push(format!("{from} imports {to}")),
+                None => bad.push(format!("{to} (imported by {from}) is in no layer")),
+            }
+        }
+    }
+    bad
+}
+
 #[test]
-fn the_circle_finder_finds_a_circle_and_only_one() {
+fn the_path_reader_resolves_crate_super_and_groups() {
+    let m = |s: &str| s.split("::").map(String::from).collect::<Vec<_>>();
+    let text = "use crate::sim::{model::cloth, format};\nuse super::forces::X;\nfn f() { \
+                super::super::lab::g() }";
+    let got = named_paths(&code(text), &m("sim::model::cloth"), false);
+    assert_eq!(
+        got,
+        vec![
+            m("sim::model::cloth"),
+            m("sim::format"),
+            m("sim::model::forces::X"),
+            m("sim::lab::g")
+        ]
+    );
+    // From a folder's mod.rs, `super::` is the folder's parent.
+    let got = named_paths("use super::format::X;", &m("sim::model"), true);
+    assert_eq!(got, vec![m("sim::format::X")]);
+    // Comments and the test module are not code.
+    assert!(named_paths(&code("// crate::app::x\n"), &[], false).is_empty());
+    assert!(named_paths(&code("#[cfg(test)]\nuse crate::app::x;"), &[], false).is_empty());
+}
+
+#[test]
+fn the_circle_and_layer_checks_find_what_is_wrong() {
     let graph = |edges: &[(&str, &str)]| {
         let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for (a, b) in edges {
@@ -132,34 +282,126 @@ fn the_circle_finder_finds_a_circle_and_only_one() {
         circle(&graph(&[("a", "b"), ("b", "c"), ("c", "a")])),
         Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
     );
-    // And the reader of the source sees an import through `super::super::`.
-    let text = "use super::super::forces::X; // super::cloth\nfn f() { crate::sim::par::g() }";
-    assert_eq!(after(&code(text), "super::super::"), vec!["forces"]);
-    assert_eq!(after(&code(text), "crate::sim::"), vec!["par"]);
-    assert!(after(&code(text), "super::cloth").is_empty());
+    let layers: &[&[&str]] = &[&["c"], &["b"], &["a"]];
+    assert!(upward(&graph(&[("a", "b"), ("b", "c")]), layers).is_empty());
+    assert_eq!(
+        upward(&graph(&[("c", "a")]), layers),
+        vec!["c imports a".to_string()]
+    );
+    assert_eq!(
+        upward(&graph(&[("d", "a")]), layers),
+        vec!["d is in no layer".to_string()]
+    );
+}
+
+/// The top-level folders, lowest first. The first two are the simulation core, which builds
+/// for `wasm32-unknown-unknown` without the `desktop` feature.
+const TOP_LAYERS: &[&[&str]] = &[
+    &["sim"],
+    &["upsample"],
+    &["files", "lab_report", "gpu_sim", "sim_thread"],
+    &["signals", "video", "render"],
+    &["ui"],
+    &["app"],
+    &["bench"],
+    &["cli"],
+    &["main"],
+];
+
+#[test]
+fn each_top_level_folder_imports_only_the_ones_below_it() {
+    let source = source();
+    let mut g = graph(&source, &[]);
+    // `lib.rs` declares the modules; `main.rs` is a module path of its own here.
+    g.remove("lib");
+    let bad = upward(&g, TOP_LAYERS);
+    assert!(bad.is_empty(), "imports against the layering: {bad:?}");
+    assert_eq!(circle(&g), None);
+    // ARCHITECTURE.md's rule, said plainly: the simulation core imports none of the desktop
+    // program.
+    for desktop in [
+        "render",
+        "app",
+        "ui",
+        "upsample",
+        "gpu_sim",
+        "video",
+        "cli",
+        "sim_thread",
+    ] {
+        assert!(
+            !g["sim"].contains(desktop),
+            "the simulation core imports {desktop}"
+        );
+    }
+    assert!(!g["bench"].contains("cli"), "bench imports cli");
 }
 
 #[test]
-fn no_module_of_the_simulation_or_the_renderer_imports_one_that_imports_it_back() {
-    for (root, crate_path) in [
-        ("src/sim", "crate::sim::"),
-        ("src/render", "crate::render::"),
+fn the_simulations_folders_import_only_the_ones_below_them() {
+    let layers: &[&[&str]] = &[
+        &["format"],
+        &["model"],
+        &["solvers"],
+        &["constraints"],
+        &["runtime"],
+        &["lab"],
+    ];
+    let g = graph(&source(), &["sim"]);
+    assert!(g.len() >= 6, "only {g:?}");
+    let bad = upward(&g, layers);
+    assert!(bad.is_empty(), "sim: imports against the layering: {bad:?}");
+}
+
+#[test]
+fn the_renderers_folders_import_only_the_ones_below_them() {
+    let layers: &[&[&str]] = &[&["device"], &["camera"], &["passes"], &["drawing"]];
+    let g = graph(&source(), &["render"]);
+    let bad = upward(&g, layers);
+    assert!(
+        bad.is_empty(),
+        "render: imports against the layering: {bad:?}"
+    );
+}
+
+#[test]
+fn no_file_of_a_folder_imports_one_that_imports_it_back() {
+    let source = source();
+    for parent in [
+        &["sim", "format"][..],
+        &["sim", "model"],
+        &["sim", "solvers"],
+        &["sim", "constraints"],
+        &["sim", "runtime"],
+        &["sim", "lab"],
+        &["render", "device"],
+        &["render", "camera"],
+        &["render", "passes"],
+        &["render", "drawing"],
+        &["gpu_sim"],
+        &["ui"],
+        &["app"],
+        &["cli"],
     ] {
-        let graph = module_graph(root, crate_path);
-        assert!(graph.len() > 5, "{root}: only {graph:?}");
-        if let Some(c) = circle(&graph) {
-            panic!("{root}: a circle of imports: {}", c.join(" → "));
+        let g = graph(&source, parent);
+        assert!(!g.is_empty(), "{parent:?}: no files read");
+        if let Some(c) = circle(&g) {
+            panic!("{parent:?}: a circle of imports: {}", c.join(" → "));
         }
     }
-    // The graph is read right: the step imports the integrators, not the other way round.
-    let sim = module_graph("src/sim", "crate::sim::");
-    assert!(
-        sim["simulation"].contains("integrators"),
-        "{:?}",
-        sim["simulation"]
-    );
-    assert!(!sim["integrators"].contains("simulation"));
-    assert!(sim["integrators"].contains("forces"));
+}
+
+#[test]
+fn the_graph_is_read_right() {
+    // The step imports the integrators, not the other way round; the integrators the forces.
+    let source = source();
+    let sim = graph(&source, &["sim"]);
+    assert!(sim["runtime"].contains("solvers"), "{:?}", sim["runtime"]);
+    assert!(!sim["solvers"].contains("runtime"));
+    let solvers = graph(&source, &["sim", "solvers"]);
+    assert!(solvers["integrators"].contains("multigrid"), "{solvers:?}");
+    let top = graph(&source, &[]);
+    assert!(top["app"].contains("render") && top["render"].contains("sim"));
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! `flagsim bench --quick --json` runs and reports every section (the numbers themselves are
-//! machine-dependent; the README's come from a full run).
+//! machine-dependent; docs/performance.md's come from a full run).
 
 use std::process::Command;
 

@@ -374,14 +374,25 @@ fn documented_parameters() -> Vec<String> {
 }
 
 #[test]
-fn the_readme_parameter_table_is_the_one_flagsim_params_prints() {
+fn the_scene_documents_parameter_table_is_the_one_flagsim_params_prints() {
     let out = flagsim(&["params", "--markdown"]);
+    assert!(out.status.success(), "`flagsim params --markdown` failed");
     let table = String::from_utf8(out.stdout).unwrap();
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    assert!(
-        readme.contains(&table),
-        "README's parameter table differs from `flagsim params --markdown`; paste its output"
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/scenes.md");
+    let doc = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+    let (begin, end) = ("<!-- params:begin -->", "<!-- params:end -->");
+    let documented = doc
+        .split_once(begin)
+        .and_then(|(_, rest)| rest.split_once(end))
+        .map_or_else(
+            || panic!("docs/scenes.md has no table between {begin} and {end}"),
+            |(inside, _)| inside,
+        );
+    assert_eq!(
+        documented.trim(),
+        table.trim(),
+        "the parameter table between {begin} and {end} in docs/scenes.md differs from \
+         `flagsim params --markdown`; paste the command's output there"
     );
 }
 
@@ -406,9 +417,9 @@ fn every_field_a_scene_file_takes_is_documented_and_nothing_else() {
     leaves("render.", &render, &mut fields);
     // The setting is left out of a scene while it is the default, and so is an absent
     // background; with both written, a gradient sky is one documented field.
-    let setting = flagsim::setting::Setting {
+    let setting = flagsim::sim::format::setting::Setting {
         background: Some("hills.jpg".into()),
-        ..flagsim::setting::Setting::default()
+        ..flagsim::sim::format::setting::Setting::default()
     };
     let mut setting_fields = Vec::new();
     leaves(

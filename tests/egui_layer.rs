@@ -8,7 +8,7 @@ use flagsim::app::frame::{panels, uncovered};
 use flagsim::app::screenshot::{capture_texture, create_capture_target};
 use flagsim::render::GpuContext;
 use flagsim::sim::Scene;
-use flagsim::sim::snapshot::Snapshot;
+use flagsim::sim::runtime::snapshot::Snapshot;
 use flagsim::ui::{FrameInfo, UiState};
 
 const SIZE: [u32; 2] = [640, 420];
@@ -240,7 +240,7 @@ fn the_panels_hide_every_pixel_the_viewer_does_not_shade() {
     assert!(side.x > 100 && side.x + side.width == SIZE[0], "{side:?}");
     assert_eq!((side.y, side.height), (0, SIZE[1]));
     assert!(check(&snap, false).is_whole(SIZE));
-    snap.divergence = Some(flagsim::sim::simulation::Divergence {
+    snap.divergence = Some(flagsim::sim::runtime::simulation::Divergence {
         integrator: snap.params.integrator,
         step: 10,
         time: 0.2,
@@ -277,18 +277,19 @@ fn the_painter_counts_the_triangles_it_tessellated() {
     assert_eq!(painter.tessellated_size(), (vertices, indices));
 }
 
-/// The lab as a new user drives it, at the two window sizes the README names: four copies,
-/// the reference copy's distances, the largest stable `dt` found for each, the plots open.
+/// The lab as a new user drives it, at 1280 × 800 (the test display's size) and 1024 × 640:
+/// four copies, the reference copy's distances, the largest stable `dt` found for each, the
+/// plots open.
 /// Laid out frame after frame, the control panel keeps within its widest allowed width
-/// (it used to grow to fit its widest line, 785 px and more, and never shrink) and leaves the
-/// 3-D view most of the window. No GPU: layout only.
+/// (rather than growing to fit its widest line and never shrinking) and leaves the 3-D view
+/// most of the window. No GPU: layout only.
 #[test]
 fn the_control_panel_keeps_its_width_through_every_lab_view() {
     use flagsim::app::frame::controls_width;
     use flagsim::sim::IntegratorKind::{ChoiKo, ExplicitEuler, Kang, SymplecticEuler};
-    use flagsim::sim::shape::Distance;
-    use flagsim::sim::snapshot::ReferenceStatus;
-    use flagsim::sim::stability::{Found, Search};
+    use flagsim::sim::model::shape::Distance;
+    use flagsim::sim::runtime::snapshot::ReferenceStatus;
+    use flagsim::sim_thread::{Found, Search};
     let scene = Scene::load("flag").unwrap();
     let one = Snapshot::of(&scene.clone().simulation().unwrap());
     let kinds = vec![Kang, SymplecticEuler, ExplicitEuler, ChoiKo];
@@ -458,7 +459,8 @@ fn the_changed_area_is_where_two_lists_of_shapes_differ() {
 
 /// A Stats refresh with other figures, some of them many digits longer, changes only the rows
 /// of the figures: the control panel keeps its width (a figure wider than the rest of the panel
-/// used to widen it by a fraction of a point, so every refresh painted the whole panel anew).
+/// must not widen it, even by a fraction of a point, or every refresh paints the whole panel
+/// anew).
 /// No GPU: layout only.
 #[test]
 fn a_stats_refresh_changes_only_the_figures() {

@@ -1,12 +1,12 @@
 //! The simulation engine against the equations of the paper and method.md. Expected values are
 //! derived here from the formulas, never read back from the code under test.
 
-use flagsim::sim::agreement::agreement;
-use flagsim::sim::constraints::strain_limit;
-use flagsim::sim::forces::{External, WindField, air_force, external_forces, floor};
-use flagsim::sim::integrators::SolverReport;
-use flagsim::sim::params::{DragModel, LiftModel, Provot, Wind};
-use flagsim::sim::scene::{PRESETS, Scene};
+use flagsim::sim::constraints::limit::strain_limit;
+use flagsim::sim::format::params::{DragModel, LiftModel, Provot, Wind};
+use flagsim::sim::format::scene::{PRESETS, Scene};
+use flagsim::sim::model::forces::{External, WindField, air_force, external_forces, floor};
+use flagsim::sim::runtime::agreement::agreement;
+use flagsim::sim::solvers::integrators::SolverReport;
 use flagsim::sim::{IntegratorKind, Simulation};
 use glam::DVec3;
 
@@ -243,7 +243,7 @@ fn pinned_neighbours_enter_with_their_known_velocity_change() {
     let mut sim = two_masses(m, k, h, DVec3::new(0.5, 0.0, 0.0), 0.5, "kang");
     let d = DVec3::new(0.0, 0.01, 0.0);
     let target = sim.cloth.x[0] + d;
-    sim.grab = Some(flagsim::sim::simulation::Grab { node: 0, target });
+    sim.grab = Some(flagsim::sim::runtime::simulation::Grab { node: 0, target });
     sim.step();
     let kh2 = k * h * h;
     let expected = kh2 * (d / h) / (m + kh2);
@@ -262,7 +262,7 @@ fn pinned_neighbours_enter_with_their_known_velocity_change() {
     let u = DVec3::new(0.3, 0.0, -0.2);
     sim.cloth.v[0] = u;
     let target = sim.cloth.x[0] + d;
-    sim.grab = Some(flagsim::sim::simulation::Grab { node: 0, target });
+    sim.grab = Some(flagsim::sim::runtime::simulation::Grab { node: 0, target });
     sim.step();
     assert!(
         rel_err(sim.cloth.dv[1], expected) < 1e-6,
@@ -396,7 +396,7 @@ fn the_wind_field_is_deterministic_and_gusty() {
     let max = speeds.iter().copied().fold(0.0, f64::max);
     assert!(max - min > 0.1 * 6.0, "no gusts: {min}..{max}");
     let other = WindField::new(&Wind {
-        gust: flagsim::sim::params::Gust {
+        gust: flagsim::sim::format::params::Gust {
             seed: 2,
             ..wind.gust
         },
@@ -446,7 +446,10 @@ fn provot_limits_every_structural_spring_and_leaves_pinned_ends_alone() {
     }
     assert!(converged, "Provot did not converge");
     for s in &cloth.topology.springs {
-        if matches!(s.family, flagsim::sim::cloth::SpringFamily::Structural) {
+        if matches!(
+            s.family,
+            flagsim::sim::model::cloth::SpringFamily::Structural
+        ) {
             let len = (cloth.x[s.b] - cloth.x[s.a]).length();
             assert!(
                 len <= 1.1 * s.rest * (1.0 + 1e-9),
@@ -487,7 +490,7 @@ fn the_same_scene_gives_bit_identical_results_however_steps_are_batched() {
     assert_eq!(a.cloth.dv, c.cloth.dv);
     // Through the simulation thread, 240 steps asked for in bursts of 1, 7 and 40 commands
     // (the thread applies a burst between two publishes): the same state.
-    use flagsim::sim::thread::{Command, SimThread, wait_for};
+    use flagsim::sim_thread::{Command, SimThread, wait_for};
     let sim = SimThread::spawn(Scene::load("flag").unwrap(), true).unwrap();
     let mut asked = 0;
     for burst in [1, 7, 40].into_iter().cycle() {
@@ -753,10 +756,10 @@ fn the_flag_preset_flies_without_jitter_or_visible_overstretch() {
         strain = strain.max(sim.stats.max_strain);
     }
     let zigzag = velocity_zigzag(&history);
-    // The accurate solve (4 substeps, CG to 1e-10) flaps at a mean node speed of 0.39 m/s over
-    // these steps. kang-mg's approximate Hessian damps that to 0.076 m/s (README, "Equal
-    // quality"); implicit-mg, the preset's integrator, solves the true Jacobian: at least half
-    // the reference's flapping.
+    // kang-mg's approximate Hessian damps the flapping an accurate solve (4 substeps, CG to
+    // 1e-10) keeps (docs/method.md §2); implicit-mg, the preset's integrator, solves the true
+    // Jacobian and keeps it: the mean node speed over these steps stays above 0.2 m/s, with
+    // little zig-zag and no visible overstretch.
     assert!(speed > 0.2, "the flag hardly moves: mean speed {speed} m/s");
     assert!(
         zigzag < 0.15 * speed,
@@ -944,7 +947,7 @@ fn the_guard_catches_explicit_euler_thrashing_under_strain_limiting() {
 
 #[test]
 fn xpbd_with_zero_compliance_satisfies_a_constraint_in_one_projection() {
-    use flagsim::sim::integrators::xpbd::project;
+    use flagsim::sim::solvers::integrators::xpbd::project;
     let mut rng = Lcg(23);
     for _ in 0..200 {
         let xa = rng.unit() * rng.range(0.1, 2.0);
@@ -1076,7 +1079,7 @@ fn spring_damping_opposes_the_rate_of_stretch_along_the_spring() {
 
 #[test]
 fn a_grid_has_the_springs_its_counts_say() {
-    use flagsim::sim::cloth::SpringFamily;
+    use flagsim::sim::model::cloth::SpringFamily;
     // nx × ny nodes: structural (nx−1) ny + nx (ny−1); shear 2 (nx−1)(ny−1) with both
     // diagonals, half that with one; bend (nx−2) ny + nx (ny−2).
     let (nx, ny) = (5, 4);
@@ -1115,7 +1118,7 @@ fn a_grid_has_the_springs_its_counts_say() {
 
 #[test]
 fn the_fig8_comparison_leaves_the_simulation_as_it_was() {
-    use flagsim::sim::agreement::compare_with_filter;
+    use flagsim::sim::runtime::agreement::compare_with_filter;
     let mut a = run_preset("flag", 30);
     let mut b = a.clone();
     let c = compare_with_filter(&mut a, IntegratorKind::Kang).unwrap();
@@ -1169,7 +1172,7 @@ fn a_grab_that_jumps_is_followed_at_half_the_guards_speed_and_trips_nothing() {
     let node = 99;
     let start = sim.cloth.x[node];
     let target = start + DVec3::new(0.0, 0.0, 1.0);
-    sim.grab = Some(flagsim::sim::simulation::Grab { node, target });
+    sim.grab = Some(flagsim::sim::runtime::simulation::Grab { node, target });
     let per_step = 0.5 * 50.0 / 60.0;
     for k in 1..=3 {
         assert!(sim.step(), "{}", sim.divergence.clone().unwrap());
@@ -1459,7 +1462,7 @@ fn a_grab_moves_only_the_grabbed_node_and_the_pole_keeps_its_path() {
     let mut grabbed = free.clone();
     let node = 55;
     let target = grabbed.cloth.x[node] + DVec3::new(0.0, 0.05, 0.1);
-    grabbed.grab = Some(flagsim::sim::simulation::Grab { node, target });
+    grabbed.grab = Some(flagsim::sim::runtime::simulation::Grab { node, target });
     for _ in 0..3 {
         assert!(free.step());
         assert!(grabbed.step(), "{}", grabbed.divergence.clone().unwrap());
@@ -1585,7 +1588,7 @@ fn with_the_wavelet_interpolation_off_no_node_is_interpolated() {
     assert!(off.interpolated().iter().all(|&i| !i));
 }
 
-/// The guard's rollback (issue 25, item 8): a step it discards leaves nothing behind, not even
+/// The guard's rollback: a step it discards leaves nothing behind, not even
 /// in an integrator's own state (the multigrid solvers' warm start, choi-ko's BDF2 history, the
 /// wavelet interpolation's previous `Δv`). A run that failed once and went on is the run that
 /// never failed, to the bit.

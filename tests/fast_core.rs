@@ -5,10 +5,10 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use flagsim::sim::cloth::Cloth;
-use flagsim::sim::constraints::Bounds;
-use flagsim::sim::simulation::Grab;
-use flagsim::sim::snapshot::Snapshot;
+use flagsim::sim::constraints::limit::Bounds;
+use flagsim::sim::model::cloth::Cloth;
+use flagsim::sim::runtime::simulation::Grab;
+use flagsim::sim::runtime::snapshot::Snapshot;
 use flagsim::sim::{IntegratorKind, Scene, Simulation};
 use glam::DVec3;
 
@@ -409,8 +409,8 @@ fn the_one_thread_force_scatter_equals_the_parallel_gather_bit_for_bit() {
         for skip in [&[][..], &skip[..]] {
             let mut forces = [vec![DVec3::NAN; n], vec![DVec3::NAN; n]];
             for (parallel, out) in [false, true].into_iter().zip(&mut forces) {
-                let mut scratch = flagsim::sim::forces::ForceWork::default();
-                flagsim::sim::forces::spring_forces(
+                let mut scratch = flagsim::sim::model::forces::ForceWork::default();
+                flagsim::sim::model::forces::spring_forces(
                     &cloth,
                     0.8,
                     viscosity,
@@ -528,7 +528,7 @@ fn provot_sweeps_go_forward_then_backward() {
     let mut sim = chain();
     let mut moved = vec![false; 3];
     let kinematic = vec![false; 3];
-    let (corrections, sweeps) = flagsim::sim::constraints::provot_sweeps(
+    let (corrections, sweeps) = flagsim::sim::constraints::limit::provot_sweeps(
         &mut sim.cloth,
         &kinematic,
         &mut moved,
@@ -542,7 +542,7 @@ fn provot_sweeps_go_forward_then_backward() {
     assert_eq!(moved, vec![true; 3]);
     // A third sweep (forward) finds spring 0 at 1 and spring 1 at 1.1875: one more.
     let mut sim3 = chain();
-    let (c3, s3) = flagsim::sim::constraints::provot_sweeps(
+    let (c3, s3) = flagsim::sim::constraints::limit::provot_sweeps(
         &mut sim3.cloth,
         &kinematic,
         &mut [false; 3],
@@ -571,7 +571,7 @@ fn a_spring_shorter_than_its_shortest_length_is_lengthened() {
         sim.cloth.x[1].x = 0.5;
         let kinematic = [held, false, false];
         let mut moved = [false; 3];
-        let got = flagsim::sim::constraints::provot_sweeps(
+        let got = flagsim::sim::constraints::limit::provot_sweeps(
             &mut sim.cloth,
             &kinematic,
             &mut moved,
@@ -600,7 +600,7 @@ fn a_spring_shorter_than_its_shortest_length_is_lengthened() {
         .unwrap()
         .simulation()
         .unwrap();
-    let got = flagsim::sim::constraints::provot_sweeps(
+    let got = flagsim::sim::constraints::limit::provot_sweeps(
         &mut long.cloth,
         &[false; 3],
         &mut [false; 3],
@@ -615,7 +615,7 @@ fn a_spring_shorter_than_its_shortest_length_is_lengthened() {
     }
     let mut sim = chain();
     sim.cloth.x[1] = sim.cloth.x[0];
-    let got = flagsim::sim::constraints::provot_sweeps(
+    let got = flagsim::sim::constraints::limit::provot_sweeps(
         &mut sim.cloth,
         &[false; 3],
         &mut [false; 3],
@@ -640,7 +640,7 @@ fn reference_sweeps(
     limit: f64,
     iterations: u32,
 ) -> (usize, u32) {
-    use flagsim::sim::cloth::{StrainOrder, limits_strain};
+    use flagsim::sim::model::cloth::{StrainOrder, limits_strain};
     let n = x.len();
     let bands = (n / StrainOrder::BAND_NODES).max(1);
     let band_nodes = n.div_ceil(bands);
@@ -724,7 +724,7 @@ fn provot_sweeps_follow_the_documented_order_over_bands_serial_and_parallel() {
         for parallel in [false, true] {
             let mut c = cloth.clone();
             let mut moved = vec![false; c.node_count()];
-            let got = flagsim::sim::constraints::provot_sweeps(
+            let got = flagsim::sim::constraints::limit::provot_sweeps(
                 &mut c,
                 &kinematic,
                 &mut moved,

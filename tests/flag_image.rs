@@ -8,14 +8,14 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use flagsim::render::flag_texture::{MAX_DECODE_SIDE, MAX_FLAG_SIDE, load_flag_image};
-use flagsim::render::headless::HeadlessRenderer;
-use flagsim::render::view::{self, ViewSettings};
+use flagsim::render::drawing::headless::HeadlessRenderer;
+use flagsim::render::drawing::view::{self, ViewSettings};
+use flagsim::render::passes::flag_texture::{MAX_DECODE_SIDE, MAX_FLAG_SIDE, load_flag_image};
 use flagsim::sim::Scene;
-use flagsim::sim::snapshot::Snapshot;
-use flagsim::sim::thread::Command;
+use flagsim::sim::runtime::snapshot::Snapshot;
+use flagsim::sim_thread::Command;
 use flagsim::ui::notices::Level;
-use flagsim::ui::{UiAction, UiState, scene_files};
+use flagsim::ui::{UiAction, UiState, panels::scene_files};
 use image::{Rgba, RgbaImage};
 
 const RED: [u8; 3] = [220, 30, 30];

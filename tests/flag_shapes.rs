@@ -1,4 +1,4 @@
-//! Flag shapes (issue 26, item 3): the cloth keeps the nodes of the cells its outline covers and
+//! Flag shapes: the cloth keeps the nodes of the cells its outline covers and
 //! the springs that run through it; a swallowtail's notch has no springs across it; the shapes
 //! fly without tripping the guard; renders show the background through the notch (lavapipe in
 //! CI; without an adapter the render test prints `SKIPPED`, except under `CI=true`).
@@ -8,12 +8,12 @@
 
 mod common;
 
-use flagsim::render::headless::HeadlessRenderer;
-use flagsim::render::view::{self, ViewSettings};
-use flagsim::setting::{Color, Setting, Sky};
+use flagsim::render::drawing::headless::HeadlessRenderer;
+use flagsim::render::drawing::view::{self, ViewSettings};
 use flagsim::sim::Scene;
-use flagsim::sim::outline::FlagShape;
-use flagsim::sim::snapshot::Snapshot;
+use flagsim::sim::format::outline::FlagShape;
+use flagsim::sim::format::setting::{Color, Setting, Sky};
+use flagsim::sim::runtime::snapshot::Snapshot;
 
 /// Whether `(u, v)` is in the notch: a triangle `notch` deep from the fly's corners, `half`
 /// from the middle line at the fly (0.5 for a swallowtail, 0.2 for a burgee).
@@ -26,7 +26,8 @@ fn in_notch(shape: &str, notch: f64, u: f64, v: f64) -> bool {
     u > 1.0 - notch && (v - 0.5).abs() < half * (u - (1.0 - notch)) / notch
 }
 
-/// The outlines as the issue draws them: `u` from the hoist, `v` from the bottom.
+/// The outlines written out here from their definitions, apart from the code under test: `u`
+/// from the hoist, `v` from the bottom.
 fn inside(shape: &str, notch: f64, u: f64, v: f64) -> bool {
     let off = (v - 0.5).abs();
     let cut = in_notch(shape, notch, u, v);

@@ -1,4 +1,4 @@
-//! Several flags in one scene (issue 26, item 1): the scene's `flags` list, each flag placed
+//! Several flags in one scene: the scene's `flags` list, each flag placed
 //! on its own pole and simulated beside the others, one snapshot for all, commands that add,
 //! remove and change one flag while the others fly on, picking that selects the flag clicked,
 //! and a render that shows each flag with its own image.
@@ -12,15 +12,16 @@ use std::time::Duration;
 
 use flagsim::app::controls::{Button, Controls, Input};
 use flagsim::render::OrbitCamera;
-use flagsim::render::view::ViewSettings;
+use flagsim::render::drawing::view::ViewSettings;
 use flagsim::sim::Scene;
-use flagsim::sim::error::SimError;
-use flagsim::sim::flags::{FlagSet, FlagSpec, PoleSpec};
-use flagsim::sim::outline::FlagShape;
-use flagsim::sim::params::Hoist;
-use flagsim::sim::scene::SceneError;
-use flagsim::sim::snapshot::Snapshot;
-use flagsim::sim::thread::{Command, SimThread, wait_for};
+use flagsim::sim::format::error::SimError;
+use flagsim::sim::format::flag_spec::{FlagSpec, PoleSpec};
+use flagsim::sim::format::outline::FlagShape;
+use flagsim::sim::format::params::Hoist;
+use flagsim::sim::format::scene::SceneError;
+use flagsim::sim::runtime::flags::FlagSet;
+use flagsim::sim::runtime::snapshot::Snapshot;
+use flagsim::sim_thread::{Command, SimThread, wait_for};
 use glam::{DVec3, Vec2, Vec3};
 
 const POLE: f64 = 2.4;
@@ -43,7 +44,7 @@ fn a_scene_without_flags_is_its_one_flag_unchanged() {
     assert!(old.flags.is_empty());
     assert_eq!(old.flag_count(), 1);
     assert_eq!(old.flag_scene(0), old);
-    // Written without a `flags` field, as before.
+    // Written back without a `flags` field, as the preset has none.
     assert!(!old.to_json().contains("\"flags\""));
     let set = FlagSet::new(&old).unwrap();
     assert_eq!(set.flags.len(), 1);
@@ -599,7 +600,7 @@ fn two_flags_in_one_render_show_two_cloth_regions_with_their_own_images() {
 
 // ---- the Flags panel and the panels that edit the selected flag ----------------------------
 
-use flagsim::ui::{UiAction, UiState, flags as flags_panel, scene_files};
+use flagsim::ui::{UiAction, UiState, panels::flags as flags_panel, panels::scene_files};
 
 fn sent(actions: &[UiAction]) -> Vec<&Command> {
     actions
@@ -718,7 +719,7 @@ fn the_shape_and_image_panels_change_the_selected_flag_only() {
     // A shape the flag's pins do not fit is refused with a message; nothing is sent.
     let mut pinned = Scene::load("flags").unwrap();
     pinned.cloth.grid.as_mut().unwrap().pins =
-        flagsim::sim::scene::Pins::List(vec![[9, 9], [0, 0]]);
+        flagsim::sim::format::scene::Pins::List(vec![[9, 9], [0, 0]]);
     let mut state = UiState::new(pinned, 0.12);
     let mut actions = Vec::new();
     scene_files::set_shape(&mut state, &mut actions, FlagShape::Pennant);

@@ -11,14 +11,14 @@ use flagsim::gpu_sim::{
     GuardReport, RhsPass, StepEndPass, TransferPass, read_pairs, read_vec3s, write_vec3s,
 };
 use flagsim::render::GpuContext;
-use flagsim::sim::forces::{External, ForceWork, external_forces, spring_forces};
-use flagsim::sim::guard;
-use flagsim::sim::integrators::SolverReport;
-use flagsim::sim::integrators::kang_mg::{near_held, right_hand_side};
-use flagsim::sim::integrators::symplectic_next;
-use flagsim::sim::jacobian::RhsInput;
-use flagsim::sim::multigrid::{GridTransfer, Multigrid, coarse_len};
-use flagsim::sim::params::{DragModel, LiftModel};
+use flagsim::sim::format::params::{DragModel, LiftModel};
+use flagsim::sim::model::forces::{External, ForceWork, external_forces, spring_forces};
+use flagsim::sim::runtime::guard;
+use flagsim::sim::solvers::integrators::SolverReport;
+use flagsim::sim::solvers::integrators::kang_mg::{near_held, right_hand_side};
+use flagsim::sim::solvers::integrators::symplectic_next;
+use flagsim::sim::solvers::jacobian::RhsInput;
+use flagsim::sim::solvers::multigrid::{GridTransfer, Multigrid, coarse_len};
 use flagsim::sim::{Cloth, Params, Scene};
 use glam::DVec3;
 
@@ -228,7 +228,7 @@ fn the_forces_follow_a_new_state_and_new_stiffness() {
     );
     // Stiffer springs: every Hooke force doubles.
     let mut stiffer = second.clone();
-    stiffer.apply_stiffness(&flagsim::sim::params::Stiffness {
+    stiffer.apply_stiffness(&flagsim::sim::format::params::Stiffness {
         structural: 4000.0,
         shear: 1000.0,
         bend: 100.0,
@@ -355,7 +355,8 @@ fn the_wind_matches_the_cpu_early_and_after_a_day() {
     // v_rel = v − wind(x, t): the gust noise hashed in u64 on the CPU and in u32 pairs on the
     // GPU. After a day (t = 86 400 s, τ near 10⁵) the CPU still has τ to 1e-11 and the GPU's
     // split of the time part keeps it as exact. With the whole argument in f32 instead (its
-    // last bit is 0.008 there) the wind was off by 8e-4 m/s at the first node: caught.
+    // last bit is 0.008 there) the wind at the first node would be off by several times the
+    // bound below (1e-4 m/s), and the test would fail.
     let Some(ctx) = shared_gpu() else { return };
     let cloth = flag(1.0);
     let buffers = ClothBuffers::new(&ctx.device, &cloth).expect("buffers");
@@ -505,7 +506,7 @@ fn the_guard_finds_the_first_bad_node_as_the_cpu_does() {
     let mut cloth = crumpled(10, 1.0);
     let mut params = Params::default();
     let mut kinematic = cloth.pinned.clone();
-    let limit = flagsim::sim::guard::speed_limit(&params);
+    let limit = flagsim::sim::runtime::guard::speed_limit(&params);
     cloth.x[37].y = f64::NAN;
     cloth.v[20].z = f64::INFINITY;
     let expect = |cloth: &Cloth, params: &Params, kinematic: &[bool], node: u32| {
@@ -947,8 +948,8 @@ fn a_v_cycle_matches_the_cpus_in_the_gpus_order() {
         return;
     };
     // Odd and even sizes (the last node of an even count has one parent), two to four
-    // levels; κ of a few thousand, so that the bound below stays far under a cycle's change.
-    // (Measured: the GPU is within 210 ε of the largest unknown in every case.)
+    // levels; κ of a few thousand, so that the bound below (4 κ ε of the largest unknown) stays
+    // far under a cycle's change.
     for (n, h) in [(9, 1.0 / 60.0), (16, 1.0 / 60.0), (33, 0.005), (20, 0.01)] {
         let cloth = crumpled(n, 0.3 * n as f64);
         let sys = system(&cloth, h);
@@ -1023,7 +1024,7 @@ fn gpu_ready_shaped(
     levels: bool,
     shape: Option<serde_json::Value>,
 ) -> Option<flagsim::sim::Simulation> {
-    let text = flagsim::sim::scene::preset(name).expect("a preset");
+    let text = flagsim::sim::format::scene::preset(name).expect("a preset");
     let mut scene: serde_json::Value = serde_json::from_str(text).expect("preset JSON");
     let grid = scene.pointer_mut("/cloth/grid")?;
     grid["nx"] = n.into();
@@ -1040,7 +1041,7 @@ fn gpu_ready_shaped(
     );
     // The paper's lift (eqs. 18–19) changes sign with `N̂·v̂`: in `paper-fig7`'s 40 m/s wind a
     // node whose normal is edge-on to the air gets its lift one way in f64 and the other in
-    // f32, and the two runs part (17 cm after 60 steps at 16²; the air kernel matches the CPU
+    // f32, and the two runs part (by centimetres within 60 steps; the air kernel matches the CPU
     // at any one state, `the_air_forces_match_the_cpu_in_each_model`). The smooth variant is
     // continuous, so f32 stays on the f64 path.
     if let Some(wind) = params.get_mut("wind").and_then(|w| w.as_object_mut()) {
@@ -1066,7 +1067,7 @@ fn the_gpu_step_follows_the_cpu_step_for_60_steps_in_each_preset() {
     };
     let mut ran = Vec::new();
     // Every preset as it is, and three with the coarse levels and the shortest length.
-    let runs = flagsim::sim::scene::preset_names()
+    let runs = flagsim::sim::format::scene::preset_names()
         .into_iter()
         .flat_map(|name| [(name, 16, false), (name, 32, false)])
         .chain([
@@ -1140,7 +1141,7 @@ fn follow_for_60_steps(
     let start = cpu.clone();
     let x0 = cpu.cloth.x.clone();
     // The CPU's V-cycles stop at the tolerance; the GPU runs a fixed number, here as
-    // many as the CPU needed at most (`paper-fig7`'s 40 m/s air takes 20 to 30: the
+    // many as the CPU needed at most (`paper-fig7`'s 40 m/s air takes many: the
     // coarse levels do not have the air's diagonal), so that both are solved alike.
     let mut cycles = 1;
     for _ in 0..60 {
@@ -1182,9 +1183,11 @@ fn follow_for_60_steps(
 #[test]
 fn strain_limiting_matches_the_cpu_in_colours() {
     use flagsim::gpu_sim::StrainPass;
-    use flagsim::sim::constraints::{Bounds, coloured_limited_springs, provot_sweeps_coloured};
-    use flagsim::sim::params::Provot;
-    use flagsim::sim::tethers::Tethers;
+    use flagsim::sim::constraints::limit::{
+        Bounds, coloured_limited_springs, provot_sweeps_coloured,
+    };
+    use flagsim::sim::constraints::tethers::Tethers;
+    use flagsim::sim::format::params::Provot;
     let Some(ctx) = shared_gpu() else {
         return;
     };
@@ -1291,8 +1294,8 @@ fn strain_limiting_matches_the_cpu_in_colours() {
 #[test]
 fn coarse_levels_and_the_shortest_length_match_the_cpu() {
     use flagsim::gpu_sim::StrainPass;
-    use flagsim::sim::constraints::{StrainScratch, limit_strain};
-    use flagsim::sim::params::Provot;
+    use flagsim::sim::constraints::limit::{StrainScratch, limit_strain};
+    use flagsim::sim::format::params::Provot;
     let Some(ctx) = shared_gpu() else {
         return;
     };
@@ -1405,8 +1408,8 @@ fn the_gpu_step_refuses_what_it_does_not_take_yet_with_the_reason() {
 #[test]
 fn the_colliders_kernel_matches_the_cpu() {
     use flagsim::gpu_sim::CollidePass;
-    use flagsim::sim::constraints::collide;
-    use flagsim::sim::params::{Collider, GroundCollider, SphereCollider};
+    use flagsim::sim::constraints::colliders::collide;
+    use flagsim::sim::format::params::{Collider, GroundCollider, SphereCollider};
     let Some(ctx) = shared_gpu() else { return };
     let cloth = crumpled(16, 0.3);
     let lowest = cloth.x.iter().map(|x| x.y).fold(f64::INFINITY, f64::min);
@@ -1474,7 +1477,7 @@ fn the_colliders_kernel_matches_the_cpu() {
 /// is built again after a waited read-back, and the cloth follows the CPU's, grabbed alike.
 #[test]
 fn a_grab_on_the_gpu_follows_the_cpus_grab() {
-    use flagsim::sim::simulation::Grab;
+    use flagsim::sim::runtime::simulation::Grab;
     let Some(ctx) = shared_gpu() else { return };
     let mut cpu = gpu_ready_preset("hanging", 16).expect("hanging");
     cpu.set_gpu_strain_order(true);
@@ -1834,9 +1837,9 @@ fn the_gpus_trip_names_a_fast_node_and_a_long_spring_as_the_cpu_does() {
 /// the snapshot of the same state gives (its keys continued on the CPU).
 #[test]
 fn a_shaped_flag_drawn_from_the_gpus_nodes_is_the_snapshots_flag() {
-    use flagsim::render::frame::ClothScene;
-    use flagsim::render::view::{ViewSettings, fill_cut_keys};
-    use flagsim::sim::snapshot::Snapshot;
+    use flagsim::render::drawing::frame::ClothScene;
+    use flagsim::render::drawing::view::{ViewSettings, fill_cut_keys};
+    use flagsim::sim::runtime::snapshot::Snapshot;
     let Some(ctx) = shared_gpu() else { return };
     let shape = serde_json::json!({ "swallowtail": { "notch": 0.35 } });
     let sim = gpu_ready_shaped("flag", 16, false, Some(shape)).expect("flag");

@@ -1,13 +1,13 @@
-//! Raising and lowering the flag (issue 26, item 2): the pinned nodes move down the pole by
+//! Raising and lowering the flag: the pinned nodes move down the pole by
 //! `(1 − η) · travel` (`params.hoist`), a scene can start at half-mast, a change moves them at
 //! the set speed, the guard stays quiet and the pole stays where it was.
 //!
 //! The numbers come from the `flag` preset: a 0.8 m high hoist from y = 1.6 m to 2.4 m, the
 //! ground at 0, so the travel is 1.6 m and the pole 2.4 m high.
 
-use flagsim::render::view;
+use flagsim::render::drawing::view;
 use flagsim::sim::Scene;
-use flagsim::sim::snapshot::Snapshot;
+use flagsim::sim::runtime::snapshot::Snapshot;
 use flagsim::sim::{Params, Simulation};
 
 const BOTTOM: f64 = 1.6;
@@ -61,7 +61,7 @@ fn lowering_and_raising_run_at_the_set_speed() {
     let dt = scene.params.dt;
     let speed = 0.4;
     let lower = Params {
-        hoist: flagsim::sim::params::Hoist { height: 0.0, speed },
+        hoist: flagsim::sim::format::params::Hoist { height: 0.0, speed },
         ..scene.params.clone()
     };
     sim.set_params(lower.clone()).unwrap();
@@ -85,7 +85,7 @@ fn lowering_and_raising_run_at_the_set_speed() {
     assert!((sim.hoist() - 0.0).abs() < 1e-12);
     // Up again, faster.
     let raise = Params {
-        hoist: flagsim::sim::params::Hoist {
+        hoist: flagsim::sim::format::params::Hoist {
             height: 1.0,
             speed: 2.0,
         },
@@ -197,7 +197,7 @@ fn lowered_the_flag_stops_on_a_raised_ground() {
     // The ground collider at 0.4 m: the travel is the lowest pin's 1.6 m less 0.4.
     let mut scene = flag();
     for c in &mut scene.params.colliders {
-        if let flagsim::sim::params::Collider::Ground(g) = c {
+        if let flagsim::sim::format::params::Collider::Ground(g) = c {
             g.height = 0.4;
         }
     }

@@ -1,4 +1,4 @@
-//! The integrator lab: copies in lock-step (`sim::lab`) and `flagsim compare`, its headless
+//! The integrator lab: copies in lock-step (`sim::lab::copies`) and `flagsim compare`, its headless
 //! twin. Expected values come from the definitions (`½ Σ m v²`, `|x_ab| / L`) and from standalone
 //! runs of the same scene, never from the lab's own output.
 
@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 use flagsim::sim::IntegratorKind;
 use flagsim::sim::Scene;
 use flagsim::sim::SimError;
-use flagsim::sim::lab::{CopySpec, Lab};
+use flagsim::sim::lab::copies::{CopySpec, Lab};
 
 mod process;
 
@@ -530,9 +530,9 @@ mod thread {
 
     use flagsim::sim::IntegratorKind;
     use flagsim::sim::Scene;
-    use flagsim::sim::lab::CopySpec;
-    use flagsim::sim::snapshot::Snapshot;
-    use flagsim::sim::thread::{Command, SimThread, wait_for};
+    use flagsim::sim::lab::copies::CopySpec;
+    use flagsim::sim::runtime::snapshot::Snapshot;
+    use flagsim::sim_thread::{Command, SimThread, wait_for};
     use glam::DVec3;
 
     const WAIT: Duration = Duration::from_secs(10);
@@ -622,7 +622,7 @@ mod thread {
 
     #[test]
     fn the_reference_copy_runs_the_accurate_solve_and_each_copy_reports_its_distance() {
-        use flagsim::sim::shape;
+        use flagsim::sim::model::shape;
         let sim = lab(&[IntegratorKind::Kang, IntegratorKind::KangMg]);
         sim.send(Command::SetReference(true));
         for _ in 0..30 {
@@ -727,11 +727,12 @@ mod stable_dt {
 
     use flagsim::sim::IntegratorKind;
     use flagsim::sim::Scene;
-    use flagsim::sim::shape;
-    use flagsim::sim::stability::{
-        DT_MAX, SECONDS, Search, TRIALS, largest_accurate_dt, largest_stable_dt,
-        reference_positions, runs_accurately, runs_stably, steps_to,
+    use flagsim::sim::lab::stability::{
+        DT_MAX, SECONDS, TRIALS, largest_accurate_dt, largest_stable_dt, reference_positions,
+        runs_accurately, runs_stably, steps_to,
     };
+    use flagsim::sim::model::shape;
+    use flagsim::sim_thread::Search;
 
     #[test]
     fn the_bisection_ends_on_a_stable_dt_just_below_an_unstable_one() {
@@ -831,7 +832,7 @@ mod stable_dt {
             })
             .unwrap();
         assert!(found > 0.0 && found < scene.params.dt, "{found}");
-        // The result is a step that ends the run exactly at its end (measured: 1/536 s).
+        // The result is a step that ends the run exactly at its end: a whole number of steps.
         let (n, step) = steps_to(seconds, found);
         assert_eq!(step, found);
         assert!(

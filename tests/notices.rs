@@ -8,7 +8,7 @@ use std::time::Instant;
 use egui::epaint::{ClippedShape, Shape};
 use flagsim::app::frame::{panels, uncovered};
 use flagsim::sim::Scene;
-use flagsim::sim::snapshot::Snapshot;
+use flagsim::sim::runtime::snapshot::Snapshot;
 use flagsim::ui::notices::{ERROR_FILL, INFO_FILL, INFO_SHOWN};
 use flagsim::ui::{FrameInfo, UiState};
 

@@ -120,8 +120,8 @@ fn the_three_display_modes_give_different_pictures() {
     for i in 0..3 {
         for j in i + 1..3 {
             // The cloth draped over the ball fills most of the picture; each mode reshapes or
-            // reshades its folds (measured: 850–10 600 pixels change visibly, the same mode
-            // rendered twice changes none). At least 300 must.
+            // reshades its folds visibly, where the same mode rendered twice changes no pixel.
+            // At least 300 pixels must change.
             let changed = changed_pixels(&images[i].1, &images[j].1);
             eprintln!(
                 "{} vs {}: {changed} pixels changed",
@@ -349,7 +349,7 @@ fn merge(into: &mut serde_json::Value, extra: &serde_json::Value) {
 
 /// A scene file of preset `hanging` at `n × n` as `kang-mg`, `extra` merged into it.
 fn hanging_file(name: &str, n: usize, extra: serde_json::Value) -> PathBuf {
-    let text = flagsim::sim::scene::preset("hanging").expect("preset");
+    let text = flagsim::sim::format::scene::preset("hanging").expect("preset");
     let mut scene: serde_json::Value = serde_json::from_str(text).expect("JSON");
     scene["cloth"]["grid"]["nx"] = n.into();
     scene["cloth"]["grid"]["ny"] = n.into();
@@ -365,9 +365,9 @@ fn hanging_file(name: &str, n: usize, extra: serde_json::Value) -> PathBuf {
 /// an accurate solve of the same springs (the CPU's V-cycles to a relative residual of 1e-7;
 /// the GPU runs 2 a step, in f32). With Provot's sweeps, which are not iterated to the end, the
 /// GPU sweeps the springs in another order (colours, not bands: `tests/gpu_sim.rs` runs the
-/// CPU in the GPU's order and finds micrometres): its nodes within 1 cm of the CPU's (3.8 mm
-/// measured), but limited less well (stretch 1.28 against the CPU's 1.18 on this sheet:
-/// README, *The simulation on the GPU*).
+/// CPU in the GPU's order and finds micrometres): its nodes within 1 cm of the CPU's, and not
+/// the same to the bit (a GPU run is not the CPU's). Limited alike but not the same cloth:
+/// docs/gpu.md, *The same cloth on both devices*.
 #[test]
 fn simulate_on_the_gpu_gives_the_cpus_cloth() {
     let run = |scene: &PathBuf, device: &str, steps: &str| {
@@ -513,7 +513,7 @@ fn the_gpu_refuses_what_it_cannot_run_with_the_reason() {
         &["simulate", "flag", "--steps", "1", "--device", "tpu"],
         "cpu, gpu, auto",
     );
-    // (A clip on the GPU is no longer refused: `tests/render_video.rs` draws one.)
+    // (A clip on the GPU is not refused: `tests/render_video.rs` draws one.)
     expect_bad(
         &["simulate", "wavelet", "--steps", "1", "--device", "gpu"],
         "wavelet",

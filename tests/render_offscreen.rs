@@ -5,8 +5,8 @@
 //! the tests print `SKIPPED: no GPU adapter` and pass, except under `CI=true`, where they fail.
 #![allow(clippy::trivially_copy_pass_by_ref)] // reason: pixel predicates take `&Rgba` as iterators hand them out
 
-use flagsim::render::flag_texture::FLAG_PALETTE;
-use flagsim::render::lines_pass::{grid_wireframe, vector_segments};
+use flagsim::render::passes::flag_texture::FLAG_PALETTE;
+use flagsim::render::passes::lines_pass::{grid_wireframe, vector_segments};
 use flagsim::render::{
     ClothFrame, ClothStyle, ColorMode, FrameData, LineVertex, OffscreenTarget, OrbitCamera,
     PixelRect, Pole, Renderer, SceneFrame, Sphere,
@@ -494,8 +494,9 @@ fn the_gpu_timer_measures_the_work_between_its_marks() {
         label: None,
         entries: &[],
     });
-    let pipeline =
-        flagsim::render::fullscreen::pipeline(device, "busy", BUSY_WGSL, &layout, format, None);
+    let pipeline = flagsim::render::passes::fullscreen::pipeline(
+        device, "busy", BUSY_WGSL, &layout, format, None,
+    );
     let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: None,
         layout: &layout,

@@ -1,4 +1,4 @@
-//! The setting around the flag (issue 26, item 4): the sky's colour or gradient, a background
+//! The setting around the flag: the sky's colour or gradient, a background
 //! image, the ground on or off, the pole's colour and its finial. Scene files keep them (relative
 //! paths resolved, bad values named); the panel changes them without losing anything; renders
 //! (lavapipe in CI) show them. Without a GPU adapter the render tests print `SKIPPED` and pass,
@@ -8,14 +8,14 @@ mod common;
 
 use std::path::PathBuf;
 
-use flagsim::render::headless::HeadlessRenderer;
-use flagsim::render::view::{self, ViewSettings};
+use flagsim::render::drawing::headless::HeadlessRenderer;
+use flagsim::render::drawing::view::{self, ViewSettings};
 use flagsim::render::{Light, OrbitCamera};
-use flagsim::setting::{Color, Finial, Setting, Sky};
 use flagsim::sim::Scene;
-use flagsim::sim::snapshot::Snapshot;
+use flagsim::sim::format::setting::{Color, Finial, Setting, Sky};
+use flagsim::sim::runtime::snapshot::Snapshot;
 use flagsim::ui::notices::Level;
-use flagsim::ui::{UiAction, UiState, scene_files};
+use flagsim::ui::{UiAction, UiState, panels::scene_files};
 use image::{Rgba, RgbaImage};
 
 const SIZE: [u32; 2] = [480, 320];

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use flagsim::render::shaders::{self, ShaderFile};
-use flagsim::render::upsample_pass::{UpsampleUniforms, WORKGROUP_SIZE};
+use flagsim::render::device::shaders::{self, ShaderFile};
+use flagsim::render::passes::upsample_pass::{UpsampleUniforms, WORKGROUP_SIZE};
 
 fn parse_and_validate(path: &str, source: &str) -> (naga::Module, naga::valid::ModuleInfo) {
     let module = naga::front::wgsl::parse_str(source).unwrap_or_else(|e| {
@@ -75,7 +75,7 @@ fn every_wgsl_file_is_registered_in_render_shaders() {
         // (Its embedded source is the file itself: `include_str!` cannot be stale.)
         assert!(
             shaders::ALL.iter().any(|s| s.path == relative),
-            "{relative} is not listed in render::shaders::ALL"
+            "{relative} is not listed in render::device::shaders::ALL"
         );
     }
 }

@@ -3,10 +3,10 @@
 
 use std::mem::{offset_of, size_of};
 
-use flagsim::render::cloth_pass::{self, ClothUniforms};
-use flagsim::render::globals::{GLOBALS_WGSL, GlobalUniforms};
-use flagsim::render::lines_pass;
-use flagsim::render::scene_pass::{self, SceneUniforms};
+use flagsim::render::camera::globals::{GLOBALS_WGSL, GlobalUniforms};
+use flagsim::render::passes::cloth_pass::{self, ClothUniforms};
+use flagsim::render::passes::lines_pass;
+use flagsim::render::passes::scene_pass::{self, SceneUniforms};
 
 /// The WGSL files of the drawing side and the source each pass compiles.
 fn drawing_shaders() -> Vec<(&'static str, String)> {
@@ -71,10 +71,10 @@ fn assert_layout(
 
 #[test]
 fn every_drawing_pass_compiles_the_source_that_is_validated() {
-    // `tests/shaders.rs` validates `render::shaders::ALL`; each pass must hand the GPU exactly
+    // `tests/shaders.rs` validates `render::device::shaders::ALL`; each pass must hand the GPU exactly
     // that source (its file with the shared globals in front), or the validation proves nothing.
     let registered = |path: &str| {
-        flagsim::render::shaders::ALL
+        flagsim::render::device::shaders::ALL
             .iter()
             .find(|s| s.path == path)
             .unwrap_or_else(|| panic!("{path} not registered"))

@@ -1,9 +1,9 @@
-//! Issue 23: whether a result is the same cloth. The shape measures on hand-made positions,
+//! Whether a result is the same cloth. The shape measures on hand-made positions,
 //! the accurate reference and its convergence, `kang-mg`'s multigrid against a direct solve, and
 //! the default configuration against the reference on a stiff in-plane flag.
 
-use flagsim::sim::multigrid::{Multigrid, coarse_len, parents};
-use flagsim::sim::shape::{self, Distance};
+use flagsim::sim::model::shape::{self, Distance};
+use flagsim::sim::solvers::multigrid::{Multigrid, coarse_len, parents};
 use flagsim::sim::{IntegratorKind, Scene, Simulation};
 use glam::DVec3;
 
@@ -133,7 +133,7 @@ fn the_reference_converges_and_the_default_keeps_a_stiff_flags_shape() {
         edges.shortest > 0.9 && edges.longest < 1.1,
         "default: {edges:?}"
     );
-    // What the default was before: the paper's kang with tethers. Tens of centimetres off.
+    // For contrast, the paper's kang with tethers: more than 10 cm RMS off the reference.
     let old = peer_flag(
         16,
         Some("kang"),
@@ -595,8 +595,8 @@ fn implicit_mg_meets_its_tolerance_in_a_few_iterations_on_a_stiff_fine_flag() {
     // 17 × 17 (two coarse levels and a direct solve), h²k/m ≈ 800: Gauss–Seidel sweeps alone
     // need hundreds of iterations for the sheet's stretching modes, which only the coarse grid
     // reaches. With it every step of the fall meets the default tolerance, within 12 iterations
-    // while the sheet drops from rest (9–10 in its first steps, warm starts then help), and
-    // 3 or fewer on average once it swings (measured: 1.8 over the second half-second).
+    // while the sheet drops from rest (its first steps need the most, warm starts then help),
+    // and 1 to 3 on average over the last 30 steps, once it swings.
     let scene = peer_flag(
         17,
         Some("implicit-mg"),
@@ -660,7 +660,7 @@ fn implicit_mg_stops_at_four_iterations_per_allowed_cycle() {
     // The same first step needs about 9 iterations to reach the default tolerance; with
     // `max_cycles` 1 the cap is ITERATIONS_PER_CYCLE × 1 = 4, and the step reports exactly
     // that many, its residual still above the tolerance.
-    use flagsim::sim::integrators::implicit_mg::ITERATIONS_PER_CYCLE;
+    use flagsim::sim::solvers::integrators::implicit_mg::ITERATIONS_PER_CYCLE;
     let scene = peer_flag(17, Some("implicit-mg"), r#"{ "enabled": false }"#);
     let mut sim = scene.simulation().unwrap();
     let mut p = sim.params().clone();
@@ -715,7 +715,7 @@ fn implicit_mgs_one_pass_assembly_gives_the_parallel_passes_step_bit_for_bit() {
     // nodes' known Δv on the right-hand side).
     let mut serial = windy_flag(14, "implicit-mg");
     let mut p = serial.params().clone();
-    p.handle.path = flagsim::sim::params::HandlePath::Figure8;
+    p.handle.path = flagsim::sim::format::params::HandlePath::Figure8;
     p.handle.amplitude = 0.1;
     p.handle.period = 1.0;
     serial.set_params(p).unwrap();

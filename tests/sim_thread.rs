@@ -4,11 +4,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use flagsim::sim::scene::Scene;
-use flagsim::sim::snapshot::Snapshot;
-use flagsim::sim::stepper::FixedStepper;
-use flagsim::sim::thread::{Command, SimThread, SnapshotSlot, wait_for};
+use flagsim::sim::format::scene::Scene;
+use flagsim::sim::runtime::snapshot::Snapshot;
+use flagsim::sim::runtime::stepper::FixedStepper;
 use flagsim::sim::{IntegratorKind, Params, SimError};
+use flagsim::sim_thread::{Command, SimThread, SnapshotSlot, wait_for};
 use glam::DVec3;
 
 /// Long enough for any scheduling delay (a step of the flag takes microseconds), short enough
@@ -458,7 +458,7 @@ fn the_fixed_stepper_turns_wall_time_into_whole_steps() {
 
 #[test]
 fn the_step_rate_is_counted_over_windows_of_a_second() {
-    use flagsim::sim::thread::RateMeter;
+    use flagsim::sim_thread::RateMeter;
     let t0 = std::time::Instant::now();
     let at = |s: f64| t0 + Duration::from_secs_f64(s);
     let mut meter = RateMeter::default();
@@ -500,7 +500,7 @@ fn a_running_thread_publishes_only_when_it_stepped() {
 /// clock, commands routed to one copy, sync, and resuming one copy after its divergence.
 mod lab {
     use super::*;
-    use flagsim::sim::lab::CopySpec;
+    use flagsim::sim::lab::copies::CopySpec;
 
     fn spec(integrator: IntegratorKind, dt: Option<f64>) -> CopySpec {
         CopySpec {
@@ -944,7 +944,7 @@ mod on_the_gpu {
     fn the_gpu_switch_in_the_lab_is_refused() {
         let Some(ctx) = gpu() else { return };
         let provider = GpuProvider::new(ctx.device, ctx.queue, ctx.adapter.get_info());
-        let copies = flagsim::sim::lab::CopySpec::parse_list("kang-mg,kang").unwrap();
+        let copies = flagsim::sim::lab::copies::CopySpec::parse_list("kang-mg,kang").unwrap();
         let sim = SimThread::spawn_lab(Scene::load("flag").unwrap(), &copies, false).unwrap();
         let slot = sim.slot();
         sim.send(Command::ProvideGpu(Arc::new(provider)));
@@ -1025,7 +1025,8 @@ mod on_the_gpu {
     #[test]
     fn a_lab_copy_steps_on_the_gpu_once_one_is_lent() {
         let Some(ctx) = gpu() else { return };
-        let copies = flagsim::sim::lab::CopySpec::parse_list("kang-mg,kang-mg:gpu").unwrap();
+        let copies =
+            flagsim::sim::lab::copies::CopySpec::parse_list("kang-mg,kang-mg:gpu").unwrap();
         let scene = Scene::load("flag").unwrap();
         let sim = SimThread::spawn_lab_awaiting_gpu(scene, &copies, false).unwrap();
         let slot = sim.slot();
@@ -1064,7 +1065,7 @@ mod on_the_gpu {
     fn the_gpu_refuses_what_it_cannot_step_and_auto_skips_a_cpu_adapter() {
         let Some(ctx) = gpu() else { return };
         let info = ctx.adapter.get_info();
-        let provider: Arc<dyn flagsim::sim::device::DeviceProvider> =
+        let provider: Arc<dyn flagsim::sim::runtime::device::DeviceProvider> =
             Arc::new(GpuProvider::new(ctx.device, ctx.queue, info.clone()));
         let sim = SimThread::spawn(Scene::load("two-masses").unwrap(), false).unwrap();
         let slot = sim.slot();

@@ -253,14 +253,17 @@ fn flag_after(seconds: f64) -> (flagsim::sim::GridInfo, Vec<glam::Vec3>) {
         assert!(sim.step());
     }
     let grid = sim.cloth.grid().expect("grid cloth");
-    (grid, flagsim::render::view::key_positions(&sim.cloth.x))
+    (
+        grid,
+        flagsim::render::drawing::view::key_positions(&sim.cloth.x),
+    )
 }
 
 #[test]
 fn gpu_matches_cpu_on_the_flag_preset_after_two_seconds() {
     let Some(mut g) = gpu_harness() else { return };
     let (info, keys) = flag_after(2.0);
-    let grid = flagsim::render::view::key_grid(&info, &keys);
+    let grid = flagsim::render::drawing::view::key_grid(&info, &keys);
     g.assert_matches_cpu_in_every_mode("flag after 2 s", &grid, [50, 50]);
     for mode in DisplayMode::ALL {
         let settings = RenderSettings {
@@ -403,8 +406,8 @@ fn a_batch_of_cloths_gives_each_what_it_gives_alone() {
 /// to it), the cloth placed after other nodes in the buffer.
 #[test]
 fn cut_key_nodes_are_continued_on_the_gpu_as_on_the_cpu() {
-    use flagsim::render::{CutFillPass, view::fill_cut_keys};
-    use flagsim::sim::outline::FlagShape;
+    use flagsim::render::{CutFillPass, drawing::view::fill_cut_keys};
+    use flagsim::sim::format::outline::FlagShape;
     use wgpu::util::DeviceExt;
     let Some(ctx) = shared_gpu() else { return };
     let mut pass = CutFillPass::new(&ctx.device).expect("pipelines");

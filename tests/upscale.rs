@@ -4,7 +4,7 @@
 //! `CI=true`, where they fail.
 
 use flagsim::app::screenshot::{capture_texture, create_capture_target};
-use flagsim::render::upscale_pass::{Fxaa, fxaa_cpu, upscale_bilinear};
+use flagsim::render::passes::upscale_pass::{Fxaa, fxaa_cpu, upscale_bilinear};
 use flagsim::render::{GpuContext, PixelRect, UpscalePass};
 use wgpu::util::DeviceExt;
 
@@ -337,31 +337,31 @@ fn draw_into(
     scaled: bool,
 ) -> image::RgbaImage {
     let snap = flag_snapshot();
-    let camera = flagsim::render::view::framing_camera(&[&snap]);
+    let camera = flagsim::render::drawing::view::framing_camera(&[&snap]);
     draw_snapshot(g, draw, &snap, &camera, visible, scaled)
 }
 
 /// The flag preset after 30 steps.
-fn flag_snapshot() -> flagsim::sim::snapshot::Snapshot {
+fn flag_snapshot() -> flagsim::sim::runtime::snapshot::Snapshot {
     let scene = flagsim::sim::Scene::load("flag").unwrap();
     let mut sim = scene.simulation().unwrap();
     for _ in 0..30 {
         sim.step();
     }
-    flagsim::sim::snapshot::Snapshot::of(&sim)
+    flagsim::sim::runtime::snapshot::Snapshot::of(&sim)
 }
 
 /// A frame of `snap` seen by `camera` through `draw`.
 fn draw_snapshot(
     g: &GpuContext,
     draw: &mut flagsim::app::frame::SceneDraw,
-    snap: &flagsim::sim::snapshot::Snapshot,
+    snap: &flagsim::sim::runtime::snapshot::Snapshot,
     camera: &flagsim::render::OrbitCamera,
     visible: Option<PixelRect>,
     scaled: bool,
 ) -> image::RgbaImage {
     use flagsim::app::frame::FrameView;
-    use flagsim::render::view::ViewSettings;
+    use flagsim::render::drawing::view::ViewSettings;
     const SIZE: [u32; 2] = [320, 200];
     let out = create_capture_target(&g.device, FORMAT, SIZE);
     let target = out.create_view(&wgpu::TextureViewDescriptor::default());
@@ -483,7 +483,7 @@ fn fxaa_smooths_only_the_edges_of_the_viewers_frame() {
 }
 
 /// FXAA only within the rectangles where the viewer's frame can have edges
-/// (`render::edges::edge_rects`, what the viewer does below scale 1) gives the same image as FXAA
+/// (`render::drawing::edges::edge_rects`, what the viewer does below scale 1) gives the same image as FXAA
 /// over every pixel, on the flag preset seen by the viewer's camera, in the default display mode
 /// and with the key mesh and `Δv` overlays drawn: FXAA changes nothing outside them. And the
 /// rectangles are worth having: they are well under the image, and FXAA does change pixels in
@@ -493,12 +493,12 @@ fn fxaa_within_the_edge_rectangles_equals_fxaa_everywhere() {
     let Some(g) = gpu() else {
         return;
     };
-    use flagsim::render::edges;
-    use flagsim::render::frame::ClothScene;
-    use flagsim::render::fullscreen::layer_texture;
-    use flagsim::render::view::{self, ViewSettings};
+    use flagsim::render::drawing::edges;
+    use flagsim::render::drawing::frame::ClothScene;
+    use flagsim::render::drawing::view::{self, ViewSettings};
+    use flagsim::render::passes::fullscreen::layer_texture;
     use flagsim::render::{MsaaAttachments, RenderQuality, Renderer};
-    use flagsim::sim::snapshot::Snapshot;
+    use flagsim::sim::runtime::snapshot::Snapshot;
     const SIZE: [u32; 2] = [320, 200];
     let (device, queue) = (&g.device, &g.queue);
     let scene = flagsim::sim::Scene::load("flag").unwrap();
@@ -631,7 +631,7 @@ fn frames_over_the_backdrop_are_the_frames_drawn_whole() {
         (&upright, 0.75, Some(visible)),
         (&sunk, 0.75, None),
     ] {
-        let camera = flagsim::render::view::framing_camera(&[snap]);
+        let camera = flagsim::render::drawing::view::framing_camera(&[snap]);
         let mut draw =
             SceneDraw::new(&g.device, &g.queue, FORMAT, RenderQuality::FAST, [320, 200]).unwrap();
         draw.set_scale(&g.device, scale);

@@ -2,10 +2,10 @@
 
 use flagsim::app::controls::{Button, Controls, Input, ViewKey};
 use flagsim::render::OrbitCamera;
-use flagsim::render::view::{ViewSettings, framing_camera};
+use flagsim::render::drawing::view::{ViewSettings, framing_camera};
 use flagsim::sim::Scene;
-use flagsim::sim::snapshot::Snapshot;
-use flagsim::sim::thread::Command;
+use flagsim::sim::runtime::snapshot::Snapshot;
+use flagsim::sim_thread::Command;
 use glam::{Vec2, Vec3};
 
 const SIZE: Vec2 = Vec2::new(1280.0, 800.0);
@@ -236,7 +236,7 @@ fn shift_drag_moves_the_pole() {
 
 #[test]
 fn the_framing_camera_sees_every_preset_in_front_of_it() {
-    for (name, _) in flagsim::sim::scene::PRESETS {
+    for (name, _) in flagsim::sim::format::scene::PRESETS {
         let sim = Scene::load(name).unwrap().simulation().unwrap();
         let snap = Snapshot::of(&sim);
         let cam = framing_camera(&[&snap]);
@@ -260,8 +260,8 @@ mod feed {
 
     use flagsim::app::feed::SnapshotFeed;
     use flagsim::sim::Scene;
-    use flagsim::sim::snapshot::Snapshot;
-    use flagsim::sim::thread::SnapshotSlot;
+    use flagsim::sim::runtime::snapshot::Snapshot;
+    use flagsim::sim_thread::SnapshotSlot;
     use glam::DVec3;
 
     /// A snapshot of the flag with every key node at `x`, published at `at`.
@@ -892,7 +892,7 @@ fn a_pole_drag_moves_the_pole_with_the_point_under_the_cursor() {
     // top facing the camera: intersect the two cursor rays with that plane here.
     let (snap, mut controls) = facing_flag();
     let view = ViewSettings::default();
-    let top = flagsim::render::view::pole(&snap)
+    let top = flagsim::render::drawing::view::pole(&snap)
         .expect("the flag has a pole")
         .top;
     let normal = controls.camera.forward();
@@ -1058,7 +1058,8 @@ fn every_character_of_the_help_and_the_parameters_has_a_glyph_in_the_fonts() {
     // from the parameter table).
     // The other panels' labels use these besides ASCII (`grep` of src/ui and src/app).
     let others = "× … ² Δ τ − – µ ° π · — ¹ ±";
-    let help = flagsim::app::keys::help_text() + &flagsim::sim::params::spec::text() + others;
+    let help =
+        flagsim::app::keys::help_text() + &flagsim::sim::format::params::spec::text() + others;
     for family in [egui::FontFamily::Proportional, egui::FontFamily::Monospace] {
         let font = egui::FontId::new(14.0, family);
         let missing: Vec<char> = help

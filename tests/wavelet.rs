@@ -1,8 +1,8 @@
 //! The thesis's wavelet-guided interpolation (Chi 2007, ch. 5): the Haar transform, the
 //! flat/crumpled segmentation and the interpolation step.
 
-use flagsim::sim::cloth::GridInfo;
-use flagsim::sim::wavelet::{
+use flagsim::sim::model::cloth::GridInfo;
+use flagsim::sim::solvers::wavelet::{
     Region, Segmentation, haar_forward, haar_inverse, interpolate_regions,
 };
 use flagsim::sim::{IntegratorKind, Simulation};
@@ -50,7 +50,7 @@ fn grid(n: usize) -> GridInfo {
         ny: n,
         l0_u: 0.1,
         l0_v: 0.1,
-        shape: flagsim::sim::outline::FlagShape::Rectangle,
+        shape: flagsim::sim::format::outline::FlagShape::Rectangle,
     }
 }
 
@@ -211,7 +211,7 @@ fn the_option_is_ignored_by_integrators_outside_the_local_implicit_family() {
 #[test]
 fn the_wavelet_option_runs_every_preset_for_ten_seconds_on_kang_and_hybrid() {
     for kind in [IntegratorKind::Kang, IntegratorKind::Hybrid] {
-        for (name, _) in flagsim::sim::scene::PRESETS {
+        for (name, _) in flagsim::sim::format::scene::PRESETS {
             let mut scene = flagsim::sim::Scene::load(name).unwrap();
             scene.params.integrator = kind;
             scene.params.wavelet.enabled = true;

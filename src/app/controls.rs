@@ -8,17 +8,19 @@
 use glam::{DVec3, Vec2, Vec3};
 
 use crate::render::OrbitCamera;
-use crate::render::picking::{nearest_kept_node, nearest_node_to_ray, pick_render_mesh, ray_plane};
-use crate::render::view::{self, ViewSettings};
-use crate::sim::outline::Outline;
-use crate::sim::snapshot::Snapshot;
-use crate::sim::thread::Command;
+use crate::render::camera::picking::{
+    nearest_kept_node, nearest_node_to_ray, pick_render_mesh, ray_plane,
+};
+use crate::render::drawing::view::{self, ViewSettings};
+use crate::sim::format::outline::Outline;
+use crate::sim::runtime::snapshot::Snapshot;
+use crate::sim_thread::Command;
 use crate::upsample::upsample_cpu;
 
 /// Radians of orbit per pixel of drag.
-pub const ORBIT_PER_PIXEL: f32 = 0.008;
+pub(crate) const ORBIT_PER_PIXEL: f32 = 0.008;
 /// Zoom factor per wheel line.
-pub const ZOOM_PER_LINE: f32 = 1.12;
+pub(crate) const ZOOM_PER_LINE: f32 = 1.12;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Button {

@@ -19,16 +19,16 @@ use std::time::{Duration, Instant};
 use winit::event_loop::EventLoopProxy;
 use winit::window::Window;
 
-use crate::ui::scene_files::Pick;
+use crate::ui::panels::scene_files::Pick;
 
 /// The notice when no file dialog can be shown.
-pub const NO_DIALOG: &str = "no file dialog available: type the path";
+pub(crate) const NO_DIALOG: &str = "no file dialog available: type the path";
 /// A dialog that answers "nothing chosen" sooner than this was never shown.
-pub const QUICK: Duration = Duration::from_millis(400);
+pub(crate) const QUICK: Duration = Duration::from_millis(400);
 
 /// What a dialog answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Answer {
+pub(crate) enum Answer {
     Picked(PathBuf),
     Cancelled,
     /// No dialog could be shown.
@@ -36,7 +36,7 @@ pub enum Answer {
 }
 
 /// The dialog open now, if any (one at a time), and where its answer arrives.
-pub struct Dialogs {
+pub(crate) struct Dialogs {
     tx: mpsc::Sender<(Pick, Answer)>,
     rx: mpsc::Receiver<(Pick, Answer)>,
     open: bool,
@@ -46,7 +46,7 @@ pub struct Dialogs {
 /// Whether a dialog can be shown at all: a D-Bus session bus to reach the portal on
 /// (`DBUS_SESSION_BUS_ADDRESS`, or the `bus` socket in `XDG_RUNTIME_DIR`), or `zenity` on the
 /// `PATH`. The environment is passed in so tests can try each case.
-pub fn available(
+pub(crate) fn available(
     bus_address: Option<OsString>,
     runtime_dir: Option<OsString>,
     path: Option<OsString>,
@@ -59,7 +59,7 @@ pub fn available(
 }
 
 impl Dialogs {
-    pub fn new(wake: EventLoopProxy<()>) -> Self {
+    pub(crate) fn new(wake: EventLoopProxy<()>) -> Self {
         let (tx, rx) = mpsc::channel();
         Self {
             tx,
@@ -71,7 +71,12 @@ impl Dialogs {
 
     /// Opens the dialog for `pick` over `window`, starting at `current` (the path field).
     /// `Err` with the message for the user when none can be opened.
-    pub fn start(&mut self, pick: Pick, window: &Window, current: &str) -> Result<(), String> {
+    pub(crate) fn start(
+        &mut self,
+        pick: Pick,
+        window: &Window,
+        current: &str,
+    ) -> Result<(), String> {
         if self.open {
             return Err("a file dialog is open already".into());
         }
@@ -136,7 +141,7 @@ impl Dialogs {
     }
 
     /// The answer of the dialog that closed since the last call, if any.
-    pub fn poll(&mut self) -> Option<(Pick, Answer)> {
+    pub(crate) fn poll(&mut self) -> Option<(Pick, Answer)> {
         let answer = self.rx.try_recv().ok()?;
         self.open = false;
         Some(answer)

@@ -20,20 +20,17 @@ use std::time::Duration;
 
 use egui::ViewportId;
 use egui::epaint::{ClippedPrimitive, ClippedShape, textures::TexturesDelta};
-pub use egui_winit::EventResponse;
+pub(crate) use egui_winit::EventResponse;
 use winit::event::WindowEvent;
 use winit::window::Window;
 
-use crate::render::{PixelRect, fullscreen};
+use crate::render::{PixelRect, passes::fullscreen};
 
 /// What a finished egui frame asks of the application, besides painting.
 #[derive(Debug, Default)]
-pub struct EguiOutput {
+pub(crate) struct EguiOutput {
     /// egui wants to be run again after this delay (`Duration::MAX`: only on input).
     pub repaint_delay: Duration,
-    /// Window commands from the UI (e.g. close, title); apply them with
-    /// `egui_winit::process_viewport_commands` if the application supports them.
-    pub viewport_commands: Vec<egui::ViewportCommand>,
 }
 
 /// Where the UI is painted: a view of a target, its size in physical pixels, and the scale
@@ -109,7 +106,7 @@ impl EguiPainter {
         let clear = fullscreen::pipeline_of(
             device,
             "egui layer clear",
-            crate::render::shaders::COMPOSITE_WGSL,
+            crate::render::device::shaders::COMPOSITE_WGSL,
             "fs_clear",
             &[],
             output_format,
@@ -504,7 +501,7 @@ fn composite_pipeline(
     fullscreen::pipeline(
         device,
         "egui layer",
-        crate::render::shaders::COMPOSITE_WGSL,
+        crate::render::device::shaders::COMPOSITE_WGSL,
         layout,
         format,
         Some(wgpu::BlendState {
@@ -523,7 +520,7 @@ impl Drop for EguiPainter {
 }
 
 /// The egui context, its winit input state and its painter.
-pub struct EguiLayer {
+pub(crate) struct EguiLayer {
     ctx: egui::Context,
     state: egui_winit::State,
     viewport_info: egui::ViewportInfo,
@@ -533,7 +530,11 @@ pub struct EguiLayer {
 impl EguiLayer {
     /// Creates the layer for `window`, drawing into targets of `output_format` (the surface
     /// format; a gamma-space format such as `Bgra8Unorm` gives correct egui colours).
-    pub fn new(device: &wgpu::Device, window: &Window, output_format: wgpu::TextureFormat) -> Self {
+    pub(crate) fn new(
+        device: &wgpu::Device,
+        window: &Window,
+        output_format: wgpu::TextureFormat,
+    ) -> Self {
         let ctx = egui::Context::default();
         let max_texture_side = device.limits().max_texture_dimension_2d as usize;
         let state = egui_winit::State::new(
@@ -557,17 +558,16 @@ impl EguiLayer {
     /// Feeds one window event to egui. Call it before anything else looks at the event; when
     /// `consumed` is true (a click on a panel, a drag of a slider, typing into a field) the 3-D
     /// view must ignore the event. `repaint` means egui wants a redraw.
-    pub fn on_window_event(&mut self, window: &Window, event: &WindowEvent) -> EventResponse {
+    pub(crate) fn on_window_event(
+        &mut self,
+        window: &Window,
+        event: &WindowEvent,
+    ) -> EventResponse {
         self.state.on_window_event(window, event)
     }
 
-    /// Whether egui has keyboard focus (a text field is being edited).
-    pub fn wants_keyboard_input(&self) -> bool {
-        self.ctx.egui_wants_keyboard_input()
-    }
-
     /// What has the keyboard in the panels ([`super::keys::viewer_takes`] routes keys by it).
-    pub fn focus(&self) -> super::keys::Focus {
+    pub(crate) fn focus(&self) -> super::keys::Focus {
         use super::keys::Focus;
         if self.ctx.text_edit_focused() {
             Focus::Text
@@ -580,7 +580,7 @@ impl EguiLayer {
 
     /// Runs one egui frame: `add_ui` receives the root [`egui::Ui`] (add `egui::Panel::left`
     /// and friends to it). Handles the platform output and keeps the shapes for [`Self::paint`].
-    pub fn run(&mut self, window: &Window, add_ui: impl FnMut(&mut egui::Ui)) -> EguiOutput {
+    pub(crate) fn run(&mut self, window: &Window, add_ui: impl FnMut(&mut egui::Ui)) -> EguiOutput {
         self.painter.after_submit();
         let mut input = self.state.take_egui_input(window);
         egui_winit::update_viewport_info(&mut self.viewport_info, &self.ctx, window, false);
@@ -598,14 +598,13 @@ impl EguiLayer {
             .remove(&ViewportId::ROOT)
             .map(|root| EguiOutput {
                 repaint_delay: root.repaint_delay,
-                viewport_commands: root.commands,
             })
             .unwrap_or_default()
     }
 
     /// The context and the painter, to paint the last frame's UI
     /// ([`EguiPainter::paint_cached`], [`EguiPainter::paint`]).
-    pub fn painter(&mut self) -> (&egui::Context, &mut EguiPainter) {
+    pub(crate) fn painter(&mut self) -> (&egui::Context, &mut EguiPainter) {
         (&self.ctx, &mut self.painter)
     }
 }

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::sim::snapshot::Snapshot;
+use crate::sim::runtime::snapshot::Snapshot;
 
 /// The snapshots the viewer draws from.
 #[derive(Debug, Clone)]

@@ -3,19 +3,19 @@
 //! upsampling, then the 3-D passes into multisampled targets resolved into the frame) and
 //! [`panels`] (the egui layout over it).
 
-use crate::render::camera::OrbitCamera;
-use crate::render::edges::{self, WorldBox};
-use crate::render::frame::{ClothScene, FlagScenes, PoleLook};
-use crate::render::fullscreen;
-use crate::render::gpu::GpuError;
-use crate::render::renderer;
-use crate::render::upscale_pass::Fxaa;
-use crate::render::view::ViewSettings;
+use crate::render::camera::orbit::OrbitCamera;
+use crate::render::device::gpu::GpuError;
+use crate::render::drawing::edges::{self, WorldBox};
+use crate::render::drawing::frame::{ClothScene, FlagScenes, PoleLook};
+use crate::render::drawing::renderer;
+use crate::render::drawing::view::ViewSettings;
+use crate::render::passes::fullscreen;
+use crate::render::passes::upscale_pass::Fxaa;
 use crate::render::{
     FrameData, MIN_RENDER_SCALE, MsaaAttachments, PixelRect, RenderError, RenderQuality, Renderer,
     UpscalePass, lab_cells, lab_zoom,
 };
-use crate::sim::snapshot::Snapshot;
+use crate::sim::runtime::snapshot::Snapshot;
 use crate::ui::{self, FrameInfo, UiAction, UiState};
 use crate::upsample::UpsampleError;
 
@@ -225,20 +225,9 @@ impl SceneDraw {
         Ok(())
     }
 
-    /// Draws the flag with `image` from now on (kept across [`SceneDraw::set_quality`]); on an
-    /// error the current flag stays.
-    pub fn set_flag_image(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        image: image::RgbaImage,
-    ) -> Result<(), FrameError> {
-        self.set_flag_image_of(device, queue, 0, Some(image))
-    }
-
     /// Draws flag `flag` (0 is the first) with `image` (`None`: the built-in flag) from now
     /// on; on an error its image stays.
-    pub fn set_flag_image_of(
+    pub(crate) fn set_flag_image_of(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -256,7 +245,7 @@ impl SceneDraw {
 
     /// Each flag's image from now on (index `k` for flag `k`; flags past the end draw the
     /// built-in flag), replacing all of them; on an error the images stay as they were.
-    pub fn set_flag_images(
+    pub(crate) fn set_flag_images(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -273,7 +262,7 @@ impl SceneDraw {
     }
 
     /// Flag `k`'s image is gone with it: the flags after it move up one, with their images.
-    pub fn remove_flag_image(
+    pub(crate) fn remove_flag_image(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -288,7 +277,7 @@ impl SceneDraw {
 
     /// Each flag's pole colours and finial (index `k` for flag `k`).
     /// (Called every frame by the viewer: the list's memory is kept.)
-    pub fn set_pole_looks(&mut self, looks: impl IntoIterator<Item = PoleLook>) {
+    pub(crate) fn set_pole_looks(&mut self, looks: impl IntoIterator<Item = PoleLook>) {
         self.flags.looks.clear();
         self.flags.looks.extend(looks);
     }
@@ -308,7 +297,7 @@ impl SceneDraw {
     }
 
     /// Makes the attachments `w × h` pixels (a resized window).
-    pub fn fit(&mut self, device: &wgpu::Device, [w, h]: [u32; 2]) {
+    pub(crate) fn fit(&mut self, device: &wgpu::Device, [w, h]: [u32; 2]) {
         if self.msaa.width != w || self.msaa.height != h {
             self.msaa = MsaaAttachments::new(device, &self.renderer.targets(), w, h, "frame");
             self.rebuild_images(device);
@@ -316,7 +305,7 @@ impl SceneDraw {
     }
 
     /// The fraction of the frame's width and height the 3-D view is drawn at.
-    pub fn scale(&self) -> f32 {
+    pub(crate) fn scale(&self) -> f32 {
         self.scale
     }
 
@@ -336,7 +325,7 @@ impl SceneDraw {
     }
 
     /// The scaled image's size for a frame of `[w, h]` (each at least 1 pixel).
-    pub fn scaled_size(&self, [w, h]: [u32; 2]) -> [u32; 2] {
+    pub(crate) fn scaled_size(&self, [w, h]: [u32; 2]) -> [u32; 2] {
         let side = |n: u32| ((n as f32 * self.scale).ceil() as u32).clamp(1, n.max(1));
         [side(w), side(h)]
     }
@@ -441,7 +430,7 @@ impl SceneDraw {
     }
 
     /// Uploads `snap`'s key nodes and records the GPU upsampling.
-    pub fn prepare(
+    pub(crate) fn prepare(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -460,7 +449,7 @@ impl SceneDraw {
     /// Records the 3-D passes of `frame`, resolved into its target (drawn straight into it
     /// without multisampling), or, at a render scale below 1 and `frame.scaled`, into the smaller
     /// image and then stretched over the target. Call [`Self::prepare`] first in the same frame.
-    pub fn render(
+    pub(crate) fn render(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -709,7 +698,7 @@ pub fn uncovered(root: &egui::Ui, size_px: [u32; 2]) -> Option<PixelRect> {
 }
 
 /// The control panel's width when the viewer opens, points.
-pub const CONTROLS_DEFAULT_WIDTH: f32 = 320.0;
+pub(crate) const CONTROLS_DEFAULT_WIDTH: f32 = 320.0;
 
 /// The control panel's narrowest and widest, points, in a window `window_width` points wide:
 /// 240 to 40 % of the window (at least 240). Dragging its edge stays within them, and nothing
@@ -766,8 +755,8 @@ pub fn panels(
     }
     if !snap.lab.is_empty() {
         let area = root.available_rect_before_wrap();
-        let stable = ui::lab::stable_dt(state, snap);
-        let figures = ui::lab::figures(state, snap);
+        let stable = ui::panels::lab::stable_dt(state, snap);
+        let figures = ui::panels::lab::figures(state, snap);
         let labels = super::lab_view::labels(root.ctx(), area, snap, &figures, &stable);
         actions.extend(labels);
     }

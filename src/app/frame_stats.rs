@@ -9,11 +9,11 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 /// Number of frames [`FrameStats::default`] averages over (two seconds at 60 fps).
-pub const DEFAULT_WINDOW: usize = 120;
+pub(crate) const DEFAULT_WINDOW: usize = 120;
 
 /// Rolling statistics over the most recent frame times.
 #[derive(Clone, Debug)]
-pub struct FrameStats {
+pub(crate) struct FrameStats {
     frame_times: VecDeque<Duration>,
     capacity: usize,
     last_tick: Option<Instant>,
@@ -22,7 +22,7 @@ pub struct FrameStats {
 
 /// A snapshot of [`FrameStats`] for display.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FrameSummary {
+pub(crate) struct FrameSummary {
     /// Mean frame time over the window.
     pub mean: Duration,
     /// Median frame time over the window.
@@ -44,8 +44,26 @@ impl Default for FrameStats {
 }
 
 impl FrameStats {
+    /// The most recent frame time.
+    #[cfg(test)]
+    pub(crate) fn last(&self) -> Option<Duration> {
+        self.frame_times.back().copied()
+    }
+
+    /// Frames recorded since creation, including those that left the window.
+    #[cfg(test)]
+    pub(crate) fn total_frames(&self) -> u64 {
+        self.total_frames
+    }
+
+    /// Whether no frame time has been recorded yet.
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.frame_times.is_empty()
+    }
+
     /// Statistics over the last `capacity` frames (at least one).
-    pub fn new(capacity: usize) -> Self {
+    pub(crate) fn new(capacity: usize) -> Self {
         let capacity = capacity.max(1);
         Self {
             frame_times: VecDeque::with_capacity(capacity),
@@ -57,14 +75,14 @@ impl FrameStats {
 
     /// Marks the start of a frame at `now`; the time since the previous tick is recorded as one
     /// frame time. The first tick only starts the clock.
-    pub fn tick(&mut self, now: Instant) {
+    pub(crate) fn tick(&mut self, now: Instant) {
         if let Some(last) = self.last_tick.replace(now) {
             self.record(now.saturating_duration_since(last));
         }
     }
 
     /// Records one frame time directly.
-    pub fn record(&mut self, frame_time: Duration) {
+    pub(crate) fn record(&mut self, frame_time: Duration) {
         if self.frame_times.len() == self.capacity {
             self.frame_times.pop_front();
         }
@@ -74,33 +92,18 @@ impl FrameStats {
 
     /// Forgets the recorded frames and the last tick (e.g. after the window was minimised, so
     /// the pause does not count as one long frame).
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.frame_times.clear();
         self.last_tick = None;
     }
 
     /// Number of frame times currently in the window.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.frame_times.len()
     }
 
-    /// Whether no frame time has been recorded yet.
-    pub fn is_empty(&self) -> bool {
-        self.frame_times.is_empty()
-    }
-
-    /// Frames recorded since creation, including those that left the window.
-    pub fn total_frames(&self) -> u64 {
-        self.total_frames
-    }
-
-    /// The most recent frame time.
-    pub fn last(&self) -> Option<Duration> {
-        self.frame_times.back().copied()
-    }
-
     /// Mean frame time over the window.
-    pub fn mean(&self) -> Option<Duration> {
+    pub(crate) fn mean(&self) -> Option<Duration> {
         let n = u32::try_from(self.frame_times.len())
             .ok()
             .filter(|&n| n > 0)?;
@@ -108,7 +111,7 @@ impl FrameStats {
     }
 
     /// Median frame time over the window (mean of the two middle values for an even count).
-    pub fn median(&self) -> Option<Duration> {
+    pub(crate) fn median(&self) -> Option<Duration> {
         let mut sorted: Vec<Duration> = self.frame_times.iter().copied().collect();
         sorted.sort_unstable();
         let n = sorted.len();
@@ -121,14 +124,14 @@ impl FrameStats {
 
     /// Frames per second from the mean frame time; `None` without frames or if they took no
     /// measurable time.
-    pub fn fps(&self) -> Option<f64> {
+    pub(crate) fn fps(&self) -> Option<f64> {
         let mean = self.mean()?.as_secs_f64();
         (mean > 0.0).then(|| 1.0 / mean)
     }
 
     /// `--exit-after-frames`' last line: `frames` drawn at `[w, h]`, their median time and
     /// rate, the render scale (and whether it is *auto*) and the simulation's step rate.
-    pub fn report(
+    pub(crate) fn report(
         &self,
         frames: u64,
         [w, h]: [u32; 2],
@@ -148,7 +151,7 @@ impl FrameStats {
     }
 
     /// Everything at once, for display.
-    pub fn summary(&self) -> Option<FrameSummary> {
+    pub(crate) fn summary(&self) -> Option<FrameSummary> {
         Some(FrameSummary {
             mean: self.mean()?,
             median: self.median()?,

@@ -6,7 +6,7 @@ use winit::keyboard::{Key, NamedKey};
 
 use super::controls::ViewKey;
 use crate::sim::IntegratorKind;
-use crate::sim::params::Hoist;
+use crate::sim::format::params::Hoist;
 
 /// What a key asks the viewer to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,14 +10,14 @@ use glam::Vec2;
 
 use super::controls::{Controls, Input};
 use crate::render::{PixelRect, lab_cells, lab_zoom};
-use crate::sim::snapshot::Snapshot;
-use crate::sim::thread::Command;
+use crate::sim::runtime::snapshot::Snapshot;
+use crate::sim_thread::Command;
 use crate::ui::UiAction;
 use crate::ui::plots::colour;
 
 /// Routes the mouse to the lab's copies.
 #[derive(Debug, Default)]
-pub struct LabPointer {
+pub(crate) struct LabPointer {
     /// The cells in window pixels, copy 0 first (empty outside the lab).
     cells: Vec<PixelRect>,
     /// The copy the mouse works on: the cell of the last press, or the last cell moved over.
@@ -29,7 +29,7 @@ pub struct LabPointer {
 impl LabPointer {
     /// The cells of `n` copies in `area` (window pixels; `None`: the whole `size`). One
     /// cloth has one cell, the whole area: the view the camera frames, beside the panels.
-    pub fn set_area(&mut self, area: Option<PixelRect>, size: [u32; 2], n: usize) {
+    pub(crate) fn set_area(&mut self, area: Option<PixelRect>, size: [u32; 2], n: usize) {
         self.cells.clear();
         if n == 0 {
             return;
@@ -53,7 +53,7 @@ impl LabPointer {
 
     /// How much farther the camera stands in the current cell than in the whole area the
     /// cells divide ([`lab_zoom`]); 1 outside the lab.
-    pub fn zoom(&self) -> f32 {
+    pub(crate) fn zoom(&self) -> f32 {
         self.cells.get(self.copy).map_or(1.0, |c| {
             let area = [self.area[0] as f32, self.area[1] as f32];
             lab_zoom(area, [c.width as f32, c.height as f32])
@@ -63,7 +63,7 @@ impl LabPointer {
     /// Which copy `input` is for, and the input as that copy's cell sees it (cursor positions
     /// relative to the cell, whose size becomes the controls' view size). Before any area is
     /// set: copy 0 and the input unchanged.
-    pub fn route(&mut self, input: Input, controls: &mut Controls) -> (usize, Input) {
+    pub(crate) fn route(&mut self, input: Input, controls: &mut Controls) -> (usize, Input) {
         if self.cells.is_empty() {
             return (0, input);
         }
@@ -93,7 +93,7 @@ fn contains(c: &PixelRect, p: Vec2) -> bool {
 }
 
 /// Copy `n`'s snapshot: `snap` itself for 0, else its `lab` entry.
-pub fn copy_of(snap: &Snapshot, n: usize) -> &Snapshot {
+pub(crate) fn copy_of(snap: &Snapshot, n: usize) -> &Snapshot {
     match n {
         0 => snap,
         n => snap.lab.get(n - 1).unwrap_or(snap),
@@ -101,7 +101,7 @@ pub fn copy_of(snap: &Snapshot, n: usize) -> &Snapshot {
 }
 
 /// A command for copy `n` (unwrapped outside the lab).
-pub fn for_copy(snap: &Snapshot, n: usize, cmd: Command) -> Command {
+pub(crate) fn for_copy(snap: &Snapshot, n: usize, cmd: Command) -> Command {
     if snap.lab.is_empty() {
         cmd
     } else {
@@ -111,7 +111,7 @@ pub fn for_copy(snap: &Snapshot, n: usize, cmd: Command) -> Command {
 
 /// How a diverged copy goes on (the buttons of its label).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Resume {
+pub(crate) enum Resume {
     /// From its last good state, at the lab's time, with its `dt`.
     AsIs,
     /// The same with half its `dt` (not below the smallest `dt`).
@@ -121,12 +121,13 @@ pub enum Resume {
 }
 
 /// The commands that resume diverged copy `i` as `how` says.
-pub fn resume_commands(snap: &Snapshot, i: usize, how: Resume) -> Vec<Command> {
+pub(crate) fn resume_commands(snap: &Snapshot, i: usize, how: Resume) -> Vec<Command> {
     let to_copy = |cmd| Command::Copy(i, Box::new(cmd));
     match how {
         Resume::AsIs => vec![to_copy(Command::ClearDivergence)],
         Resume::HalveDt => {
-            let dt = (copy_of(snap, i).params.dt * 0.5).max(crate::sim::params::spec::DT.min);
+            let dt =
+                (copy_of(snap, i).params.dt * 0.5).max(crate::sim::format::params::spec::DT.min);
             vec![
                 to_copy(Command::SetCopyDt(dt)),
                 to_copy(Command::ClearDivergence),
@@ -138,7 +139,7 @@ pub fn resume_commands(snap: &Snapshot, i: usize, how: Resume) -> Vec<Command> {
 
 /// The first copy other than `i` that has not diverged: the state a diverged copy can start
 /// again from.
-pub fn healthy_copy(snap: &Snapshot, i: usize) -> Option<usize> {
+pub(crate) fn healthy_copy(snap: &Snapshot, i: usize) -> Option<usize> {
     (0..=snap.lab.len()).find(|&k| k != i && copy_of(snap, k).divergence.is_none())
 }
 
@@ -147,14 +148,14 @@ pub fn healthy_copy(snap: &Snapshot, i: usize) -> Option<usize> {
 /// label offers to give the other copies its state (*sync*).
 ///
 /// `figures` holds each copy's step time and strain as last refreshed
-/// ([`crate::ui::lab::figures`]), `stable_dt` its largest stable and accurate `dt` where the *Lab* panel's
+/// ([`crate::ui::panels::lab::figures`]), `stable_dt` its largest stable and accurate `dt` where the *Lab* panel's
 /// search found it.
-pub fn labels(
+pub(crate) fn labels(
     ctx: &egui::Context,
     area: egui::Rect,
     snap: &Snapshot,
     figures: &[String],
-    stable_dt: &[crate::sim::stability::Found],
+    stable_dt: &[crate::sim_thread::Found],
 ) -> Vec<UiAction> {
     let mut actions = Vec::new();
     let n = 1 + snap.lab.len();
@@ -199,7 +200,10 @@ pub fn labels(
                             actions.push(UiAction::Sim(Command::Sync(i)));
                         }
                     });
-                    if let Some(text) = stable_dt.get(i).and_then(crate::ui::lab::found_text) {
+                    if let Some(text) = stable_dt
+                        .get(i)
+                        .and_then(crate::ui::panels::lab::found_text)
+                    {
                         ui.label(text);
                     }
                     if let Some(d) = &copy.divergence {
@@ -255,7 +259,7 @@ mod tests {
     use super::*;
     use crate::render::OrbitCamera;
     use crate::sim::Divergence;
-    use crate::sim::scene::Scene;
+    use crate::sim::format::scene::Scene;
 
     /// A lab of three copies of the flag at these `dt`s, those marked diverged.
     fn lab_snapshot(dts: [f64; 3], diverged: [bool; 3]) -> Snapshot {
@@ -296,7 +300,7 @@ mod tests {
         let cmds = resume_commands(&snap, 1, Resume::From(2));
         assert!(matches!(&cmds[..], [Command::Copy(1, c)] if matches!(**c, Command::TakeState(2))));
         // Never below the smallest dt.
-        let min = crate::sim::params::spec::DT.min;
+        let min = crate::sim::format::params::spec::DT.min;
         let snap = lab_snapshot([0.01, min * 1.5, 0.006], [false, true, false]);
         let cmds = resume_commands(&snap, 1, Resume::HalveDt);
         assert!(

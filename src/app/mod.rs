@@ -39,15 +39,15 @@
 //! may be called twice in one frame for this.
 
 pub mod controls;
-pub mod dialogs;
+pub(crate) mod dialogs;
 pub mod egui_glue;
 pub mod feed;
 pub mod frame;
-pub mod frame_stats;
+pub(crate) mod frame_stats;
 pub mod keys;
-pub mod lab_view;
-pub mod redraw;
+pub(crate) mod lab_view;
+pub(crate) mod redraw;
 pub mod screenshot;
-pub mod settings;
-pub mod surface;
+pub(crate) mod settings;
+pub(crate) mod surface;
 pub mod viewer;

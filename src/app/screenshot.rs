@@ -60,7 +60,7 @@ pub enum ScreenshotError {
 
 /// A texture copy recorded into an encoder, waiting for that encoder to be submitted.
 #[derive(Debug)]
-pub struct Readback {
+pub(crate) struct Readback {
     buffer: wgpu::Buffer,
     width: u32,
     height: u32,
@@ -69,7 +69,7 @@ pub struct Readback {
 }
 
 /// Bytes per row of a `width`-pixel RGBA8 row in a copy buffer: rounded up to 256.
-pub fn padded_bytes_per_row(width: u32) -> u32 {
+pub(crate) fn padded_bytes_per_row(width: u32) -> u32 {
     let unpadded = width * 4;
     unpadded.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT
 }
@@ -86,7 +86,7 @@ fn channel_order(format: wgpu::TextureFormat) -> Option<bool> {
 
 /// Records a copy of mip level 0 of `texture` into a new readback buffer. Submit `encoder`
 /// (after the commands that draw into the texture), then call [`Readback::finish`].
-pub fn encode_readback(
+pub(crate) fn encode_readback(
     device: &wgpu::Device,
     encoder: &mut wgpu::CommandEncoder,
     texture: &wgpu::Texture,
@@ -141,7 +141,7 @@ pub fn encode_readback(
 impl Readback {
     /// Waits for the copy (the encoder holding it must have been submitted) and returns the
     /// pixels as RGBA.
-    pub fn finish(self, device: &wgpu::Device) -> Result<image::RgbaImage, ScreenshotError> {
+    pub(crate) fn finish(self, device: &wgpu::Device) -> Result<image::RgbaImage, ScreenshotError> {
         let (tx, rx) = mpsc::channel();
         self.buffer
             .slice(..)
@@ -234,7 +234,7 @@ pub fn capture_texture(
 }
 
 /// Writes `image` as a PNG at `path`, creating the parent directory if needed.
-pub fn save_png(image: &image::RgbaImage, path: &Path) -> Result<(), ScreenshotError> {
+pub(crate) fn save_png(image: &image::RgbaImage, path: &Path) -> Result<(), ScreenshotError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|source| ScreenshotError::CreateDir {
             path: dir.to_path_buf(),
@@ -252,7 +252,7 @@ pub fn save_png(image: &image::RgbaImage, path: &Path) -> Result<(), ScreenshotE
 /// Where F12's screenshots and the viewer's recordings go: `screenshots/` in the folder
 /// flagsim was started from, as an absolute path, so that the notice after a save names a
 /// place the user can find (a bare `screenshots/…` is relative to a folder they never chose).
-pub fn captures_folder() -> PathBuf {
+pub(crate) fn captures_folder() -> PathBuf {
     let relative = Path::new("screenshots");
     std::path::absolute(relative).unwrap_or_else(|_| relative.to_path_buf())
 }
@@ -260,12 +260,12 @@ pub fn captures_folder() -> PathBuf {
 /// A fresh file name in `dir` for a screenshot taken now, e.g.
 /// `screenshots/flagsim-2026-11-21_23-59-01.png` (UTC). If that file exists already (two
 /// shots in one second), `-2`, `-3`, … is appended.
-pub fn timestamped_path(dir: &Path) -> PathBuf {
+pub(crate) fn timestamped_path(dir: &Path) -> PathBuf {
     timestamped_file(dir, "png")
 }
 
 /// As [`timestamped_path`], with the extension `ext` (a video, or none for a folder).
-pub fn timestamped_file(dir: &Path, ext: &str) -> PathBuf {
+pub(crate) fn timestamped_file(dir: &Path, ext: &str) -> PathBuf {
     let secs = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());

@@ -22,7 +22,7 @@ use winit::window::Window;
 
 /// Errors of surface and adapter set-up. Per-frame problems are not errors: they skip a frame.
 #[derive(Debug, thiserror::Error)]
-pub enum SurfaceError {
+pub(crate) enum SurfaceError {
     /// The platform refused to make a surface for the window.
     #[error("could not create a wgpu surface for the window")]
     Create(#[from] wgpu::CreateSurfaceError),
@@ -36,14 +36,14 @@ pub enum SurfaceError {
 
 /// Why [`WindowSurface::acquire`] returned no frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SkipReason {
+pub(crate) enum SkipReason {
     /// The window has zero size (minimised); nothing can be drawn.
     Minimised,
     /// Acquiring the next texture timed out; try again next frame.
     Timeout,
     /// The window is occluded; the platform gives no texture.
     Occluded,
-    /// The configuration no longer matched the window; it has been reconfigured.
+    /// The configuration did not match the window; it has been reconfigured.
     Outdated,
     /// The surface was lost; it has been (or will be, next frame) recreated.
     Lost,
@@ -54,7 +54,7 @@ pub enum SkipReason {
 /// One acquired surface texture, ready to be rendered into and then given to
 /// [`WindowSurface::present`].
 #[derive(Debug)]
-pub struct SurfaceFrame {
+pub(crate) struct SurfaceFrame {
     /// The swap-chain texture. Its `texture` has `COPY_SRC` when
     /// [`WindowSurface::supports_copy_src`] is true.
     pub texture: wgpu::SurfaceTexture,
@@ -68,7 +68,7 @@ pub struct SurfaceFrame {
 /// Pass `Box::new(event_loop.owned_display_handle())`. The backends honour `WGPU_BACKEND` and
 /// the debug flags honour `WGPU_DEBUG` / `WGPU_VALIDATION`; by default every native backend is
 /// enabled and [`pick_adapter`] prefers Vulkan.
-pub fn create_instance(display: Box<dyn wgpu::wgt::WgpuHasDisplayHandle>) -> wgpu::Instance {
+pub(crate) fn create_instance(display: Box<dyn wgpu::wgt::WgpuHasDisplayHandle>) -> wgpu::Instance {
     wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(
         display,
     ))
@@ -79,7 +79,7 @@ pub fn create_instance(display: Box<dyn wgpu::wgt::WgpuHasDisplayHandle>) -> wgp
 /// Ranking: real GPUs before software rasterisers, then Vulkan (or Metal / DX12) before GL. A
 /// probe surface is made for the window and dropped again before returning, so
 /// [`WindowSurface::new`] can create the real one.
-pub async fn pick_adapter(
+pub(crate) async fn pick_adapter(
     instance: &wgpu::Instance,
     window: &Arc<Window>,
 ) -> Result<wgpu::Adapter, SurfaceError> {
@@ -130,7 +130,7 @@ fn backend_rank(backend: wgpu::Backend) -> u8 {
 
 /// Chooses the surface format: a gamma-space 8-bit format if the surface offers one (egui's
 /// renderer is written for those), otherwise the surface's own preference.
-pub fn choose_format(formats: &[wgpu::TextureFormat]) -> Option<wgpu::TextureFormat> {
+pub(crate) fn choose_format(formats: &[wgpu::TextureFormat]) -> Option<wgpu::TextureFormat> {
     use wgpu::TextureFormat as F;
     [F::Bgra8Unorm, F::Rgba8Unorm]
         .into_iter()
@@ -140,14 +140,13 @@ pub fn choose_format(formats: &[wgpu::TextureFormat]) -> Option<wgpu::TextureFor
 }
 
 /// The window's surface and its configuration.
-pub struct WindowSurface {
+pub(crate) struct WindowSurface {
     // `surface` is declared before `window` so it is dropped first.
     surface: wgpu::Surface<'static>,
     window: Arc<Window>,
     instance: wgpu::Instance,
     device: wgpu::Device,
     config: wgpu::SurfaceConfiguration,
-    present_modes: Vec<wgpu::PresentMode>,
     minimised: bool,
     needs_reconfigure: bool,
     needs_recreate: bool,
@@ -158,7 +157,7 @@ impl WindowSurface {
     /// Creates and configures the surface of `window` at the window's current inner size.
     ///
     /// Uses `AutoVsync` presentation; see [`Self::set_present_mode`].
-    pub fn new(
+    pub(crate) fn new(
         instance: &wgpu::Instance,
         adapter: &wgpu::Adapter,
         device: &wgpu::Device,
@@ -208,7 +207,6 @@ impl WindowSurface {
             instance: instance.clone(),
             device: device.clone(),
             config,
-            present_modes: caps.present_modes,
             minimised: size.width == 0 || size.height == 0,
             needs_reconfigure: false,
             needs_recreate: false,
@@ -220,7 +218,7 @@ impl WindowSurface {
 
     /// Follows a window resize. A zero width or height (a minimised window) is remembered and
     /// otherwise ignored: frames are skipped until the window has an area again.
-    pub fn resize(&mut self, width: u32, height: u32) {
+    pub(crate) fn resize(&mut self, width: u32, height: u32) {
         if width == 0 || height == 0 {
             self.minimised = true;
             return;
@@ -237,7 +235,7 @@ impl WindowSurface {
 
     /// Acquires the next texture to draw into, or `None` if this frame must be skipped (the
     /// reason is in [`Self::last_skip`]). Recovery (reconfigure, recreate) happens here.
-    pub fn acquire(&mut self) -> Option<SurfaceFrame> {
+    pub(crate) fn acquire(&mut self) -> Option<SurfaceFrame> {
         self.last_skip = None;
         if self.minimised {
             return self.skip(SkipReason::Minimised);
@@ -277,7 +275,7 @@ impl WindowSurface {
 
     /// Presents a frame whose commands have been submitted. A suboptimal frame is shown, then the
     /// surface is reconfigured for the next one.
-    pub fn present(&mut self, queue: &wgpu::Queue, frame: SurfaceFrame) {
+    pub(crate) fn present(&mut self, queue: &wgpu::Queue, frame: SurfaceFrame) {
         let SurfaceFrame {
             texture,
             view,
@@ -291,54 +289,25 @@ impl WindowSurface {
         }
     }
 
-    /// Chooses how frames are presented. `AutoVsync` and `AutoNoVsync` are always accepted;
-    /// another mode the surface does not offer is ignored (and `false` returned).
-    pub fn set_present_mode(&mut self, mode: wgpu::PresentMode) -> bool {
-        let supported = matches!(
-            mode,
-            wgpu::PresentMode::AutoVsync | wgpu::PresentMode::AutoNoVsync
-        ) || self.present_modes.contains(&mode);
-        if supported && mode != self.config.present_mode {
-            self.config.present_mode = mode;
-            self.configure();
-        }
-        supported
-    }
-
-    /// The window this surface presents to.
-    pub fn window(&self) -> &Arc<Window> {
-        &self.window
-    }
-
     /// The colour format of the surface textures (gamma-space when the platform allows).
-    pub fn format(&self) -> wgpu::TextureFormat {
+    pub(crate) fn format(&self) -> wgpu::TextureFormat {
         self.config.format
-    }
-
-    /// The current configuration (size, format, usage, present mode).
-    pub fn config(&self) -> &wgpu::SurfaceConfiguration {
-        &self.config
     }
 
     /// Size of the surface textures in physical pixels, `[width, height]`. Keeps the last
     /// non-zero size while the window is minimised.
-    pub fn size_px(&self) -> [u32; 2] {
+    pub(crate) fn size_px(&self) -> [u32; 2] {
         [self.config.width, self.config.height]
     }
 
     /// Whether the window is currently minimised (zero-sized).
-    pub fn is_minimised(&self) -> bool {
+    pub(crate) fn is_minimised(&self) -> bool {
         self.minimised
     }
 
     /// Whether surface textures can be copied from (needed for screenshots of the surface).
-    pub fn supports_copy_src(&self) -> bool {
+    pub(crate) fn supports_copy_src(&self) -> bool {
         self.config.usage.contains(wgpu::TextureUsages::COPY_SRC)
-    }
-
-    /// Why the last [`Self::acquire`] returned `None`, if it did.
-    pub fn last_skip(&self) -> Option<SkipReason> {
-        self.last_skip
     }
 
     fn skip(&mut self, reason: SkipReason) -> Option<SurfaceFrame> {

@@ -34,19 +34,19 @@ use super::screenshot;
 use super::settings::{self, Store};
 use super::surface::{self, WindowSurface};
 use crate::gpu_sim::{GpuProvider, SharedNodes};
-use crate::render::frame::PoleLook;
-use crate::render::view;
+use crate::render::drawing::frame::PoleLook;
+use crate::render::drawing::view;
 use crate::render::{PixelRect, RenderQuality, RenderScale, ScaleMode};
-use crate::sim::device::ReadBacks;
-use crate::sim::scene::Scene;
-use crate::sim::snapshot::Snapshot;
-use crate::sim::thread::{Command, SimThread};
+use crate::sim::format::scene::Scene;
+use crate::sim::runtime::device::ReadBacks;
+use crate::sim::runtime::snapshot::Snapshot;
+use crate::sim_thread::{Command, SimThread};
 use crate::ui::{FrameInfo, UiState};
 use capture::{Recorder, ShotRequest};
 
 /// How the viewer starts.
 #[derive(Debug, Clone)]
-pub struct ViewerOptions {
+pub(crate) struct ViewerOptions {
     pub scene: Scene,
     /// Window size, logical pixels.
     pub size: (u32, u32),
@@ -57,7 +57,7 @@ pub struct ViewerOptions {
     /// The render scale to start with; `None`: *auto* on a software adapter, 1 otherwise.
     pub render_scale: Option<ScaleMode>,
     /// The integrator lab's copies (2 to 4), side by side; empty: the scene alone.
-    pub compare: Vec<crate::sim::lab::CopySpec>,
+    pub compare: Vec<crate::sim::lab::copies::CopySpec>,
     /// Start the lab's reference copy with it (`--reference`).
     pub reference: bool,
     /// Each flag's image, decoded and checked (flag 0 first; `None`: the built-in flag); the
@@ -80,14 +80,14 @@ pub struct ViewerOptions {
 
 /// What can stop the viewer, each with one message.
 #[derive(Debug, thiserror::Error)]
-pub enum ViewerError {
+pub(crate) enum ViewerError {
     /// No window system to talk to (no display), or its event loop failed.
     #[error("the window system: {0}")]
     EventLoop(#[from] winit::error::EventLoopError),
     #[error("creating the window: {0}")]
     Window(#[from] winit::error::OsError),
     #[error("starting the simulation: {0}")]
-    Simulation(#[from] crate::sim::error::SimError),
+    Simulation(#[from] crate::sim::format::error::SimError),
     #[error(transparent)]
     Surface(#[from] surface::SurfaceError),
     #[error("the GPU device was lost ({0})")]
@@ -103,14 +103,14 @@ pub enum ViewerError {
 }
 
 /// Opens the window and runs until it is closed (or `exit_after_frames`).
-pub fn run(options: ViewerOptions) -> Result<(), ViewerError> {
+pub(crate) fn run(options: ViewerOptions) -> Result<(), ViewerError> {
     let event_loop = EventLoop::new()?;
     let instance = surface::create_instance(Box::new(event_loop.owned_display_handle()));
     // A cloth asked onto the GPU steps on the CPU until the window's GPU is lent to the
     // simulation ([`App::create_gpu`]).
     let sim = SimThread::spawn_lab_awaiting_gpu(options.scene.clone(), &options.compare, false)?;
     if options.reference {
-        sim.send(crate::sim::thread::Command::SetReference(true));
+        sim.send(crate::sim_thread::Command::SetReference(true));
     }
     let first = sim.latest();
     let mut ui = UiState::new(options.scene.clone(), first.total_mass);
@@ -124,7 +124,7 @@ pub fn run(options: ViewerOptions) -> Result<(), ViewerError> {
         log::warn!("{w}");
         ui.notices.error(w.clone());
     }
-    if ui.time_scale != crate::sim::params::spec::TIME_SCALE.default {
+    if ui.time_scale != crate::sim::format::params::spec::TIME_SCALE.default {
         sim.send(Command::SetTimeScale(ui.time_scale));
     }
     let mut controls = Controls::new(view::framing_camera(&[&first]), Vec2::new(1280.0, 800.0));
@@ -133,41 +133,52 @@ pub fn run(options: ViewerOptions) -> Result<(), ViewerError> {
     {
         controls.camera = c.applied_to(controls.camera);
     }
+    let store = options.persisted.store.clone();
     let mut app = App {
-        opened: Instant::now(),
-        ui,
-        controls,
-        instance,
-        store: options.persisted.store.clone(),
-        settings_seen: Instant::now(),
-        dialogs: Dialogs::new(event_loop.create_proxy()),
-        default_quality: RenderQuality::HIGH,
         options,
-        gpu: None,
         sim,
-        stats: FrameStats::default(),
+        ui,
         feed: SnapshotFeed::new(first),
         reframe: None,
-        frames: 0,
-        repainted: 0,
         failure: None,
-        shot: None,
-        ctrl: false,
-        recorder: None,
-        cpu_ms: 0.0,
-        scale: RenderScale::new(ScaleMode::Fixed(1.0)),
-        redraw: Redraw::default(),
-        lab: LabPointer::default(),
-        view_area: None,
-        gpu_error: Arc::default(),
-        gpu_lost: Arc::default(),
+        dialogs: Dialogs::new(event_loop.create_proxy()),
+        graphics: Graphics {
+            instance,
+            gpu: None,
+            gpu_error: Arc::default(),
+            gpu_lost: Arc::default(),
+            default_quality: RenderQuality::HIGH,
+        },
+        input: Pointer {
+            controls,
+            ctrl: false,
+            lab: LabPointer::default(),
+            view_area: None,
+        },
+        clock: Clock {
+            opened: Instant::now(),
+            stats: FrameStats::default(),
+            frames: 0,
+            repainted: 0,
+            cpu_ms: 0.0,
+            scale: RenderScale::new(ScaleMode::Fixed(1.0)),
+            redraw: Redraw::default(),
+        },
+        capture: Capture {
+            shot: None,
+            recorder: None,
+        },
+        kept: Kept {
+            store,
+            settings_seen: Instant::now(),
+        },
     };
     event_loop.run_app(&mut app)?;
-    if let Err(e) = app.store.save(app.current_settings()) {
+    if let Err(e) = app.kept.store.save(app.current_settings()) {
         log::warn!("{e}");
     }
     // GPU objects go before the window; the simulation thread is joined when `app` drops.
-    drop(app.gpu.take());
+    drop(app.graphics.gpu.take());
     match app.failure.take() {
         Some(e) => Err(e),
         None => Ok(()),
@@ -188,54 +199,80 @@ struct Gpu {
     /// (the GPU mode); the renderer upsamples from it.
     sim_nodes: SharedNodes,
     /// This device as lent to the simulation (again to a new thread: the lab).
-    sim_provider: Arc<dyn crate::sim::device::DeviceProvider>,
+    sim_provider: Arc<dyn crate::sim::runtime::device::DeviceProvider>,
+}
+
+/// The window's GPU: the instance, the device once the window exists, what it reported.
+struct Graphics {
+    instance: wgpu::Instance,
+    gpu: Option<Gpu>,
+    /// The last GPU error reported by the device, shown in the panel.
+    gpu_error: Arc<std::sync::Mutex<Option<String>>>,
+    /// Why the GPU device was lost, when it was.
+    gpu_lost: Arc<std::sync::Mutex<Option<String>>>,
+    /// The adapter's anti-aliasing and filtering (*Reset to defaults* goes back to it).
+    default_quality: RenderQuality,
+}
+
+/// The mouse and the keys: the camera they move, the lab cell they point at, the view's pixels.
+struct Pointer {
+    controls: Controls,
+    /// Whether Ctrl is held (for Ctrl+Q).
+    ctrl: bool,
+    lab: LabPointer,
+    /// The pixels the panels left free in the last frame: the 3-D view, as the camera frames
+    /// it (`None`: the whole window).
+    view_area: Option<PixelRect>,
+}
+
+/// The frames drawn and what they cost: the frame statistics, the render scale that follows
+/// them, what the next frame waits for.
+struct Clock {
+    /// When the viewer started (the GPU mode's report at exit says over how long).
+    opened: Instant,
+    stats: FrameStats,
+    frames: u64,
+    /// Frames that painted the panels anew (reported with the frame rate at exit).
+    repainted: u64,
+    cpu_ms: f64,
+    /// The render scale, and in *auto* mode the frame costs it follows.
+    scale: RenderScale,
+    /// What the next frame is waited for (see [`Redraw`]).
+    redraw: Redraw,
+}
+
+/// A screenshot asked for and the recording under way.
+struct Capture {
+    shot: Option<ShotRequest>,
+    recorder: Option<Recorder>,
+}
+
+/// The settings kept between runs and when they were last compared with the file.
+struct Kept {
+    /// Where the settings are written back.
+    store: Store,
+    /// When the settings in use were last compared with the file's.
+    settings_seen: Instant,
 }
 
 struct App {
-    /// When the viewer started (the GPU mode's report at exit says over how long).
-    opened: Instant,
-    instance: wgpu::Instance,
     options: ViewerOptions,
-    gpu: Option<Gpu>,
     sim: SimThread,
     ui: UiState,
-    controls: Controls,
-    stats: FrameStats,
     /// The latest snapshot taken and the one before it, for interpolation.
     feed: SnapshotFeed,
     /// A framing asked for ([`crate::ui::UiAction::ResetCamera`]) after a command that makes a
     /// new generation (a scene loaded, a flag added): done again when the snapshot of that
     /// generation arrives, if it does within a second (the generation asked from, and when).
     reframe: Option<(u64, Instant)>,
-    frames: u64,
-    /// Frames that painted the panels anew (reported with the frame rate at exit).
-    repainted: u64,
     failure: Option<ViewerError>,
-    shot: Option<ShotRequest>,
-    /// Whether Ctrl is held (for Ctrl+Q).
-    ctrl: bool,
-    recorder: Option<Recorder>,
-    cpu_ms: f64,
-    /// The render scale, and in *auto* mode the frame costs it follows.
-    scale: RenderScale,
-    /// What the next frame is waited for (see [`Redraw`]).
-    redraw: Redraw,
-    lab: LabPointer,
-    /// The pixels the panels left free in the last frame: the 3-D view, as the camera frames
-    /// it (`None`: the whole window).
-    view_area: Option<PixelRect>,
-    /// The last GPU error reported by the device, shown in the panel.
-    gpu_error: Arc<std::sync::Mutex<Option<String>>>,
-    /// Why the GPU device was lost, when it was.
-    gpu_lost: Arc<std::sync::Mutex<Option<String>>>,
-    /// Where the settings are written back.
-    store: Store,
-    /// When the settings in use were last compared with the file's.
-    settings_seen: Instant,
     /// The native file dialog open now and its answer.
     dialogs: Dialogs,
-    /// The adapter's anti-aliasing and filtering (*Reset to defaults* goes back to it).
-    default_quality: RenderQuality,
+    graphics: Graphics,
+    input: Pointer,
+    clock: Clock,
+    capture: Capture,
+    kept: Kept,
 }
 
 impl App {
@@ -245,7 +282,7 @@ impl App {
             .with_title(format!("flagsim — {}", self.ui.scene.description))
             .with_inner_size(winit::dpi::LogicalSize::new(w as f64, h as f64));
         let window = Arc::new(event_loop.create_window(attributes)?);
-        let adapter = pollster::block_on(surface::pick_adapter(&self.instance, &window))?;
+        let adapter = pollster::block_on(surface::pick_adapter(&self.graphics.instance, &window))?;
         let info = adapter.get_info();
         let (device, queue) =
             pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
@@ -255,7 +292,7 @@ impl App {
             }))?;
         // A GPU validation error must not take the viewer down: report it in the panel instead
         // (wgpu's default handler panics).
-        let gpu_error = self.gpu_error.clone();
+        let gpu_error = self.graphics.gpu_error.clone();
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
             log::error!("GPU error: {e}");
             if let Ok(mut slot) = gpu_error.lock() {
@@ -263,7 +300,7 @@ impl App {
             }
         }));
         // A lost device cannot be drawn with again: the viewer ends with the message (exit 1).
-        let gpu_lost = self.gpu_lost.clone();
+        let gpu_lost = self.graphics.gpu_lost.clone();
         device.set_device_lost_callback(move |reason, message| {
             if reason != wgpu::DeviceLostReason::Destroyed {
                 log::error!("the GPU device was lost ({reason:?}): {message}");
@@ -272,7 +309,8 @@ impl App {
                 }
             }
         });
-        let surface = WindowSurface::new(&self.instance, &adapter, &device, window.clone())?;
+        let surface =
+            WindowSurface::new(&self.graphics.instance, &adapter, &device, window.clone())?;
         let egui = EguiLayer::new(&device, &window, surface.format());
         let quality = RenderQuality::for_device_type(info.device_type);
         let mut scene = SceneDraw::new(
@@ -290,7 +328,7 @@ impl App {
         // switch): it writes a node buffer the renderer reads, nothing read back per frame.
         let provider = GpuProvider::new(device.clone(), queue.clone(), info.clone());
         let sim_nodes = provider.nodes();
-        let sim_provider: Arc<dyn crate::sim::device::DeviceProvider> = Arc::new(provider);
+        let sim_provider: Arc<dyn crate::sim::runtime::device::DeviceProvider> = Arc::new(provider);
         self.sim.send(Command::ProvideGpu(sim_provider.clone()));
         Ok(Gpu {
             sim_nodes,
@@ -308,17 +346,20 @@ impl App {
 
     fn pointer(&mut self, input: Input, egui_consumed: bool) {
         let (view, current) = (self.ui.view.clone(), self.feed.current().clone());
-        let (copy, input) = self.lab.route(input, &mut self.controls);
+        let (copy, input) = self.input.lab.route(input, &mut self.input.controls);
         let snap = lab_view::copy_of(&current, copy);
         // A lab cell's camera stands farther back (as the renderer draws it); zooms scale it.
-        let zoom = self.lab.zoom();
-        self.controls.camera.distance *= zoom;
-        self.controls.flag = self.ui.selected_flag;
-        let commands = self.controls.handle(input, egui_consumed, snap, &view);
-        self.controls.camera.distance /= zoom;
-        if self.controls.flag != self.ui.selected_flag {
+        let zoom = self.input.lab.zoom();
+        self.input.controls.camera.distance *= zoom;
+        self.input.controls.flag = self.ui.selected_flag;
+        let commands = self
+            .input
+            .controls
+            .handle(input, egui_consumed, snap, &view);
+        self.input.controls.camera.distance /= zoom;
+        if self.input.controls.flag != self.ui.selected_flag {
             // A click on another flag's cloth selects it.
-            self.ui.select_flag(self.controls.flag, &current);
+            self.ui.select_flag(self.input.controls.flag, &current);
         }
         for cmd in commands {
             self.sim.send(lab_view::for_copy(&current, copy, cmd));
@@ -339,16 +380,28 @@ impl App {
             }
         }
         self.ui.sync(self.feed.current());
-        if let Some(e) = self.gpu_lost.lock().ok().and_then(|mut slot| slot.take()) {
+        if let Some(e) = self
+            .graphics
+            .gpu_lost
+            .lock()
+            .ok()
+            .and_then(|mut slot| slot.take())
+        {
             self.failure = Some(ViewerError::DeviceLost(e));
             event_loop.exit();
             return;
         }
-        if let Some(e) = self.gpu_error.lock().ok().and_then(|mut slot| slot.take()) {
+        if let Some(e) = self
+            .graphics
+            .gpu_error
+            .lock()
+            .ok()
+            .and_then(|mut slot| slot.take())
+        {
             self.ui.notices.error(format!("GPU error: {e}"));
         }
         let snap = self.feed.display(Instant::now());
-        if self.options.press_f12_at_frame == Some(self.frames + 1) {
+        if self.options.press_f12_at_frame == Some(self.clock.frames + 1) {
             let f12 = winit::keyboard::Key::Named(winit::keyboard::NamedKey::F12);
             if let Some(action) = keys::action_for(&f12) {
                 self.key(action);
@@ -357,16 +410,16 @@ impl App {
         if self
             .options
             .toggle_recording_at_frames
-            .contains(&(self.frames + 1))
+            .contains(&(self.clock.frames + 1))
         {
             self.apply(crate::ui::UiAction::ToggleRecording);
         }
         let visible = self.layout_panels(started);
-        let Some(gpu) = self.gpu.as_mut() else {
+        let Some(gpu) = self.graphics.gpu.as_mut() else {
             return;
         };
-        (self.lab).set_area(visible, gpu.surface.size_px(), 1 + snap.lab.len());
-        self.view_area = visible;
+        (self.input.lab).set_area(visible, gpu.surface.size_px(), 1 + snap.lab.len());
+        self.input.view_area = visible;
         let acquiring = Instant::now();
         let Some(frame) = gpu.surface.acquire() else {
             return;
@@ -375,33 +428,35 @@ impl App {
         let acquire = acquiring.elapsed();
         let [w, h] = gpu.surface.size_px();
         gpu.scene.fit(&gpu.device, [w, h]);
-        self.controls.size = Vec2::new(w as f32, h as f32);
+        self.input.controls.size = Vec2::new(w as f32, h as f32);
         let panels_repainted = self.draw(&frame, &snap, visible);
-        self.frames += 1;
-        self.repainted += u64::from(panels_repainted);
-        self.cpu_ms = started.elapsed().as_secs_f64() * 1e3;
+        self.clock.frames += 1;
+        self.clock.repainted += u64::from(panels_repainted);
+        self.clock.cpu_ms = started.elapsed().as_secs_f64() * 1e3;
 
         // Captures read the surface texture, so they happen before it is presented.
         let done = self
             .options
             .exit_after_frames
-            .is_some_and(|n| self.frames >= n);
+            .is_some_and(|n| self.clock.frames >= n);
         if done && let Some(path) = self.options.screenshot.clone() {
-            self.shot = Some(ShotRequest {
+            self.capture.shot = Some(ShotRequest {
                 path,
                 with_panels: true,
                 automated: true,
             });
         }
-        let typical = !panels_repainted && self.shot.is_none() && self.recorder.is_none();
+        let typical =
+            !panels_repainted && self.capture.shot.is_none() && self.capture.recorder.is_none();
         self.take_screenshot(&frame, &snap);
         self.record_frame(&frame, &snap);
-        if let Some(gpu) = self.gpu.as_mut() {
+        if let Some(gpu) = self.graphics.gpu.as_mut() {
             gpu.window.pre_present_notify();
             gpu.surface.present(&gpu.queue, frame);
             // A frame that also captured or repainted the panels says little about the view.
             if typical
                 && let Some(scale) = self
+                    .clock
                     .scale
                     .observe(started.elapsed().saturating_sub(acquire).as_secs_f64() * 1e3)
             {
@@ -409,15 +464,15 @@ impl App {
             }
         }
         if done {
-            let auto = self.scale.mode() == ScaleMode::Auto;
+            let auto = self.clock.scale.mode() == ScaleMode::Auto;
             let rate = self.feed.current().steps_per_second;
-            if let Some(line) = self.stats.report(
-                self.frames,
+            if let Some(line) = self.clock.stats.report(
+                self.clock.frames,
                 [w, h],
-                self.scale.scale(),
+                self.clock.scale.scale(),
                 auto,
                 rate,
-                self.repainted,
+                self.clock.repainted,
             ) {
                 eprintln!("{line}");
             }
@@ -428,7 +483,7 @@ impl App {
                 // the simulation only its small snapshots (and a waited read-back per grab or
                 // new parameters).
                 let r = &device.read_backs;
-                let drawn = (self.gpu.as_ref())
+                let drawn = (self.graphics.gpu.as_ref())
                     .and_then(|g| g.scene.flags.scenes.first())
                     .map_or(0, |s| s.device_frames);
                 eprintln!(
@@ -437,13 +492,13 @@ impl App {
                      in all, over {:.2} s",
                     device.adapter.as_deref().unwrap_or("?"),
                     snap.step,
-                    self.frames,
+                    self.clock.frames,
                     drawn,
                     r.snapshots,
                     r.waited,
                     snap.x.len(),
                     r.bytes,
-                    self.opened.elapsed().as_secs_f64()
+                    self.clock.opened.elapsed().as_secs_f64()
                 );
             }
             event_loop.exit();
@@ -453,18 +508,18 @@ impl App {
     /// Lays out the panels for this frame and carries out what the user asked for in them.
     /// Returns the pixels the panels leave uncovered (`None`: all of them, or no GPU yet).
     fn layout_panels(&mut self, started: Instant) -> Option<PixelRect> {
-        let gpu = self.gpu.as_mut()?;
-        if gpu.surface.is_minimised() || self.redraw.idled {
-            self.stats.reset();
+        let gpu = self.graphics.gpu.as_mut()?;
+        if gpu.surface.is_minimised() || self.clock.redraw.idled {
+            self.clock.stats.reset();
         } else {
-            self.stats.tick(started);
+            self.clock.stats.tick(started);
         }
-        let summary = self.stats.summary();
+        let summary = self.clock.stats.summary();
         let info = FrameInfo {
             fps: summary.map_or(0.0, |s| s.fps),
             frame_ms: summary.map_or(0.0, |s| s.median.as_secs_f64() * 1e3),
-            cpu_ms: self.cpu_ms,
-            frames: self.frames,
+            cpu_ms: self.clock.cpu_ms,
+            frames: self.clock.frames,
             adapter: &gpu.adapter,
             render_scale: gpu.scene.scale(),
         };
@@ -477,7 +532,7 @@ impl App {
             actions = frame::panels(root, ui_state, curr, &info);
             visible = frame::uncovered(root, size_px);
         });
-        self.redraw = Redraw {
+        self.clock.redraw = Redraw {
             wanted: false,
             drawn_seq: curr.seq,
             egui_at: Instant::now().checked_add(egui_out.repaint_delay),
@@ -497,7 +552,7 @@ impl App {
         snap: &Snapshot,
         visible: Option<PixelRect>,
     ) -> bool {
-        let Some(gpu) = self.gpu.as_mut() else {
+        let Some(gpu) = self.graphics.gpu.as_mut() else {
             return false;
         };
         let mut encoder = gpu
@@ -530,7 +585,7 @@ impl App {
             &FrameView {
                 snap,
                 view: &self.ui.view,
-                camera: &self.controls.camera,
+                camera: &self.input.controls.camera,
                 target: &frame.view,
                 visible,
                 scaled: true,
@@ -564,13 +619,13 @@ impl App {
 
 impl ApplicationHandler for App {
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
-        if self.gpu.is_some() {
+        if self.graphics.gpu.is_some() {
             return;
         }
         match self.create_gpu(event_loop) {
             Ok(mut gpu) => {
                 let [w, h] = gpu.surface.size_px();
-                self.controls.size = Vec2::new(w as f32, h as f32);
+                self.input.controls.size = Vec2::new(w as f32, h as f32);
                 self.ui.quality = gpu.scene.quality;
                 let mode = self.options.render_scale.unwrap_or(if gpu.software {
                     ScaleMode::Auto
@@ -581,13 +636,14 @@ impl ApplicationHandler for App {
                 if gpu.software && mode == ScaleMode::Auto {
                     // On a software rasteriser *auto* starts at its lowest scale and climbs
                     // while frames are quick, rather than open with the slowest frames.
-                    self.scale
+                    self.clock
+                        .scale
                         .set_mode(ScaleMode::Fixed(crate::render::AUTO_MIN_RENDER_SCALE));
                 }
-                self.scale.set_mode(mode);
-                gpu.scene.set_scale(&gpu.device, self.scale.scale());
-                self.default_quality = gpu.scene.quality;
-                self.gpu = Some(gpu);
+                self.clock.scale.set_mode(mode);
+                gpu.scene.set_scale(&gpu.device, self.clock.scale.scale());
+                self.graphics.default_quality = gpu.scene.quality;
+                self.graphics.gpu = Some(gpu);
                 if let Some(q) = self.options.persisted.settings.quality
                     && q != self.ui.quality
                 {
@@ -603,7 +659,7 @@ impl ApplicationHandler for App {
     }
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, id: WindowId, event: WindowEvent) {
-        let Some(gpu) = self.gpu.as_mut() else {
+        let Some(gpu) = self.graphics.gpu.as_mut() else {
             return;
         };
         if id != gpu.window.id() {
@@ -613,13 +669,13 @@ impl ApplicationHandler for App {
         // focus, Space would press a focused button); egui sees every other event first, and
         // the 3-D view only gets what egui did not consume.
         if let WindowEvent::KeyboardInput { event: key, .. } = &event
-            && keys::viewer_takes(&key.logical_key, self.ctrl, gpu.egui.focus())
+            && keys::viewer_takes(&key.logical_key, self.input.ctrl, gpu.egui.focus())
         {
-            self.redraw.wanted = true;
+            self.clock.redraw.wanted = true;
             if key.state == ElementState::Pressed
                 && (!key.repeat || keys::repeats(&key.logical_key))
             {
-                match keys::action_with(&key.logical_key, self.ctrl) {
+                match keys::action_with(&key.logical_key, self.input.ctrl) {
                     Some(KeyAction::Quit) => event_loop.exit(),
                     Some(action) => self.key(action),
                     None => {}
@@ -630,20 +686,20 @@ impl ApplicationHandler for App {
         let response = gpu.egui.on_window_event(&gpu.window, &event);
         // Any event but the redraw itself may change what is shown: an input, a resize, focus.
         if !matches!(event, WindowEvent::RedrawRequested) {
-            self.redraw.wanted = true;
+            self.clock.redraw.wanted = true;
         }
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::Resized(PhysicalSize { width, height }) => {
                 gpu.surface.resize(width, height);
                 if width > 0 && height > 0 {
-                    self.controls.size = Vec2::new(width as f32, height as f32);
+                    self.input.controls.size = Vec2::new(width as f32, height as f32);
                 }
             }
             WindowEvent::RedrawRequested => self.redraw(event_loop),
             WindowEvent::DroppedFile(path) => {
                 let mut actions = Vec::new();
-                crate::ui::scene_files::drop_file(&mut self.ui, &mut actions, &path);
+                crate::ui::panels::scene_files::drop_file(&mut self.ui, &mut actions, &path);
                 for action in actions {
                     self.apply(action);
                 }
@@ -670,7 +726,7 @@ impl ApplicationHandler for App {
                 self.pointer(Input::Wheel(lines), response.consumed);
             }
             WindowEvent::ModifiersChanged(m) => {
-                self.ctrl = m.state().control_key();
+                self.input.ctrl = m.state().control_key();
                 self.pointer(Input::Shift(m.state().shift_key()), false);
             }
             _ => {}
@@ -683,21 +739,21 @@ impl ApplicationHandler for App {
         while let Some((pick, answer)) = self.dialogs.poll() {
             self.dialog_answered(pick, answer);
         }
-        let Some(gpu) = &self.gpu else {
+        let Some(gpu) = &self.graphics.gpu else {
             return;
         };
         let latest = self.sim.latest();
         let moving = !latest.paused
-            || self.recorder.is_some()
-            || self.shot.is_some()
+            || self.capture.recorder.is_some()
+            || self.capture.shot.is_some()
             || self.options.exit_after_frames.is_some();
-        if self.redraw.due(moving, latest.seq, now) {
+        if self.clock.redraw.due(moving, latest.seq, now) {
             gpu.window.request_redraw();
             event_loop.set_control_flow(winit::event_loop::ControlFlow::Wait);
         } else {
-            self.redraw.idled = true;
+            self.clock.redraw.idled = true;
             event_loop.set_control_flow(winit::event_loop::ControlFlow::WaitUntil(
-                self.redraw.next_check(now),
+                self.clock.redraw.next_check(now),
             ));
         }
     }

@@ -6,12 +6,12 @@ use serde::Serialize;
 
 use super::{BenchConfig, Stat};
 use crate::app::egui_glue::{Canvas, EguiPainter};
-use crate::render::gpu::GpuContext;
-use crate::render::view::{self, ViewSettings};
+use crate::render::device::gpu::GpuContext;
+use crate::render::drawing::view::{self, ViewSettings};
 use crate::render::{AUTO_MIN_RENDER_SCALE, GpuTimer, OffscreenTarget};
-use crate::sim::flags::FlagSet;
-use crate::sim::scene::Scene;
-use crate::sim::snapshot::Snapshot;
+use crate::sim::format::scene::Scene;
+use crate::sim::runtime::flags::FlagSet;
+use crate::sim::runtime::snapshot::Snapshot;
 
 /// Width and height of the frame, pixels (the viewer's default window).
 const SIZE: [u32; 2] = [1280, 800];
@@ -20,7 +20,7 @@ const SIZE: [u32; 2] = [1280, 800];
 const CONTROLS_WIDTH: f32 = 320.0;
 
 #[derive(Debug, Clone, Serialize)]
-pub struct FrameSplit {
+pub(crate) struct FrameSplit {
     pub width: u32,
     pub height: u32,
     /// The scene drawn (`flag` unless `--scene` named another) and how many flags it flies.
@@ -60,7 +60,7 @@ pub struct FrameSplit {
 
 /// [`FrameSplit::flag_changes`]: wall clock from a command to its snapshot.
 #[derive(Debug, Clone, Serialize)]
-pub struct FlagChanges {
+pub(crate) struct FlagChanges {
     pub add: Stat,
     pub shape: Stat,
 }
@@ -69,8 +69,8 @@ pub struct FlagChanges {
 /// running `scene`, `runs` times each, and times each from its sending to the first snapshot of
 /// the new generation.
 fn flag_changes(scene: &Scene, runs: usize) -> Option<FlagChanges> {
-    use crate::sim::outline::FlagShape;
-    use crate::sim::thread::{Command, SimThread, wait_for};
+    use crate::sim::format::outline::FlagShape;
+    use crate::sim_thread::{Command, SimThread, wait_for};
     use std::time::Duration;
     let sim = SimThread::spawn(scene.clone(), false).ok()?;
     let slot = sim.slot();
@@ -105,7 +105,7 @@ fn flag_changes(scene: &Scene, runs: usize) -> Option<FlagChanges> {
 /// What the live plots cost in a frame: laid out in every frame, tessellated and painted
 /// anew in the frames that refresh them (4 a second while the cloth runs).
 #[derive(Debug, Clone, Serialize)]
-pub struct PlotsCost {
+pub(crate) struct PlotsCost {
     /// A frame that refreshes them: new points, decimated, laid out, tessellated, painted
     /// into the panels' layer, and the layer laid over the frame.
     pub refresh: PlotsFrame,
@@ -121,7 +121,7 @@ pub struct PlotsCost {
 
 /// One kind of frame of [`PlotsCost`].
 #[derive(Debug, Clone, Serialize)]
-pub struct PlotsFrame {
+pub(crate) struct PlotsFrame {
     /// CPU: egui's layout, and where the plots changed their tessellation, the vertex upload
     /// and the recording of the paint (everything before the submit).
     pub cpu: Stat,
@@ -134,7 +134,7 @@ pub struct PlotsFrame {
 
 /// GPU time of each part of the frame, from timestamps written around its commands.
 #[derive(Debug, Clone, Serialize)]
-pub struct GpuShare {
+pub(crate) struct GpuShare {
     pub upsampling: Stat,
     pub drawing: Stat,
     pub ui: Stat,
@@ -208,14 +208,14 @@ impl Bench<'_> {
 /// frame code ([`crate::app::frame`], [`crate::app::egui_glue::EguiPainter`]); then the live
 /// plots of a 4-copy lab on their own. Where the adapter has timestamp queries, each GPU part
 /// is also timed on the GPU.
-pub fn frame_split(cfg: &BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
+pub(crate) fn frame_split(cfg: BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
     frame_split_of(cfg, gpu, "flag", &Scene::load("flag").ok()?)
 }
 
 /// [`frame_split`] of `scene` (named `name` in the report), every flag of it stepped and drawn
 /// in each frame, with each flag's image.
-pub fn frame_split_of(
-    cfg: &BenchConfig,
+pub(crate) fn frame_split_of(
+    cfg: BenchConfig,
     gpu: &GpuContext,
     name: &str,
     scene: &Scene,
@@ -241,7 +241,7 @@ pub fn frame_split_of(
     let mut draw = SceneDraw::new(device, queue, format, quality, [w, h]).ok()?;
     draw.set_scale(device, render_scale);
     let mut scene = scene.clone();
-    let images = crate::cli::flag_images(&mut scene, None).ok()?;
+    let images = crate::render::passes::flag_texture::flag_images(&mut scene, None).ok()?;
     draw.set_flag_images(device, queue, images).ok()?;
     let mut sim = FlagSet::new(&scene).ok()?;
     for _ in 0..60 {

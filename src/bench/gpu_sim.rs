@@ -9,14 +9,14 @@ use serde::Serialize;
 
 use crate::gpu_sim::{DEFAULT_CYCLES, GpuSimulation, Stage};
 use crate::render::GpuContext;
-use crate::sim::{Scene, Simulation, shape};
+use crate::sim::{Scene, Simulation, model::shape};
 
 /// The scene: the peer's hanging sheet (1 m, 0.2 kg, k = 2000 / 500 / 50 N/m, two corners
 /// pinned, still air), `kang-mg`, strain limited within 5 % both ways (Provot's 5 % and a
 /// shortest length of 0.95 × rest) on every coarse level the grid has
-/// ([`crate::sim::strain_levels`]): the sweeps alone leave the 1024² sheet at 1.30 × rest by
-/// its pins, and pull the springs beside them short.
-pub fn hanging_sheet(n: usize) -> String {
+/// ([`crate::sim::constraints::strain_levels`]): the sweeps alone leave a large sheet stretched
+/// by its pins, and pull the springs beside them short.
+pub(crate) fn hanging_sheet(n: usize) -> String {
     format!(
         r#"{{ "description": "hanging {n}² sheet, kang-mg",
         "cloth": {{ "grid": {{ "nx": {n}, "ny": {n}, "width": 1.0, "height": 1.0,
@@ -32,7 +32,7 @@ pub fn hanging_sheet(n: usize) -> String {
 
 /// One size on one device.
 #[derive(Debug, Clone, Serialize)]
-pub struct GpuSimRow {
+pub(crate) struct GpuSimRow {
     /// Nodes along each side.
     pub side: usize,
     pub nodes: usize,
@@ -60,18 +60,18 @@ pub struct GpuSimRow {
 
 /// One stage of a GPU step and its GPU time.
 #[derive(Debug, Clone, Serialize)]
-pub struct StageTime {
+pub(crate) struct StageTime {
     pub stage: Stage,
     /// GPU time a step, ms.
     pub ms: f64,
 }
 
 /// Steps whose stages are timed after the timed steps (each waits for its timestamps).
-pub const STAGE_STEPS: u32 = 5;
+pub(crate) const STAGE_STEPS: u32 = 5;
 
 /// What `bench --gpu-sim` measured.
 #[derive(Debug, Clone, Serialize)]
-pub struct GpuSimReport {
+pub(crate) struct GpuSimReport {
     pub adapter: String,
     pub scene: &'static str,
     /// The GPU's V-cycles a step.
@@ -86,7 +86,7 @@ pub struct GpuSimReport {
 
 /// What the bench runs: the sizes (nodes a side), the largest the CPU runs too, the steps.
 #[derive(Debug, Clone)]
-pub struct GpuSimPlan {
+pub(crate) struct GpuSimPlan {
     pub sizes: Vec<usize>,
     pub cpu_up_to: usize,
     /// Whether the GPU's rows are measured (`--device cpu`: only the CPU's, every size).
@@ -97,7 +97,7 @@ pub struct GpuSimPlan {
 
 impl GpuSimPlan {
     /// 64² … 1024² (the CPU to 256²); `quick`: 32² and 64², a few steps.
-    pub fn new(quick: bool) -> Self {
+    pub(crate) fn new(quick: bool) -> Self {
         if quick {
             Self {
                 sizes: vec![32, 64],
@@ -139,7 +139,7 @@ fn row(sim: &Simulation, side: usize, device: &'static str, steps: u32, seconds:
 
 /// Runs `plan` on `gpu` (none: the CPU's rows only); `progress` hears each size as it
 /// starts. A size that fails stops the run with the reason in [`GpuSimReport::stopped`].
-pub fn run(
+pub(crate) fn run(
     gpu: Option<&GpuContext>,
     plan: &GpuSimPlan,
     mut progress: impl FnMut(&str),
@@ -251,7 +251,7 @@ fn wait(gpu: &GpuContext) -> Result<(), String> {
 }
 
 /// The report as aligned text.
-pub fn table(report: &GpuSimReport) -> String {
+pub(crate) fn table(report: &GpuSimReport) -> String {
     let mut out = format!(
         "flagsim bench --gpu-sim: {} ({} V-cycles a GPU step, {} warm-up steps)\nadapter: {}\n\n",
         report.scene, report.cycles, report.warm_up, report.adapter

@@ -6,7 +6,7 @@ use crate::sim::IntegratorKind;
 /// One colour and one marker per integrator, in `IntegratorKind::ALL` order: the Okabe–Ito
 /// palette (distinguishable with any common colour-vision deficiency) plus black, grey and wine, and a
 /// different marker for each, so no two lines look alike even in grey.
-pub const STYLES: [(&str, Marker); IntegratorKind::ALL.len()] = [
+pub(crate) const STYLES: [(&str, Marker); IntegratorKind::ALL.len()] = [
     ("#D55E00", Marker::Circle),       // kang: vermilion
     ("#0072B2", Marker::Square),       // explicit-euler: blue
     ("#009E73", Marker::Triangle),     // symplectic-euler: bluish green
@@ -22,7 +22,7 @@ pub const STYLES: [(&str, Marker); IntegratorKind::ALL.len()] = [
 
 /// A point marker of the plot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Marker {
+pub(crate) enum Marker {
     Circle,
     Square,
     Triangle,
@@ -100,7 +100,7 @@ fn marker(m: Marker, x: f64, y: f64, c: &str) -> String {
 }
 
 /// A log-log plot of time per step against node count, one line per integrator, as SVG.
-pub fn plot_svg(r: &Report) -> String {
+pub(crate) fn plot_svg(r: &Report) -> String {
     // Plot area from `m` to `w - right` (the legend sits in the right margin).
     let (w, h, m, right) = (900.0, 480.0, 70.0, 170.0);
     let top = m + 16.0;

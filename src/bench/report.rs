@@ -19,7 +19,7 @@ fn stat(s: &Stat) -> String {
 }
 
 /// The report as text tables.
-pub fn table(r: &Report) -> String {
+pub(crate) fn table(r: &Report) -> String {
     let mut o = String::new();
     costs(r, &mut o);
     stability(r, &mut o);
@@ -244,7 +244,7 @@ fn frame(r: &Report, o: &mut String) {
 
 /// The viewer's frame split as a table: wall clock per part and, where the adapter has
 /// timestamp queries, the GPU's own time beside it; then the live plots' refresh.
-pub fn frame_table(f: &FrameSplit) -> String {
+pub(crate) fn frame_table(f: &FrameSplit) -> String {
     let mut o = String::new();
     let mut line = |s: String| {
         o.push_str(&s);

@@ -6,11 +6,11 @@ use std::sync::atomic::AtomicBool;
 
 use super::BenchConfig;
 use crate::sim::IntegratorKind;
-use crate::sim::scene::Scene;
-use crate::sim::stability::largest_stable_dt;
+use crate::sim::format::scene::Scene;
+use crate::sim::lab::stability::largest_stable_dt;
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Stability {
+pub(crate) struct Stability {
     pub preset: &'static str,
     /// Whether Provot's strain limiting was on (as in the preset) or off (the integrator alone).
     pub strain_limiting: bool,
@@ -20,7 +20,7 @@ pub struct Stability {
     pub simulated_seconds: f64,
 }
 
-pub fn stability(cfg: &BenchConfig) -> Vec<Stability> {
+pub(crate) fn stability(cfg: BenchConfig) -> Vec<Stability> {
     let seconds = if cfg.quick { 0.2 } else { 3.0 };
     let iterations = if cfg.quick { 2 } else { 10 };
     let mut out = Vec::new();

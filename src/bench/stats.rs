@@ -14,7 +14,7 @@ pub struct Stat {
 
 impl Stat {
     /// The statistics of `xs`; all NaN when it is empty.
-    pub fn of(mut xs: Vec<f64>) -> Self {
+    pub(crate) fn of(mut xs: Vec<f64>) -> Self {
         xs.sort_by(f64::total_cmp);
         let n = xs.len();
         let median = match n {

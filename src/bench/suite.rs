@@ -8,12 +8,12 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::{BenchConfig, Stat};
-use crate::render::gpu::GpuContext;
-use crate::render::view;
-use crate::sim::agreement::agreement;
-use crate::sim::integrators::SolverReport;
-use crate::sim::scene::{ClothSpec, GridSpec, Scene};
-use crate::sim::snapshot::Snapshot;
+use crate::render::device::gpu::GpuContext;
+use crate::render::drawing::view;
+use crate::sim::format::scene::{ClothSpec, GridSpec, Scene};
+use crate::sim::runtime::agreement::agreement;
+use crate::sim::runtime::snapshot::Snapshot;
+use crate::sim::solvers::integrators::SolverReport;
 use crate::sim::{IntegratorKind, Params, Simulation};
 use crate::upsample::{RenderSettings, upsample_cpu};
 
@@ -42,7 +42,7 @@ pub struct StepCost {
 /// makes after every step it publishes. It copies the state (positions, velocities, `Δv`,
 /// pins) and shares the key mesh.
 #[derive(Debug, Clone, Serialize)]
-pub struct PublishCost {
+pub(crate) struct PublishCost {
     pub n: usize,
     pub nodes: usize,
     /// Seconds per snapshot.
@@ -69,6 +69,10 @@ pub struct Scaling {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[allow(
+    clippy::struct_field_names,
+    reason = "the fields are the JSON report's keys, which scripts/figures reads"
+)]
 pub struct Parallel {
     pub n: usize,
     pub threads: usize,
@@ -186,7 +190,7 @@ fn dense_fits(kind: IntegratorKind, n: usize, quick: bool) -> bool {
     }
 }
 
-pub fn step_costs(cfg: &BenchConfig) -> Vec<StepCost> {
+pub(crate) fn step_costs(cfg: BenchConfig) -> Vec<StepCost> {
     let mut out = Vec::new();
     let budget = if cfg.quick { 0.01 } else { 0.05 };
     for n in cfg.grid_sizes() {
@@ -242,7 +246,7 @@ pub fn step_costs(cfg: &BenchConfig) -> Vec<StepCost> {
 }
 
 /// The cost of a publish ([`PublishCost`]) at every benchmark size, on the default integrator.
-pub fn publish_costs(cfg: &BenchConfig) -> Vec<PublishCost> {
+pub(crate) fn publish_costs(cfg: BenchConfig) -> Vec<PublishCost> {
     cfg.grid_sizes()
         .into_iter()
         .map(|n| {
@@ -377,7 +381,7 @@ pub fn parallel(cfg: &BenchConfig) -> Parallel {
         serial: serial_t,
         parallel: par_t,
         bit_identical,
-        threshold_nodes: crate::sim::simulation::PARALLEL_THRESHOLD,
+        threshold_nodes: crate::sim::runtime::simulation::PARALLEL_THRESHOLD,
     }
 }
 

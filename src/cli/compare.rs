@@ -6,9 +6,9 @@ use std::path::Path;
 use super::{CliError, CompareArgs, Result, load_scene, print_stdout};
 use crate::gpu_sim::GpuProvider;
 use crate::lab_report::{CSV_HEADER, Series, Summaries, csv_rows, plot::plot_svg};
-use crate::render::gpu::GpuContext;
-use crate::sim::device::DeviceProvider;
-use crate::sim::lab::Lab;
+use crate::render::device::gpu::GpuContext;
+use crate::sim::lab::copies::Lab;
+use crate::sim::runtime::device::DeviceProvider;
 use crate::sim::{DeviceChoice, IntegratorKind};
 
 /// The longest run `--seconds` takes, s.

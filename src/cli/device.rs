@@ -3,8 +3,8 @@
 
 use super::{CliError, Result};
 use crate::gpu_sim::{GpuProvider, GpuSimError, GpuStepper};
-use crate::render::gpu::GpuContext;
-use crate::sim::device::AUTO_GPU_NODES;
+use crate::render::device::gpu::GpuContext;
+use crate::sim::format::device_choice::AUTO_GPU_NODES;
 use crate::sim::{DeviceChoice, IntegratorKind, Simulation};
 
 /// How a headless command steps its cloth.
@@ -22,7 +22,7 @@ impl Stepping {
     /// GPU adapter, or for a scene the GPU step refuses, is an error that says why; `auto` opens
     /// a GPU only for a `kang-mg` cloth of at least [`AUTO_GPU_NODES`] nodes and keeps it only on
     /// a hardware GPU.
-    pub fn new(choice: DeviceChoice, sim: &mut Simulation) -> Result<Self> {
+    pub(crate) fn new(choice: DeviceChoice, sim: &mut Simulation) -> Result<Self> {
         let bad = |e: String| CliError::BadInput(e);
         let worth_opening = match choice {
             DeviceChoice::Cpu => false,
@@ -61,7 +61,7 @@ impl Stepping {
 
     /// Stepping for each of a scene's `flags`: the first where `choice` puts it
     /// ([`Self::new`]), the others on the same device ([`Self::beside`]).
-    pub fn for_flags(choice: DeviceChoice, flags: &mut [Simulation]) -> Result<Vec<Self>> {
+    pub(crate) fn for_flags(choice: DeviceChoice, flags: &mut [Simulation]) -> Result<Vec<Self>> {
         let Some((first, rest)) = flags.split_first_mut() else {
             return Ok(Vec::new());
         };
@@ -73,7 +73,7 @@ impl Stepping {
     }
 
     /// `"cpu"` or `"gpu"`, for the outputs.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Self::Cpu => "cpu",
             Self::Gpu { .. } => "gpu",
@@ -83,7 +83,7 @@ impl Stepping {
     /// Published steps [`Self::advance`] takes at once before the state is needed again at
     /// step `next` (a recorded frame, the end): one on the CPU (its statistics are taken
     /// each step), all of them on the GPU.
-    pub fn chunk(&self, step: u64, next: u64) -> u64 {
+    pub(crate) fn chunk(&self, step: u64, next: u64) -> u64 {
         match self {
             Self::Cpu => 1,
             Self::Gpu { .. } => next.saturating_sub(step).max(1),
@@ -93,7 +93,7 @@ impl Stepping {
     /// `n` published steps of `sim`, its state current afterwards (read back from the GPU,
     /// through the guard). Returns false when the guard stopped it (the state is then the last
     /// good one).
-    pub fn advance(&mut self, sim: &mut Simulation, n: u64) -> Result<bool> {
+    pub(crate) fn advance(&mut self, sim: &mut Simulation, n: u64) -> Result<bool> {
         match self {
             Self::Cpu => {
                 for _ in 0..n {
@@ -121,7 +121,7 @@ impl Stepping {
     /// Stepping for another simulation (another flag of the scene, a copy run ahead for a
     /// clip's framing) on the same device: the CPU, or a stepper of its own on this GPU with
     /// `sim`'s state uploaded (a cloth the GPU step refuses is refused with the reason).
-    pub fn beside(&self, sim: &mut Simulation) -> Result<Self> {
+    pub(crate) fn beside(&self, sim: &mut Simulation) -> Result<Self> {
         match self {
             Self::Cpu => Ok(Self::Cpu),
             Self::Gpu { ctx, .. } => {
@@ -141,7 +141,7 @@ impl Stepping {
     }
 
     /// V-cycles a step on the GPU (`None` on the CPU, whose statistics say).
-    pub fn cycles(&self) -> Option<u32> {
+    pub(crate) fn cycles(&self) -> Option<u32> {
         match self {
             Self::Cpu => None,
             Self::Gpu { stepper, .. } => Some(stepper.cycles),

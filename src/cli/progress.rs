@@ -18,7 +18,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 static QUIET: AtomicBool = AtomicBool::new(false);
 
 /// The log filter for `-v` given `verbose` times (or `--quiet`), when `RUST_LOG` is not set.
-pub fn log_filter(verbose: u8, quiet: bool) -> &'static str {
+pub(crate) fn log_filter(verbose: u8, quiet: bool) -> &'static str {
     match (quiet, verbose) {
         (true, _) => "off,flagsim=warn",
         (false, 0) => "off,flagsim=info",
@@ -56,7 +56,7 @@ fn shown() -> bool {
 }
 
 /// A bar over `len` steps of `what` (hidden when not [`shown`]).
-pub fn bar(len: u64, what: &str) -> ProgressBar {
+pub(crate) fn bar(len: u64, what: &str) -> ProgressBar {
     if !shown() {
         return ProgressBar::hidden();
     }
@@ -71,7 +71,7 @@ pub fn bar(len: u64, what: &str) -> ProgressBar {
 }
 
 /// A spinner with a changing message, for work of unknown length (hidden when not [`shown`]).
-pub fn spinner(what: &str) -> ProgressBar {
+pub(crate) fn spinner(what: &str) -> ProgressBar {
     if !shown() {
         return ProgressBar::hidden();
     }

@@ -4,17 +4,17 @@ use std::path::Path;
 
 use super::device::Stepping;
 use super::{CliError, RenderArgs, Result, background_image, failed, flag_images, load_scene_on};
-use crate::render::camera::OrbitCamera;
-use crate::render::frame::PoleLook;
-use crate::render::headless::HeadlessRenderer;
-use crate::render::view::{self, ViewSettings};
-use crate::sim::flags::FlagSet;
-use crate::sim::snapshot::Snapshot;
+use crate::render::camera::orbit::OrbitCamera;
+use crate::render::drawing::frame::PoleLook;
+use crate::render::drawing::headless::HeadlessRenderer;
+use crate::render::drawing::view::{self, ViewSettings};
+use crate::sim::runtime::flags::FlagSet;
+use crate::sim::runtime::snapshot::Snapshot;
 use crate::upsample::DisplayMode;
 use crate::video::{Encoder, VideoError, VideoFormat, VideoWriter, step_of_frame};
 
 /// The longest clip, simulated seconds.
-pub const MAX_SECONDS: f64 = 3600.0;
+pub(crate) const MAX_SECONDS: f64 = 3600.0;
 /// Snapshots of the clip that its framing looks at at most (spread evenly over the clip).
 const FRAMING_SAMPLES: u32 = 32;
 
@@ -153,7 +153,7 @@ fn check_video<'a>(args: &RenderArgs, path: &'a Path) -> Result<Clip<'a>> {
 }
 
 /// Frames of a clip of `seconds` at `fps`: `round(seconds · fps)`, at least 1.
-pub fn frame_count(seconds: f64, fps: f64) -> u32 {
+pub(crate) fn frame_count(seconds: f64, fps: f64) -> u32 {
     (seconds * fps).round().clamp(1.0, f64::from(u32::MAX)) as u32
 }
 

@@ -7,10 +7,10 @@ use serde::Serialize;
 
 use super::device::Stepping;
 use super::{CliError, OutputFormat, Result, SimulateArgs, failed, load_scene_on};
-use crate::render::headless::HeadlessRenderer;
-use crate::render::view;
+use crate::render::drawing::headless::HeadlessRenderer;
+use crate::render::drawing::view;
+use crate::sim::format::render_settings::MAX_RESOLUTION;
 use crate::sim::{Scene, Simulation};
-use crate::upsample::settings::MAX_RESOLUTION;
 use crate::upsample::{RenderSettings, try_upsample_cpu};
 
 #[derive(Serialize)]
@@ -67,7 +67,7 @@ struct StatsOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     solver_iterations: Option<f64>,
     /// The shortest structural edge over its rest length, and the share of structural edges
-    /// under 0.95 of theirs (`sim::shape`): a cloth folded in its own plane shows here.
+    /// under 0.95 of theirs (`sim::model::shape`): a cloth folded in its own plane shows here.
     shortest_edge: f64,
     short_edges: f64,
 }
@@ -129,7 +129,7 @@ pub(super) fn simulate(args: SimulateArgs) -> Result<()> {
             )));
         }
     }
-    let mut flags = crate::sim::flags::FlagSet::new(&scene)
+    let mut flags = crate::sim::runtime::flags::FlagSet::new(&scene)
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.scene)))?
         .flags;
     let sim = flags.remove(0);
@@ -268,7 +268,7 @@ fn run(
         Some(r) => Some(upsample_output(&sim, scene, r, args.gpu).map_err(Stop::Failed)?),
         None => None,
     };
-    let edges = crate::sim::shape::structural_edges(&sim.cloth, &sim.cloth.x);
+    let edges = crate::sim::model::shape::structural_edges(&sim.cloth, &sim.cloth.x);
     let rest = SimulateOut {
         steps: sim.step_index,
         time: sim.time,
@@ -310,7 +310,8 @@ fn run(
                 max_strain: f.cloth.max_strain(),
                 diverged: f.divergence.is_some(),
                 divergence: f.divergence.as_ref().map(ToString::to_string),
-                shortest_edge: crate::sim::shape::structural_edges(&f.cloth, &f.cloth.x).shortest,
+                shortest_edge: crate::sim::model::shape::structural_edges(&f.cloth, &f.cloth.x)
+                    .shortest,
             })
             .collect(),
     };

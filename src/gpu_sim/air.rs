@@ -1,15 +1,15 @@
 //! The key mesh's normals and the air forces on the GPU (`shaders/sim_air.wgsl`): twins of
-//! [`crate::sim::cloth::Cloth::node_normals`] and [`crate::sim::forces::external_forces`].
+//! [`crate::sim::model::cloth::Cloth::node_normals`] and [`crate::sim::model::forces::external_forces`].
 
 use glam::DVec3;
 
 use super::kernel::{Access, Program, dispatch};
 use super::{ClothBuffers, GpuSimError, validated};
-use crate::sim::forces::{AIR_REFERENCE_NODES, OCTAVE_OFFSET, OCTAVE_SCALE, WindField};
-use crate::sim::params::{DragModel, LiftModel, Params};
+use crate::sim::format::params::{DragModel, LiftModel, Params};
+use crate::sim::model::forces::{AIR_REFERENCE_NODES, OCTAVE_OFFSET, OCTAVE_SCALE, WindField};
 
 /// The kernels' WGSL.
-pub const SIM_AIR_WGSL: &str = include_str!("../../shaders/sim_air.wgsl");
+pub(crate) const SIM_AIR_WGSL: &str = include_str!("../../shaders/sim_air.wgsl");
 
 /// WGSL `struct AirParams`.
 #[repr(C)]

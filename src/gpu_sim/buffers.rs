@@ -3,19 +3,19 @@
 //! Node vectors are `vec4<f32>` (xyz and an unused w: WGSL pads a `vec3` in an array to 16
 //! bytes anyway). Springs are [`GpuSpring`]s in spring order; each node's links are
 //! `link_start[i]..link_start[i + 1]` into `links` (the neighbour and the spring), in spring
-//! order as [`crate::sim::cloth::Topology::links`] has them, so a gather sums in the CPU's
+//! order as [`crate::sim::model::cloth::Topology::links`] has them, so a gather sums in the CPU's
 //! order.
 
 use glam::DVec3;
 use wgpu::util::DeviceExt;
 
 use super::{GpuSimError, validated};
-use crate::sim::cloth::Cloth;
+use crate::sim::model::cloth::Cloth;
 
 /// One spring as the kernels read it (WGSL `struct Spring`, 16 bytes).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct GpuSpring {
+pub(crate) struct GpuSpring {
     pub a: u32,
     pub b: u32,
     /// Rest length `L`, m.
@@ -172,7 +172,7 @@ impl ClothBuffers {
     }
 
     /// Triangles of the cloth's key mesh.
-    pub fn triangles(&self) -> u32 {
+    pub(crate) fn triangles(&self) -> u32 {
         self.triangles
     }
 

@@ -1,13 +1,13 @@
 //! The colliders on the GPU (`shaders/sim_collide.wgsl`): twin of
-//! [`crate::sim::constraints::collide`] on every free node, in place on the cloth's `x` and `v`,
+//! [`crate::sim::constraints::limit::colliders::collide`] on every free node, in place on the cloth's `x` and `v`,
 //! after strain limiting (docs/method.md §6).
 
 use super::kernel::{Access, Program, dispatch};
 use super::{ClothBuffers, GpuSimError, validated};
-use crate::sim::params::Collider;
+use crate::sim::format::params::Collider;
 
 /// The kernel's WGSL.
-pub const SIM_COLLIDE_WGSL: &str = include_str!("../../shaders/sim_collide.wgsl");
+pub(crate) const SIM_COLLIDE_WGSL: &str = include_str!("../../shaders/sim_collide.wgsl");
 
 /// Colliders the GPU step takes (a scene has a ground and a few spheres).
 pub const MAX_GPU_COLLIDERS: usize = 16;

@@ -1,12 +1,12 @@
 //! The spring forces on the GPU (`shaders/sim_forces.wgsl`): twin of
-//! [`crate::sim::forces::spring_forces`]'s parallel path, a term per spring then a gather per
+//! [`crate::sim::model::forces::spring_forces`]'s parallel path, a term per spring then a gather per
 //! node over its links in spring order.
 
 use super::kernel::{Access, Program, dispatch};
 use super::{ClothBuffers, GpuSimError, validated};
 
 /// The kernels' WGSL.
-pub const SIM_FORCES_WGSL: &str = include_str!("../../shaders/sim_forces.wgsl");
+pub(crate) const SIM_FORCES_WGSL: &str = include_str!("../../shaders/sim_forces.wgsl");
 
 /// WGSL `struct ForceParams`.
 #[repr(C)]
@@ -26,7 +26,6 @@ pub struct ForcePass {
     nodes: u32,
     springs: u32,
     params: wgpu::Buffer,
-    spring_f: wgpu::Buffer,
     force: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
     spring_terms: wgpu::ComputePipeline,
@@ -82,7 +81,6 @@ impl ForcePass {
                 nodes: cloth.nodes(),
                 springs: cloth.springs(),
                 params,
-                spring_f,
                 force,
                 bind_group,
                 spring_terms: program.kernel("spring_terms", &layout),
@@ -118,10 +116,5 @@ impl ForcePass {
     /// The node forces, N (`vec4<f32>` per node), written by [`Self::record`]'s work.
     pub fn force(&self) -> &wgpu::Buffer {
         &self.force
-    }
-
-    /// Each spring's force on its end `a`, N (`vec4<f32>` per spring).
-    pub fn spring_force(&self) -> &wgpu::Buffer {
-        &self.spring_f
     }
 }

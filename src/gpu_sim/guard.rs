@@ -1,5 +1,5 @@
 //! The guard's checks on the GPU as one small report (`shaders/sim_guard.wgsl`): twins of
-//! [`crate::sim::cloth::Cloth::strain_maxima`] and [`crate::sim::guard::check`]'s tests; and,
+//! [`crate::sim::model::cloth::Cloth::strain_maxima`] and [`crate::sim::runtime::guard::check`]'s tests; and,
 //! inside the GPU step, the twin of [`crate::sim::Simulation::step`]'s restore: the first
 //! published step that fails trips the guard, and the last good state is put back
 //! ([`GuardPass::record_commit`]), so a blow-up never reaches the node buffer the renderer reads.
@@ -8,12 +8,12 @@ use wgpu::util::DeviceExt;
 
 use super::kernel::{Access, Program, dispatch};
 use super::{ClothBuffers, GpuSimError, validated};
-use crate::sim::cloth::Cloth;
-use crate::sim::guard::{BLOWUP_STRETCH, node_reason, speed_limit, spring_reason};
-use crate::sim::params::Params;
+use crate::sim::format::params::Params;
+use crate::sim::model::cloth::Cloth;
+use crate::sim::runtime::guard::{BLOWUP_STRETCH, node_reason, speed_limit, spring_reason};
 
 /// The kernels' WGSL.
-pub const SIM_GUARD_WGSL: &str = include_str!("../../shaders/sim_guard.wgsl");
+pub(crate) const SIM_GUARD_WGSL: &str = include_str!("../../shaders/sim_guard.wgsl");
 
 /// WGSL `struct GuardParams`.
 #[repr(C)]
@@ -32,7 +32,7 @@ struct GuardParams {
 const REPORT_WORDS: usize = 12;
 
 /// Bytes of WGSL `struct Report`.
-pub const REPORT_SIZE: u64 = REPORT_WORDS as u64 * 4;
+pub(crate) const REPORT_SIZE: u64 = REPORT_WORDS as u64 * 4;
 
 /// WGSL's `NONE`: no node, no spring, not tripped.
 const NONE: u32 = u32::MAX;
@@ -55,7 +55,7 @@ pub struct GuardReport {
 }
 
 impl GuardReport {
-    /// Whether the step blew up, as [`crate::sim::guard::check`] decides it.
+    /// Whether the step blew up, as [`crate::sim::runtime::guard::check`] decides it.
     pub fn blew_up(&self) -> bool {
         self.first_bad_node.is_some() || self.first_stretched_spring.is_some()
     }
@@ -64,7 +64,7 @@ impl GuardReport {
 /// The first published step that failed the guard inside the GPU step (the state was put
 /// back to the one before it).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct GuardTrip {
+pub(crate) struct GuardTrip {
     /// Published steps that passed before it, since the step was built.
     pub after: u32,
     /// Its first bad node, and the node's speed, m/s (`None`: a non-finite position or
@@ -76,7 +76,7 @@ pub struct GuardTrip {
 
 impl GuardTrip {
     /// Reads a trip from the report's words (`None`: the guard has not tripped).
-    pub fn from_words(words: &[u32]) -> Option<Self> {
+    pub(crate) fn from_words(words: &[u32]) -> Option<Self> {
         let &[.., tripped_at, node, spring, value, _, _, _] = words.get(..REPORT_WORDS)? else {
             return None;
         };
@@ -91,9 +91,9 @@ impl GuardTrip {
         })
     }
 
-    /// Why it failed, in the CPU guard's words ([`crate::sim::guard::check`]) for `cloth`'s
+    /// Why it failed, in the CPU guard's words ([`crate::sim::runtime::guard::check`]) for `cloth`'s
     /// springs and `params`' speed limit.
-    pub fn reason(&self, cloth: &Cloth, params: &Params) -> String {
+    pub(crate) fn reason(&self, cloth: &Cloth, params: &Params) -> String {
         match (self.node, self.spring) {
             (Some((i, speed)), _) => node_reason(i as usize, speed, speed_limit(params)),
             (None, Some((s, ratio))) => match cloth.topology.springs.get(s as usize) {
@@ -254,7 +254,7 @@ impl GuardPass {
     }
 
     /// Records a copy of the cloth's state as the last good one (before the first step).
-    pub fn record_keep(&self, encoder: &mut wgpu::CommandEncoder) {
+    pub(crate) fn record_keep(&self, encoder: &mut wgpu::CommandEncoder) {
         let bytes = u64::from(self.nodes) * 16;
         encoder.copy_buffer_to_buffer(&self.x, 0, &self.good_x, 0, bytes);
         encoder.copy_buffer_to_buffer(&self.v, 0, &self.good_v, 0, bytes);
@@ -263,7 +263,7 @@ impl GuardPass {
     /// Records the guard inside the step, after a published step: the checks ([`Self::record`]),
     /// then `judge` (the first failing step trips the guard for good) and `commit` (the state
     /// kept as the last good one, or, once tripped, the last good one put back).
-    pub fn record_commit(&self, encoder: &mut wgpu::CommandEncoder) {
+    pub(crate) fn record_commit(&self, encoder: &mut wgpu::CommandEncoder) {
         dispatch(
             encoder,
             "gpu_sim guard in the step",
@@ -278,7 +278,7 @@ impl GuardPass {
     }
 
     /// The report buffer ([`REPORT_SIZE`] bytes), for a snapshot to copy.
-    pub fn report(&self) -> &wgpu::Buffer {
+    pub(crate) fn report(&self) -> &wgpu::Buffer {
         &self.report
     }
 
@@ -299,7 +299,7 @@ impl GuardPass {
     }
 
     /// Whether (and where) the guard inside the step has tripped, waiting for the submitted work.
-    pub fn read_trip(
+    pub(crate) fn read_trip(
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use super::workgroups;
+use super::GpuSimError;
 
 /// How a kernel binds a buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,5 +183,30 @@ pub(super) fn grid(groups: u32) -> (u32, u32) {
         (groups, 1)
     } else {
         (MAX_GROUPS, groups.div_ceil(MAX_GROUPS))
+    }
+}
+
+/// Invocations per workgroup of every kernel of this module (`@workgroup_size(64)`).
+pub(crate) const WORKGROUP: u32 = 64;
+
+/// Workgroups for `count` invocations, one each.
+pub(crate) fn workgroups(count: u32) -> u32 {
+    count.div_ceil(WORKGROUP)
+}
+
+/// Runs `make` inside a validation error scope: the device's complaint, if any, as an error.
+pub(super) fn validated<T>(
+    device: &wgpu::Device,
+    context: &'static str,
+    make: impl FnOnce() -> T,
+) -> Result<T, GpuSimError> {
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let made = make();
+    match pollster::block_on(scope.pop()) {
+        Some(error) => Err(GpuSimError::Validation {
+            context,
+            message: error.to_string(),
+        }),
+        None => Ok(made),
     }
 }

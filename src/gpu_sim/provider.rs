@@ -8,12 +8,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::{GpuSimError, GpuStepper, unsupported};
-use crate::sim::device::{DeviceProvider, DeviceStepper, ReadBacks};
+use crate::sim::runtime::device::{DeviceProvider, DeviceStepper, ReadBacks};
 use crate::sim::{SimError, Simulation};
 
 /// The shortest time between two snapshots read back for the panels (at most 30 a second,
 /// whatever the frame rate: the drawing never waits for one).
-pub const SNAPSHOT_INTERVAL: Duration = Duration::from_millis(33);
+pub(crate) const SNAPSHOT_INTERVAL: Duration = Duration::from_millis(33);
 
 /// The node positions the GPU step writes (`vec4<f32>` a node), cloth by cloth (a scene's
 /// flags, the lab's copies, by their index), while they step on the GPU: what the renderer
@@ -22,7 +22,7 @@ pub const SNAPSHOT_INTERVAL: Duration = Duration::from_millis(33);
 pub struct SharedNodes(Arc<Mutex<Vec<Option<NodeBuffer>>>>);
 
 /// A cloth's node buffer on the device and its node count.
-pub type NodeBuffer = (wgpu::Buffer, u32);
+pub(crate) type NodeBuffer = (wgpu::Buffer, u32);
 
 impl SharedNodes {
     /// Cloth `k`'s buffer and its node count, while it steps on the GPU.

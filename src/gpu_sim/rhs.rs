@@ -1,5 +1,5 @@
 //! `kang-mg`'s right-hand side on the GPU (`shaders/sim_rhs.wgsl`): twin of
-//! [`crate::sim::integrators::kang_mg::right_hand_side`], from the spring-force pass's node
+//! [`crate::sim::solvers::integrators::kang_mg::right_hand_side`], from the spring-force pass's node
 //! forces and the air pass's outputs, with the held nodes' known `Δv`.
 
 use glam::DVec3;
@@ -8,7 +8,7 @@ use super::kernel::{Access, Program, dispatch};
 use super::{AirPass, ClothBuffers, ForcePass, GpuSimError, validated};
 
 /// The kernels' WGSL.
-pub const SIM_RHS_WGSL: &str = include_str!("../../shaders/sim_rhs.wgsl");
+pub(crate) const SIM_RHS_WGSL: &str = include_str!("../../shaders/sim_rhs.wgsl");
 
 /// WGSL `struct RhsParams`.
 #[repr(C)]
@@ -161,7 +161,7 @@ impl RhsPass {
 
     /// Per node the known `Δv` (xyz, m/s) and the mass (w, kg; −1 where held): what
     /// [`Self::set_nodes`] writes, for a kernel to update the held nodes' `Δv`.
-    pub fn node(&self) -> &wgpu::Buffer {
+    pub(crate) fn node(&self) -> &wgpu::Buffer {
         &self.node
     }
 

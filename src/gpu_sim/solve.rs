@@ -1,22 +1,22 @@
 //! The multigrid solve on the GPU (`shaders/sim_solve.wgsl`): `kang-mg`'s system
 //! `(D + h C − h² K) Δv = b` by V-cycles over a hierarchy built on the CPU
-//! ([`crate::sim::multigrid::Multigrid`], uploaded once and again when it is rebuilt).
+//! ([`crate::sim::solvers::multigrid::Multigrid`], uploaded once and again when it is rebuilt).
 //!
 //! Twins: the residual and the Gauss–Seidel sweep of each level
-//! ([`crate::sim::multigrid::node_coloured_sweep`]: nodes coloured by `(x mod 3, y mod 3)`,
+//! ([`crate::sim::solvers::multigrid::node_coloured_sweep`]: nodes coloured by `(x mod 3, y mod 3)`,
 //! one dispatch a colour, so every node of a colour is updated at once), the grid transfers
 //! ([`super::TransferPass`]), the coarsest level's dense solve from the CPU's factor, and level
-//! 0's air diagonal ([`crate::sim::multigrid::Multigrid::set_extra_diagonal`]). A V-cycle is the
-//! CPU's with [`crate::sim::multigrid::Multigrid::set_node_colours`] on.
+//! 0's air diagonal ([`crate::sim::solvers::multigrid::Multigrid::set_extra_diagonal`]). A V-cycle is the
+//! CPU's with [`crate::sim::solvers::multigrid::Multigrid::set_node_colours`] on.
 
 use wgpu::util::DeviceExt;
 
 use super::kernel::{Access, Program, dispatch, dispatch_all};
 use super::{GpuLevel, GpuSimError, TransferPass, validated};
-use crate::sim::multigrid::{Multigrid, NODE_COLOURS, POST_SMOOTH};
+use crate::sim::solvers::multigrid::{Multigrid, NODE_COLOURS, POST_SMOOTH};
 
 /// The kernels' WGSL.
-pub const SIM_SOLVE_WGSL: &str = include_str!("../../shaders/sim_solve.wgsl");
+pub(crate) const SIM_SOLVE_WGSL: &str = include_str!("../../shaders/sim_solve.wgsl");
 
 /// WGSL `struct LevelParams`.
 #[repr(C)]
@@ -94,7 +94,7 @@ fn storage<T: bytemuck::Pod + Default>(
 
 impl GpuMultigrid {
     /// Uploads `mg`'s hierarchy (prepared, of a grid cloth, at least two levels: a cloth of
-    /// more than [`crate::sim::multigrid::COARSEST_NODES`] nodes) and compiles its kernels.
+    /// more than [`crate::sim::solvers::multigrid::COARSEST_NODES`] nodes) and compiles its kernels.
     /// `coefficients` is the air pass's `(c_air, c_drag)` a node, read by
     /// [`Self::record_air_diagonal`].
     pub fn new(
@@ -287,20 +287,10 @@ impl GpuMultigrid {
         })
     }
 
-    /// Levels of the hierarchy.
-    pub fn depth(&self) -> usize {
-        self.levels.len()
-    }
-
     /// Level `l`'s vectors: level 0's `b` is the system's right-hand side and its `x` the
     /// solution (kept between steps: the next solve starts from it).
     pub fn level(&self, l: usize) -> &GpuLevel {
         &self.levels[l]
-    }
-
-    /// Level `l`'s diagonal, `f32` a node (level 0's as the last air diagonal left it).
-    pub fn diagonal(&self, l: usize) -> &wgpu::Buffer {
-        &self.matrices[l].diag
     }
 
     /// Sets the step `h` (s) and whether the air acts, for [`Self::record_air_diagonal`].
@@ -324,7 +314,7 @@ impl GpuMultigrid {
     }
 
     /// Records `r = b − A x` on level `l`.
-    pub fn record_residual(&self, encoder: &mut wgpu::CommandEncoder, l: usize) {
+    pub(crate) fn record_residual(&self, encoder: &mut wgpu::CommandEncoder, l: usize) {
         dispatch(
             encoder,
             "gpu_sim residual",
@@ -337,7 +327,7 @@ impl GpuMultigrid {
     }
 
     /// Records one Gauss–Seidel sweep of level `l`, colour by colour.
-    pub fn record_sweep(&self, encoder: &mut wgpu::CommandEncoder, l: usize) {
+    pub(crate) fn record_sweep(&self, encoder: &mut wgpu::CommandEncoder, l: usize) {
         let sweeps = &self.matrices[l].sweeps;
         dispatch_all(
             encoder,
@@ -349,7 +339,7 @@ impl GpuMultigrid {
     }
 
     /// Records the coarsest level's exact solve of its `b` into its `x`.
-    pub fn record_coarsest(&self, encoder: &mut wgpu::CommandEncoder) {
+    pub(crate) fn record_coarsest(&self, encoder: &mut wgpu::CommandEncoder) {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("gpu_sim coarsest"),
             timestamp_writes: None,

@@ -11,12 +11,12 @@
 //! ([`Simulation::begin_device_step`]), whose cloth is the GPU's state as of the last
 //! [`GpuSimulation::read_back`].
 //!
-//! Why `kang-mg`: it is the step that met the shape issue's bar (0.00 cm from the accurate
-//! solve on the peer's scenes, at 75–105 × the peer's speed), and its matrix is a scalar per
-//! spring, so a node's row is a few numbers the GPU reads straight. The CPU stops its V-cycles at
-//! a tolerance, which needs the residual's norm on the CPU each cycle; the GPU runs a fixed
-//! number instead (no read-back), [`GpuSimulation::cycles`], two by default (the CPU needs
-//! 1.2 a step on the default flag, and at most three on the peer's sheets).
+//! Why `kang-mg`: it keeps the accurate solve's shape on the peer's scenes at a fraction of the
+//! peer's time (docs/performance.md), and its matrix is a scalar per spring, so a node's row is
+//! a few numbers the GPU reads straight. The CPU stops its V-cycles at a tolerance, which needs
+//! the residual's norm on the CPU each cycle; the GPU runs a fixed number instead (no
+//! read-back), [`GpuSimulation::cycles`], two by default, about what the CPU's tolerance takes
+//! a step (docs/gpu.md).
 //!
 //! Then strain limiting, where the scene has it ([`super::StrainPass`]: tethers, Provot's sweeps
 //! by colours of springs).
@@ -47,16 +47,16 @@ use super::{
     AirPass, ClothBuffers, CollidePass, ForcePass, GpuMultigrid, GpuSimError, GuardPass,
     MAX_GPU_COLLIDERS, RhsPass, StepEndPass, StrainPass, read_vec3s, validated,
 };
-use crate::sim::device::ReadBacks;
-use crate::sim::multigrid::{COARSEST_NODES, Multigrid};
-use crate::sim::params::{IntegratorKind, Params};
+use crate::sim::format::params::{IntegratorKind, Params};
+use crate::sim::runtime::device::ReadBacks;
+use crate::sim::solvers::multigrid::{COARSEST_NODES, Multigrid};
 use crate::sim::{DeviceStep, Simulation};
 
 /// The held-node kernel's WGSL.
-pub const SIM_HELD_WGSL: &str = include_str!("../../shaders/sim_held.wgsl");
+pub(crate) const SIM_HELD_WGSL: &str = include_str!("../../shaders/sim_held.wgsl");
 
 /// V-cycles a step by default ([`GpuSimulation::cycles`]).
-pub const DEFAULT_CYCLES: u32 = 2;
+pub(crate) const DEFAULT_CYCLES: u32 = 2;
 
 /// WGSL `struct HeldParams`.
 #[repr(C)]
@@ -67,7 +67,7 @@ struct HeldParams {
 }
 
 /// Why a simulation cannot run on the GPU, in words for the user (`None`: it can).
-pub fn unsupported(sim: &Simulation) -> Option<String> {
+pub(crate) fn unsupported(sim: &Simulation) -> Option<String> {
     let p = sim.params();
     let cloth = &sim.cloth;
     if cloth.grid().is_none() {
@@ -157,7 +157,7 @@ impl GpuSimulation {
     }
 
     /// Each stage's GPU time over `steps` more steps, s a step ([`GpuStepper::profile`]).
-    pub fn profile(
+    pub(crate) fn profile(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -172,7 +172,7 @@ impl GpuSimulation {
 /// buffers of one cloth, built for one held set and one set of parameters.
 ///
 /// [`Self::step_n`] notices when the simulation's held set (a grab, its release) or its
-/// parameters (or its masses) are no longer those it was built for: it then reads the device's
+/// parameters (or its masses) differ from those it was built for: it then reads the device's
 /// state back and builds itself again from the simulation (a waited read-back, counted in
 /// [`Self::read_backs`]). A caller that replaces the simulation's state on the CPU (a reset, a
 /// new scene) drops the stepper instead and makes a new one from the new state.
@@ -281,7 +281,7 @@ impl GpuStepper {
     }
 
     /// Records and submits `steps` steps of `params.substeps` physics steps each for `sim`
-    /// (nothing is read back). Where `sim` no longer fits the kernels (a grab began or ended,
+    /// (nothing is read back). Where `sim` does not fit the kernels (a grab began or ended,
     /// the parameters or the masses changed), the device's state is read back into `sim` and
     /// the kernels are built again first.
     pub fn step_n(
@@ -325,7 +325,7 @@ impl GpuStepper {
     /// from timestamp queries written between the stages: `None` where the device was opened
     /// without timestamps (`wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS`). The steps are
     /// taken (`sim` moves on as with [`Self::step_n`]).
-    pub fn profile(
+    pub(crate) fn profile(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -842,7 +842,7 @@ impl Kernels {
 /// The stages of a GPU step, in order, as [`GpuStepper::profile`] times them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Stage {
+pub(crate) enum Stage {
     /// The held nodes' values scattered (`sim_held.wgsl`).
     Held,
     /// The spring forces and their derivatives' scalars (`sim_forces.wgsl`).
@@ -865,7 +865,7 @@ pub enum Stage {
 
 impl Stage {
     /// Every stage, in the step's order.
-    pub const ALL: [Self; 9] = [
+    pub(crate) const ALL: [Self; 9] = [
         Self::Held,
         Self::Forces,
         Self::Air,
@@ -878,7 +878,7 @@ impl Stage {
     ];
 
     /// Its name in tables.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Held => "held",
             Self::Forces => "forces",
@@ -896,7 +896,7 @@ impl Stage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::params::spec;
+    use crate::sim::format::params::spec;
 
     /// The panel's *V-cycles* help tells a user what the GPU does with it: the count it runs.
     #[test]

@@ -1,5 +1,5 @@
 //! The end of a step on the GPU (`shaders/sim_step_end.wgsl`): twin of
-//! [`crate::sim::integrators::symplectic_next`] on every node, in place on the cloth's `x` and
+//! [`crate::sim::solvers::integrators::symplectic_next`] on every node, in place on the cloth's `x` and
 //! `v`: free nodes `v' = v + Δv`, `x' = x + h v'`; held nodes to their targets.
 
 use glam::DVec3;
@@ -8,7 +8,7 @@ use super::kernel::{Access, Program, dispatch};
 use super::{ClothBuffers, GpuSimError, validated};
 
 /// The kernel's WGSL.
-pub const SIM_STEP_END_WGSL: &str = include_str!("../../shaders/sim_step_end.wgsl");
+pub(crate) const SIM_STEP_END_WGSL: &str = include_str!("../../shaders/sim_step_end.wgsl");
 
 /// WGSL `struct StepEndParams`.
 #[repr(C)]
@@ -103,7 +103,7 @@ impl StepEndPass {
     }
 
     /// The `Δv` the kernel adds (`vec4<f32>` a node), for a solver on the GPU to write.
-    pub fn dv(&self) -> &wgpu::Buffer {
+    pub(crate) fn dv(&self) -> &wgpu::Buffer {
         &self.dv
     }
 

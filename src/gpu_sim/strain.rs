@@ -1,9 +1,9 @@
 //! Strain limiting on the GPU (`shaders/sim_strain.wgsl`): the twin of
-//! [`crate::sim::constraints::limit_strain`] with Provot's sweeps in colours
-//! ([`crate::sim::constraints::provot_sweeps_coloured`]): the coarse levels, coarsest first
-//! ([`crate::sim::strain_levels::StrainLevels::limit`]: each level's sweeps, then its moves
+//! [`crate::sim::constraints::limit::limit_strain`] with Provot's sweeps in colours
+//! ([`crate::sim::constraints::limit::provot_sweeps_coloured`]): the coarse levels, coarsest first
+//! ([`crate::sim::constraints::strain_levels::StrainLevels::limit`]: each level's sweeps, then its moves
 //! interpolated to the next finer level), then long-range tethers
-//! ([`crate::sim::tethers::Tethers::project`]), then `iterations` sweeps of the cloth's own
+//! ([`crate::sim::constraints::tethers::Tethers::project`]), then `iterations` sweeps of the cloth's own
 //! springs, every colour of springs a dispatch (forward on odd sweeps, backward on even), then
 //! each moved node's velocity `(x − x_start) / h` (its whole move over the step). In place on
 //! the cloth's `x` and `v`.
@@ -13,14 +13,14 @@ use wgpu::util::DeviceExt;
 use super::kernel::{Access, Program, dispatch_all};
 use super::{ClothBuffers, GpuSimError, validated};
 use crate::sim::Cloth;
-use crate::sim::cloth::LimitedSpring;
-use crate::sim::constraints::coloured_limited_springs;
-use crate::sim::params::Provot;
-use crate::sim::strain_levels::{self, StrainLevels};
-use crate::sim::tethers::Tethers;
+use crate::sim::constraints::limit::coloured_limited_springs;
+use crate::sim::constraints::strain_levels::{self, StrainLevels};
+use crate::sim::constraints::tethers::Tethers;
+use crate::sim::format::params::Provot;
+use crate::sim::model::cloth::LimitedSpring;
 
 /// The kernels' WGSL.
-pub const SIM_STRAIN_WGSL: &str = include_str!("../../shaders/sim_strain.wgsl");
+pub(crate) const SIM_STRAIN_WGSL: &str = include_str!("../../shaders/sim_strain.wgsl");
 
 /// WGSL `struct StrainParams`.
 #[repr(C)]
@@ -374,11 +374,6 @@ impl StrainPass {
                 x: buffers.x.clone(),
             }
         })
-    }
-
-    /// Colours of Provot's springs.
-    pub fn colours(&self) -> usize {
-        self.colours.len()
     }
 
     /// Coarse levels limited before the cloth's own springs.

@@ -1,16 +1,16 @@
 //! The multigrid's grid transfers on the GPU (`shaders/sim_transfer.wgsl`): twins of
-//! [`crate::sim::multigrid::GridTransfer::restrict`] (`b_coarse = Pᵀ r_fine`) and
-//! [`crate::sim::multigrid::GridTransfer::prolong`] (`x_fine += P x_coarse`), over the
+//! [`crate::sim::solvers::multigrid::GridTransfer::restrict`] (`b_coarse = Pᵀ r_fine`) and
+//! [`crate::sim::solvers::multigrid::GridTransfer::prolong`] (`x_fine += P x_coarse`), over the
 //! vectors of two [`GpuLevel`]s.
 
 use wgpu::util::DeviceExt;
 
 use super::kernel::{Access, Program, dispatch};
 use super::{GpuSimError, validated};
-use crate::sim::multigrid::coarse_len;
+use crate::sim::solvers::multigrid::coarse_len;
 
 /// The kernels' WGSL.
-pub const SIM_TRANSFER_WGSL: &str = include_str!("../../shaders/sim_transfer.wgsl");
+pub(crate) const SIM_TRANSFER_WGSL: &str = include_str!("../../shaders/sim_transfer.wgsl");
 
 /// WGSL `struct TransferParams`.
 #[repr(C)]

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::{COPY_COLOURS, Series};
-use crate::sim::lab::Sample;
+use crate::sim::lab::copies::Sample;
 
 /// One plotted quantity: its title, unit and how to read it from a sample.
 struct Quantity {
@@ -40,7 +40,7 @@ const QUANTITIES: [Quantity; 3] = [
 ];
 
 /// `#rrggbb` of copy `i`'s colour.
-pub fn hex(i: usize) -> String {
+pub(crate) fn hex(i: usize) -> String {
     let [r, g, b] = COPY_COLOURS[i % COPY_COLOURS.len()];
     format!("#{r:02x}{g:02x}{b:02x}")
 }
@@ -79,7 +79,7 @@ impl Layout {
 }
 
 /// The three panels stacked, with a legend, as an SVG document.
-pub fn plot_svg(series: &Series, title: &str) -> String {
+pub(crate) fn plot_svg(series: &Series, title: &str) -> String {
     let t_end = series
         .samples
         .iter()

@@ -1,38 +1,25 @@
-//! The CPU simulation: cloth model, forces, integrators, constraints, scenes, the fixed-step
-//! loop and the simulation thread. Nothing in here knows about wgpu, winit or egui.
+//! The simulation core: the scene format, the cloth model, the solvers, the constraints, the
+//! step and what it publishes, and the lab's measures. Nothing in here knows about wgpu, winit,
+//! egui or OS threads; it builds for `wasm32-unknown-unknown`.
+//!
+//! The folders stand in layers, each importing only the ones above it in this list:
+//! [`format`] (scene files, parameters, errors), [`model`] (the cloth and its forces),
+//! [`solvers`] (the integrators and their linear solvers), [`constraints`] (strain limiting and
+//! colliders), [`runtime`] (the step's pipeline, its guard, snapshots), [`lab`] (copies side by
+//! side and the stable-`dt` search).
 
-pub mod agreement;
-pub mod buckling;
-pub mod cloth;
 pub mod constraints;
-pub mod device;
-pub mod error;
-pub mod flag_spec;
-pub mod flags;
-pub mod forces;
-pub mod guard;
-pub mod integrators;
-pub mod jacobian;
+pub mod format;
 pub mod lab;
-pub mod multigrid;
-pub mod outline;
-pub mod par;
-pub mod params;
-pub mod provot;
-pub mod scene;
-pub mod shape;
-pub mod simulation;
-pub mod snapshot;
-pub mod stability;
-pub mod stepper;
-pub mod strain_levels;
-pub mod tethers;
-pub mod thread;
-pub mod wavelet;
+pub mod model;
+pub mod runtime;
+pub mod solvers;
 
-pub use cloth::{Cloth, GridInfo};
-pub use device::DeviceChoice;
-pub use error::SimError;
-pub use params::{IntegratorKind, Params};
-pub use scene::Scene;
-pub use simulation::{DeviceStep, Divergence, Simulation, StepStats};
+pub use format::device_choice::DeviceChoice;
+pub use format::error::SimError;
+pub use format::params::{IntegratorKind, Params};
+pub use format::scene::Scene;
+pub use model::cloth::{Cloth, GridInfo};
+pub(crate) use runtime::simulation::DeviceStep;
+pub use runtime::simulation::Divergence;
+pub use runtime::simulation::Simulation;

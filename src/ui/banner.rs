@@ -2,16 +2,16 @@
 
 use egui::{Color32, RichText, Ui};
 
-use super::{UiAction, UiState};
 use crate::sim::IntegratorKind;
-use crate::sim::params::spec;
-use crate::sim::snapshot::Snapshot;
-use crate::sim::thread::Command;
+use crate::sim::format::params::spec;
+use crate::sim::runtime::snapshot::Snapshot;
+use crate::sim_thread::Command;
+use crate::ui::{UiAction, UiState};
 
 /// The banner shown when the guard stopped an integrator: which, when, why, and the way out.
 /// Of several flags, `stopped` lists those it stopped: the first is named (`snap` is its
 /// snapshot) and *resume* goes to each (empty for a scene of one flag).
-pub fn divergence_banner(
+pub(crate) fn divergence_banner(
     ui: &mut Ui,
     state: &mut UiState,
     snap: &Snapshot,

@@ -18,9 +18,9 @@ use egui::{Color32, RichText, Ui};
 /// How long an info notice stays over the view, s. Errors stay until dismissed.
 pub const INFO_SHOWN: Duration = Duration::from_secs(4);
 /// How many messages the log keeps (the oldest go first).
-pub const LOG_LEN: usize = 50;
+pub(crate) const LOG_LEN: usize = 50;
 /// At most this many notices over the view at once (the newest); the log has them all.
-pub const MAX_SHOWN: usize = 4;
+pub(crate) const MAX_SHOWN: usize = 4;
 /// An error notice's background (sRGB). Tests look for it in the window's pixels.
 pub const ERROR_FILL: Color32 = Color32::from_rgb(168, 32, 44);
 /// An info notice's background (sRGB).
@@ -73,7 +73,7 @@ impl Notices {
 
     /// Adds a message taken at `at`, dropping the oldest past [`LOG_LEN`]. The same message
     /// as the newest one (a failure repeated every frame) only renews it.
-    pub fn push(&mut self, level: Level, text: String, at: Instant) {
+    pub(crate) fn push(&mut self, level: Level, text: String, at: Instant) {
         if let Some(last) = self.log.back_mut()
             && last.level == level
             && last.text == text
@@ -94,7 +94,7 @@ impl Notices {
     }
 
     /// Every message kept, oldest first.
-    pub fn log(&self) -> impl DoubleEndedIterator<Item = &Notice> + ExactSizeIterator {
+    pub(crate) fn log(&self) -> impl DoubleEndedIterator<Item = &Notice> + ExactSizeIterator {
         self.log.iter()
     }
 
@@ -113,7 +113,7 @@ impl Notices {
 
     /// The indices in the log of the notices over the view at `now`, oldest first, at most
     /// [`MAX_SHOWN`].
-    pub fn shown(&self, now: Instant) -> Vec<usize> {
+    pub(crate) fn shown(&self, now: Instant) -> Vec<usize> {
         let mut shown: Vec<usize> = (0..self.log.len())
             .rev()
             .filter(|&i| Self::is_shown(&self.log[i], now))
@@ -125,7 +125,7 @@ impl Notices {
 
     /// How long until the view must be drawn again to take a timed-out notice away (`None`:
     /// no info notice is shown).
-    pub fn next_change(&self, now: Instant) -> Option<Duration> {
+    pub(crate) fn next_change(&self, now: Instant) -> Option<Duration> {
         self.shown(now)
             .into_iter()
             .filter(|&i| self.log[i].level == Level::Info)
@@ -134,7 +134,7 @@ impl Notices {
     }
 
     /// Takes the error at `index` in the log off the view.
-    pub fn dismiss(&mut self, index: usize) {
+    pub(crate) fn dismiss(&mut self, index: usize) {
         if let Some(n) = self.log.get_mut(index) {
             n.dismissed = true;
         }
@@ -148,7 +148,7 @@ impl Notices {
 }
 
 /// `error` and its sources, each once: `cannot create directory screenshots: File exists`.
-pub fn describe(error: &dyn std::error::Error) -> String {
+pub(crate) fn describe(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(e) = source {
@@ -163,7 +163,7 @@ pub fn describe(error: &dyn std::error::Error) -> String {
 
 /// Draws the notices shown at `now` over `area` (the part of the window the panels leave to the
 /// 3-D view), centred at its top, and asks for one repaint when the next one times out.
-pub fn overlay(ctx: &egui::Context, area: egui::Rect, notices: &mut Notices, now: Instant) {
+pub(crate) fn overlay(ctx: &egui::Context, area: egui::Rect, notices: &mut Notices, now: Instant) {
     let shown = notices.shown(now);
     if let Some(wait) = notices.next_change(now) {
         ctx.request_repaint_after(wait);
@@ -222,7 +222,7 @@ pub fn overlay(ctx: &egui::Context, area: egui::Rect, notices: &mut Notices, now
 
 /// The *Messages* section: every message kept, newest first, with its time since the start
 /// and a button that copies it to the clipboard.
-pub fn log_ui(ui: &mut Ui, notices: &Notices) {
+pub(crate) fn log_ui(ui: &mut Ui, notices: &Notices) {
     if notices.log.is_empty() {
         ui.label(RichText::new("Nothing yet.").weak());
         return;

@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 /// How many files the list keeps.
-pub const RECENT_LEN: usize = 8;
+pub(crate) const RECENT_LEN: usize = 8;
 
 /// What a recent file is opened as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum FileKind {
+pub(crate) enum FileKind {
     /// A scene file (`.json`).
     Scene,
     /// A flag image (PNG, JPEG, WebP).
@@ -22,7 +22,7 @@ pub enum FileKind {
 /// One entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RecentFile {
+pub(crate) struct RecentFile {
     pub kind: FileKind,
     /// Absolute, so the entry still works when flagsim is started from another folder.
     pub path: PathBuf,
@@ -34,37 +34,33 @@ pub struct RecentFile {
 pub struct RecentFiles(Vec<RecentFile>);
 
 impl RecentFiles {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
     /// Puts `path` first (moving it up if it is already listed) and drops the oldest past
     /// [`RECENT_LEN`]. A relative path is taken from the current folder.
-    pub fn add(&mut self, kind: FileKind, path: &Path) {
+    pub(crate) fn add(&mut self, kind: FileKind, path: &Path) {
         let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         self.0.retain(|f| f.path != path);
         self.0.insert(0, RecentFile { kind, path });
         self.0.truncate(RECENT_LEN);
     }
 
-    /// Takes `path` off the list (a file that could not be opened any more).
-    pub fn remove(&mut self, path: &Path) {
-        self.0.retain(|f| f.path != path);
-    }
-
     /// The entries, most recent first.
-    pub fn iter(&self) -> impl Iterator<Item = &RecentFile> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &RecentFile> {
         self.0.iter()
     }
 
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
     /// A list read from a settings file brought back to the rules: duplicates after the first
     /// and entries past [`RECENT_LEN`] dropped.
     #[must_use]
-    pub fn normalised(self) -> Self {
+    pub(crate) fn normalised(self) -> Self {
         let mut out = Self::default();
         for f in self.0.into_iter().rev() {
             out.add(f.kind, &f.path);

@@ -1,13 +1,13 @@
 //! The controls every panel draws its parameters with. Each reads the parameter's label, unit,
-//! range, slider scale, default and meaning from its [`spec`](crate::sim::params::spec)
+//! range, slider scale, default and meaning from its [`spec`](crate::sim::format::params::spec)
 //! constant, so a panel cannot offer a value the scene validation would refuse.
 
 use egui::Ui;
 
-use crate::sim::params::spec::{Real, Switch, Whole};
+use crate::sim::format::params::spec::{Real, Switch, Whole};
 
 /// A parameter group that draws its own controls; `ui` returns whether anything changed.
-pub trait Edit {
+pub(crate) trait Edit {
     fn ui(&mut self, ui: &mut Ui) -> bool;
 }
 
@@ -31,7 +31,7 @@ fn format_real(v: f64, decimals: std::ops::RangeInclusive<usize>) -> String {
 }
 
 /// A slider over the whole valid range of a real parameter.
-pub fn real(ui: &mut Ui, spec: &Real, value: &mut f64) -> bool {
+pub(crate) fn real(ui: &mut Ui, spec: &Real, value: &mut f64) -> bool {
     record(spec.path, spec.min, spec.max);
     // A logarithmic slider that starts at 0 needs a smallest positive value to start its
     // decades from: three decades below the default, or six below the top.
@@ -53,7 +53,7 @@ pub fn real(ui: &mut Ui, spec: &Real, value: &mut f64) -> bool {
 }
 
 /// A slider over the whole valid range of a whole-number parameter.
-pub fn whole(ui: &mut Ui, spec: &Whole, value: &mut u32) -> bool {
+pub(crate) fn whole(ui: &mut Ui, spec: &Whole, value: &mut u32) -> bool {
     record(spec.path, f64::from(spec.min), f64::from(spec.max));
     ui.add(
         egui::Slider::new(value, spec.range())
@@ -66,7 +66,7 @@ pub fn whole(ui: &mut Ui, spec: &Whole, value: &mut u32) -> bool {
 }
 
 /// A checkbox for an on/off parameter.
-pub fn switch(ui: &mut Ui, spec: &Switch, value: &mut bool) -> bool {
+pub(crate) fn switch(ui: &mut Ui, spec: &Switch, value: &mut bool) -> bool {
     ui.checkbox(value, spec.label)
         .on_hover_text(format!(
             "{} Default {}.",
@@ -80,7 +80,7 @@ pub fn switch(ui: &mut Ui, spec: &Switch, value: &mut bool) -> bool {
 thread_local! {
     /// Every slider drawn on this thread: `(path, low end, high end)`, for the test that walks
     /// the panels.
-    pub static DRAWN: std::cell::RefCell<Vec<(&'static str, f64, f64)>> =
+    pub(crate) static DRAWN: std::cell::RefCell<Vec<(&'static str, f64, f64)>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
 

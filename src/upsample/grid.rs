@@ -6,12 +6,12 @@ use thiserror::Error;
 
 /// Largest key grid per axis the upsampler accepts. Keeps every index product in `u32` and every
 /// GPU buffer (`n × 1024` `vec4<f32>`, 16 MiB) well inside wgpu's default binding size limit.
-pub const MAX_KEY_NODES_PER_AXIS: usize = 1024;
+pub(crate) const MAX_KEY_NODES_PER_AXIS: usize = 1024;
 
 /// Largest key coordinate magnitude accepted, in metres. Bounds every squared length and cross
 /// product far below `f32::MAX`, so the math cannot overflow into `inf`/NaN. A cloth this far out
 /// has blown up; the simulator's stability guard stops it long before.
-pub const MAX_ABS_COORDINATE: f32 = 1.0e6;
+pub(crate) const MAX_ABS_COORDINATE: f32 = 1.0e6;
 
 /// A borrowed view of the simulated key nodes (docs/method.md §7 input).
 #[derive(Debug, Clone, Copy)]
@@ -51,12 +51,12 @@ pub enum UpsampleError {
     )]
     RestLength { l0_u: f32, l0_v: f32 },
     #[error(transparent)]
-    Settings(crate::sim::error::SimError),
+    Settings(crate::sim::format::error::SimError),
 }
 
 impl KeyGrid<'_> {
     /// Checks sizes, positions and rest lengths: what passes yields finite render output.
-    pub fn validate(&self) -> Result<(), UpsampleError> {
+    pub(crate) fn validate(&self) -> Result<(), UpsampleError> {
         let (nx, ny) = (self.nx, self.ny);
         let axis_ok = |n: usize| (2..=MAX_KEY_NODES_PER_AXIS).contains(&n);
         if !axis_ok(nx) || !axis_ok(ny) {
@@ -90,12 +90,12 @@ impl KeyGrid<'_> {
     }
 
     /// Key node `(i, j)`. Callers stay inside the validated grid.
-    pub fn key(&self, i: u32, j: u32) -> Vec3 {
+    pub(crate) fn key(&self, i: u32, j: u32) -> Vec3 {
         self.positions[j as usize * self.nx + i as usize]
     }
 
     /// `[nx, ny]` as the `u32`s the per-sample math uses (lossless after [`Self::validate`]).
-    pub fn key_count(&self) -> [u32; 2] {
+    pub(crate) fn key_count(&self) -> [u32; 2] {
         [self.nx as u32, self.ny as u32]
     }
 }
@@ -113,7 +113,7 @@ pub struct RenderMesh {
 
 impl RenderMesh {
     /// Index of render node `(r, s)`.
-    pub fn index(&self, r: u32, s: u32) -> usize {
+    pub(crate) fn index(&self, r: u32, s: u32) -> usize {
         s as usize * self.resolution[0] as usize + r as usize
     }
 

@@ -10,13 +10,14 @@
 //! module: [`spline`] (curves and sampling), [`wrinkle`] (eq. 14), [`surface`] (the normal `N`
 //! and the key mesh), [`cpu`] (the passes).
 
-pub mod cpu;
-pub mod grid;
-pub mod settings;
-pub mod spline;
-pub mod surface;
+pub(crate) mod cpu;
+pub(crate) mod grid;
+pub(crate) mod spline;
+pub(crate) mod surface;
 pub mod wrinkle;
 
-pub use cpu::{UpsampleParams, try_upsample_cpu, upsample_cpu};
-pub use grid::{KeyGrid, RenderMesh, UpsampleError};
-pub use settings::{DisplayMode, RenderSettings};
+pub use crate::sim::format::render_settings::{DisplayMode, RenderSettings};
+pub(crate) use cpu::UpsampleParams;
+pub use cpu::{try_upsample_cpu, upsample_cpu};
+pub use grid::UpsampleError;
+pub use grid::{KeyGrid, RenderMesh};

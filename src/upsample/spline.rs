@@ -10,7 +10,7 @@ use glam::Vec3;
 /// Where one render node falls along one axis of the key grid: the Catmull-Rom segment (between
 /// key nodes `segment` and `segment + 1`) and the local parameter `t ∈ [0, 1]` inside it.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SplineSample {
+pub(crate) struct SplineSample {
     pub segment: u32,
     pub t: f32,
 }
@@ -22,7 +22,7 @@ pub struct SplineSample {
 /// The segment is found in exact integer arithmetic (so CPU and GPU always agree on it, and the
 /// last render node lands on `t = 1` of the last segment); only `t` is rounded, once.
 /// Requires `key_count ≥ 2`, `resolution ≥ 2`, `index < resolution`.
-pub fn render_sample(key_count: u32, index: u32, resolution: u32) -> SplineSample {
+pub(crate) fn render_sample(key_count: u32, index: u32, resolution: u32) -> SplineSample {
     let span = resolution - 1;
     let scaled = (key_count - 1) * index;
     let segment = (scaled / span).min(key_count - 2);
@@ -32,7 +32,7 @@ pub fn render_sample(key_count: u32, index: u32, resolution: u32) -> SplineSampl
 
 /// The sample that sits exactly on key node `index` (frame nodes lie on key rows, so their
 /// surface normal is evaluated there): `t = 0` of segment `index`, or `t = 1` of the last segment.
-pub fn key_sample(key_count: u32, index: u32) -> SplineSample {
+pub(crate) fn key_sample(key_count: u32, index: u32) -> SplineSample {
     let segment = index.min(key_count - 2);
     SplineSample {
         segment,
@@ -42,13 +42,13 @@ pub fn key_sample(key_count: u32, index: u32) -> SplineSample {
 
 /// The linear phantom point beyond `end`, away from `inner`: `2 end − inner`
 /// (`P₋₁ = 2P₀ − P₁`, `Pₙ = 2Pₙ₋₁ − Pₙ₋₂`).
-pub fn phantom_point(end: Vec3, inner: Vec3) -> Vec3 {
+pub(crate) fn phantom_point(end: Vec3, inner: Vec3) -> Vec3 {
     2.0 * end - inner
 }
 
 /// The four control points `P₀..P₃` of `segment` along a polyline of `count ≥ 2` points, with
 /// linearly extrapolated phantom points past either end. `point(k)` returns polyline point `k`.
-pub fn control_points(count: u32, segment: u32, point: impl Fn(u32) -> Vec3) -> [Vec3; 4] {
+pub(crate) fn control_points(count: u32, segment: u32, point: impl Fn(u32) -> Vec3) -> [Vec3; 4] {
     let p1 = point(segment);
     let p2 = point(segment + 1);
     let p0 = if segment == 0 {
@@ -76,14 +76,14 @@ fn catmull_rom_coefficients(p: [Vec3; 4]) -> [Vec3; 4] {
 
 /// Uniform Catmull-Rom point `Q(t) = ½[2P₁ + (−P₀ + P₂)t + (2P₀ − 5P₁ + 4P₂ − P₃)t² +
 /// (−P₀ + 3P₁ − 3P₂ + P₃)t³]`, interpolating `P₁` at `t = 0` and `P₂` at `t = 1`.
-pub fn catmull_rom(p: [Vec3; 4], t: f32) -> Vec3 {
+pub(crate) fn catmull_rom(p: [Vec3; 4], t: f32) -> Vec3 {
     let [a0, a1, a2, a3] = catmull_rom_coefficients(p);
     0.5 * (a0 + t * (a1 + t * (a2 + t * a3)))
 }
 
 /// Analytic derivative `dQ/dt` of [`catmull_rom`] (per unit of the global parameter, since one
 /// segment spans one parameter unit).
-pub fn catmull_rom_tangent(p: [Vec3; 4], t: f32) -> Vec3 {
+pub(crate) fn catmull_rom_tangent(p: [Vec3; 4], t: f32) -> Vec3 {
     let [_, a1, a2, a3] = catmull_rom_coefficients(p);
     0.5 * (a1 + t * (2.0 * a2 + t * (3.0 * a3)))
 }

@@ -10,11 +10,11 @@ use super::spline::{
 
 /// Two tangents closer to parallel than this (`sin²` of the angle between them) have no
 /// trustworthy normal in `f32`: the cross product would be mostly rounding noise.
-pub const DEGENERATE_SIN_SQ: f32 = 1e-10;
+pub(crate) const DEGENERATE_SIN_SQ: f32 = 1e-10;
 
 /// Unit vector along `a × b`, or `None` when the tangents are (nearly) parallel or zero, or the
 /// product does not fit in `f32`. Never NaN.
-pub fn unit_normal(a: Vec3, b: Vec3) -> Option<Vec3> {
+pub(crate) fn unit_normal(a: Vec3, b: Vec3) -> Option<Vec3> {
     let n = a.cross(b);
     let len_sq = n.dot(n);
     let scale = a.dot(a) * b.dot(b);
@@ -40,7 +40,7 @@ fn key_row_curve(grid: &KeyGrid, j: u32, su: SplineSample) -> (Vec3, Vec3) {
 /// The patch is a tensor product, so it is evaluated as four row curves in u, then one
 /// Catmull-Rom in v through their points (for `∂S/∂v`) and through their u-derivatives (for
 /// `∂S/∂u`). Extrapolating a phantom row's curve equals the curve of the extrapolated row.
-pub fn surface_normal(grid: &KeyGrid, su: SplineSample, sv: SplineSample) -> Vec3 {
+pub(crate) fn surface_normal(grid: &KeyGrid, su: SplineSample, sv: SplineSample) -> Vec3 {
     let [_, ny] = grid.key_count();
     let j = sv.segment;
     let (p1, d1) = key_row_curve(grid, j, su);
@@ -62,7 +62,7 @@ pub fn surface_normal(grid: &KeyGrid, su: SplineSample, sv: SplineSample) -> Vec
 
 /// The key mesh itself at `(su, sv)`: bilinear between the four key nodes of the cell (paper
 /// Fig. 9a, the faceted look the simulation actually has).
-pub fn key_bilinear(grid: &KeyGrid, su: SplineSample, sv: SplineSample) -> Vec3 {
+pub(crate) fn key_bilinear(grid: &KeyGrid, su: SplineSample, sv: SplineSample) -> Vec3 {
     let (i, j) = (su.segment, sv.segment);
     let bottom = grid.key(i, j) * (1.0 - su.t) + grid.key(i + 1, j) * su.t;
     let top = grid.key(i, j + 1) * (1.0 - su.t) + grid.key(i + 1, j + 1) * su.t;

@@ -9,7 +9,7 @@ use std::f32::consts::PI;
 /// What eq. 14 needs besides the segment: whether wrinkles are on at all (display mode), the
 /// frequency constant `c` and the C¹-seam option.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct WrinkleParams {
+pub(crate) struct WrinkleParams {
     /// `false` in the key-only and smooth modes: `Q' = Q` everywhere.
     pub enabled: bool,
     /// Frequency constant `c` of eq. 14 (radians per unit relative compression), `0..=500`.
@@ -20,7 +20,7 @@ pub struct WrinkleParams {
 
 /// The envelope `w(t) = ½ − 2(t − ½)²`: zero at both ends of the segment (so wrinkled splines
 /// still interpolate their control points), ½ in the middle.
-pub fn wrinkle_weight(t: f32) -> f32 {
+pub(crate) fn wrinkle_weight(t: f32) -> f32 {
     let h = t - 0.5;
     0.5 - 2.0 * (h * h)
 }
@@ -62,12 +62,12 @@ pub fn wrinkle_offset(t: f32, d: f32, l0: f32, c: f32, c1_seam: bool) -> f32 {
 /// Eq. 14 applied to the spline point `q` of a segment of length `d` and rest length `l0`.
 /// `normal` is only evaluated when a wrinkle exists (it is the costly part); it must return the
 /// unit normal of the un-wrinkled surface, or zero where that is undefined (then no wrinkle).
-pub fn wrinkled_point(
+pub(crate) fn wrinkled_point(
     q: glam::Vec3,
     t: f32,
     d: f32,
     l0: f32,
-    wrinkle: &WrinkleParams,
+    wrinkle: WrinkleParams,
     normal: impl FnOnce() -> glam::Vec3,
 ) -> glam::Vec3 {
     if wrinkle.enabled && d < l0 {

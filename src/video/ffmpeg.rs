@@ -12,12 +12,12 @@ use image::RgbaImage;
 use super::VideoError;
 
 /// The program run: `FLAGSIM_FFMPEG` if set, else `ffmpeg` from `PATH`.
-pub fn program() -> String {
+pub(crate) fn program() -> String {
     std::env::var("FLAGSIM_FFMPEG").unwrap_or_else(|_| "ffmpeg".into())
 }
 
 /// An ffmpeg process encoding the frames written to it.
-pub struct Ffmpeg {
+pub(crate) struct Ffmpeg {
     child: Child,
     stdin: Option<ChildStdin>,
     /// ffmpeg's messages, read on a thread so that it never blocks on a full pipe.
@@ -27,7 +27,7 @@ pub struct Ffmpeg {
 impl Ffmpeg {
     /// Starts ffmpeg writing an MP4 of `width × height` frames at `fps` to `out`. Odd sizes
     /// are padded by one pixel (H.264's 4:2:0 colour needs even sides).
-    pub fn start(out: &Path, width: u32, height: u32, fps: f64) -> Result<Self, VideoError> {
+    pub(crate) fn start(out: &Path, width: u32, height: u32, fps: f64) -> Result<Self, VideoError> {
         let mut child = Command::new(program())
             .args(["-hide_banner", "-loglevel", "error", "-y"])
             .args(["-f", "rawvideo", "-pix_fmt", "rgba"])
@@ -70,7 +70,7 @@ impl Ffmpeg {
     }
 
     /// Sends one frame.
-    pub fn push(&mut self, image: &RgbaImage) -> Result<(), VideoError> {
+    pub(crate) fn push(&mut self, image: &RgbaImage) -> Result<(), VideoError> {
         let written = match self.stdin.as_mut() {
             Some(stdin) => stdin.write_all(image.as_raw()),
             None => Err(std::io::ErrorKind::BrokenPipe.into()),
@@ -83,7 +83,7 @@ impl Ffmpeg {
     }
 
     /// Closes the input and waits for ffmpeg to finish the file.
-    pub fn finish(mut self) -> Result<(), VideoError> {
+    pub(crate) fn finish(mut self) -> Result<(), VideoError> {
         match self.failure() {
             Some(e) => Err(e),
             None => Ok(()),

@@ -16,7 +16,7 @@ use image::RgbaImage;
 use rayon::prelude::*;
 
 /// The palette index of a pixel that shows the frame below (unchanged since the last frame).
-pub const TRANSPARENT: u8 = 255;
+pub(crate) const TRANSPARENT: u8 = 255;
 /// Colours in a frame's palette; index [`TRANSPARENT`] is kept for "unchanged".
 const COLORS: usize = 255;
 /// `NeuQuant` learns from one pixel in this many (1 = all, slowest; 30 = fastest) ...
@@ -27,7 +27,7 @@ const SMALL: usize = 20_000;
 /// The delay of frame `k`, in hundredths of a second, at `fps`: the difference of the rounded
 /// times of frames `k + 1` and `k`, so that `n` frames last `round(100 n / fps)` hundredths
 /// (at 30 fps: 3, 4, 3, 3, 4, 3, …).
-pub fn delay_cs(k: u32, fps: f64) -> u16 {
+pub(crate) fn delay_cs(k: u32, fps: f64) -> u16 {
     let at = |k: u32| (f64::from(k) * 100.0 / fps).round();
     (at(k + 1) - at(k)).clamp(0.0, f64::from(u16::MAX)) as u16
 }
@@ -98,7 +98,7 @@ pub enum GifError {
 }
 
 /// An animated GIF being written to `W` (see the module).
-pub struct GifWriter<W: Write> {
+pub(crate) struct GifWriter<W: Write> {
     encoder: Encoder<W>,
     size: (u16, u16),
     fps: f64,
@@ -110,7 +110,7 @@ pub struct GifWriter<W: Write> {
 
 impl<W: Write> GifWriter<W> {
     /// A clip of `width × height` frames at `fps` frames per second.
-    pub fn new(out: W, width: u32, height: u32, fps: f64) -> Result<Self, GifError> {
+    pub(crate) fn new(out: W, width: u32, height: u32, fps: f64) -> Result<Self, GifError> {
         let too_large = |_| GifError::TooLarge((width, height));
         let size = (
             u16::try_from(width).map_err(too_large)?,
@@ -129,7 +129,7 @@ impl<W: Write> GifWriter<W> {
     }
 
     /// Appends `image` as the next frame.
-    pub fn push(&mut self, image: &RgbaImage) -> Result<(), GifError> {
+    pub(crate) fn push(&mut self, image: &RgbaImage) -> Result<(), GifError> {
         let want = (u32::from(self.size.0), u32::from(self.size.1));
         if image.dimensions() != want {
             return Err(GifError::FrameSize {
@@ -146,7 +146,7 @@ impl<W: Write> GifWriter<W> {
     }
 
     /// Ends the file (its trailer) and hands back the writer.
-    pub fn finish(self) -> Result<W, GifError> {
+    pub(crate) fn finish(self) -> Result<W, GifError> {
         Ok(self.encoder.into_inner()?)
     }
 }
@@ -154,7 +154,7 @@ impl<W: Write> GifWriter<W> {
 /// How far, in levels of any channel, a pixel shown may be from the frame's before it is drawn
 /// again: small shading changes of the still background are left, and a pixel that was
 /// quantized badly is drawn again with the next frame's palette.
-pub const TOLERANCE: u8 = 6;
+pub(crate) const TOLERANCE: u8 = 6;
 
 /// Whether `shown` must be drawn again to look like `px`.
 fn differs(px: &[u8], shown: &[u8]) -> bool {

@@ -152,8 +152,8 @@ pub fn every_mode_and_option(resolution: [u32; 2]) -> Vec<RenderSettings> {
 pub fn headless_or_skip(
     width: u32,
     height: u32,
-) -> Option<flagsim::render::headless::HeadlessRenderer> {
-    match flagsim::render::headless::HeadlessRenderer::new(width, height) {
+) -> Option<flagsim::render::drawing::headless::HeadlessRenderer> {
+    match flagsim::render::drawing::headless::HeadlessRenderer::new(width, height) {
         Ok(r) => Some(r),
         Err(e) => {
             assert!(

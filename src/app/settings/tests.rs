@@ -1,4 +1,14 @@
 //! The settings file: read back equal, and never a failed start.
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde_json::Value;
+
+use crate::render::RenderQuality;
+use crate::render::drawing::view::ViewSettings;
+use crate::sim::format::scene::Scene;
+use crate::ui::UiState;
+use crate::ui::recent::RecentFiles;
 
 use super::*;
 use crate::ui::recent::FileKind;

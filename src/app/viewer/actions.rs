@@ -8,10 +8,10 @@ use crate::app::controls::Input;
 use crate::app::feed::SnapshotFeed;
 use crate::app::keys::KeyAction;
 use crate::app::screenshot;
-use crate::render::view;
-use crate::sim::lab::CopySpec;
-use crate::sim::stability::Search;
-use crate::sim::thread::{Command, SimThread};
+use crate::render::drawing::view;
+use crate::sim::lab::copies::CopySpec;
+use crate::sim_thread::Search;
+use crate::sim_thread::{Command, SimThread};
 use crate::ui::UiAction;
 
 impl App {
@@ -22,7 +22,7 @@ impl App {
                 self.sim.send(cmd);
             }
             UiAction::Screenshot => {
-                self.shot = Some(ShotRequest {
+                self.capture.shot = Some(ShotRequest {
                     path: screenshot::timestamped_path(&screenshot::captures_folder()),
                     with_panels: self.ui.screenshot_panels,
                     automated: false,
@@ -30,21 +30,21 @@ impl App {
             }
             UiAction::ToggleRecording => self.toggle_recording(),
             UiAction::SetQuality(q) => {
-                if let Some(gpu) = self.gpu.as_mut()
+                if let Some(gpu) = self.graphics.gpu.as_mut()
                     && let Err(e) = gpu.scene.set_quality(&gpu.device, &gpu.queue, q)
                 {
                     self.ui.notices.error(format!("quality: {e}"));
                 }
             }
             UiAction::SetRenderScale(mode) => {
-                self.scale.set_mode(mode);
-                if let Some(gpu) = self.gpu.as_mut() {
-                    gpu.scene.set_scale(&gpu.device, self.scale.scale());
+                self.clock.scale.set_mode(mode);
+                if let Some(gpu) = self.graphics.gpu.as_mut() {
+                    gpu.scene.set_scale(&gpu.device, self.clock.scale.scale());
                 }
             }
             UiAction::SetLab(copies) => self.set_lab(&copies),
             UiAction::FlagImage(k, image) => {
-                if let Some(gpu) = self.gpu.as_mut() {
+                if let Some(gpu) = self.graphics.gpu.as_mut() {
                     let set = gpu
                         .scene
                         .set_flag_image_of(&gpu.device, &gpu.queue, k, Some(*image));
@@ -62,7 +62,7 @@ impl App {
             }
             UiAction::FlagImages(images) => {
                 let images: Vec<_> = images.into_iter().map(Some).collect();
-                match self.gpu.as_mut() {
+                match self.graphics.gpu.as_mut() {
                     Some(gpu) => {
                         if let Err(e) = gpu.scene.set_flag_images(&gpu.device, &gpu.queue, images) {
                             self.ui.notices.error(format!("flag image: {e}"));
@@ -71,7 +71,7 @@ impl App {
                     None => self.options.flag_images = images,
                 }
             }
-            UiAction::FlagRemoved(k) => match self.gpu.as_mut() {
+            UiAction::FlagRemoved(k) => match self.graphics.gpu.as_mut() {
                 Some(gpu) => {
                     if let Err(e) = gpu.scene.remove_flag_image(&gpu.device, &gpu.queue, k) {
                         self.ui.notices.error(format!("flag image: {e}"));
@@ -83,7 +83,7 @@ impl App {
                     }
                 }
             },
-            UiAction::Background(image) => match self.gpu.as_mut() {
+            UiAction::Background(image) => match self.graphics.gpu.as_mut() {
                 Some(gpu) => {
                     let image = image.map(|i| *i);
                     if let Err(e) = gpu.scene.set_background(&gpu.device, &gpu.queue, image) {
@@ -133,8 +133,12 @@ impl App {
             }
             KeyAction::View(vk) => {
                 let view_settings = self.ui.view.clone();
-                self.controls
-                    .handle(Input::Key(vk), false, self.feed.current(), &view_settings);
+                self.input.controls.handle(
+                    Input::Key(vk),
+                    false,
+                    self.feed.current(),
+                    &view_settings,
+                );
                 None
             }
         };
@@ -146,8 +150,8 @@ impl App {
     /// Puts the camera (and Home) where it frames everything in the current snapshot.
     pub(super) fn frame_camera(&mut self) {
         let cam = view::framing_camera(&[self.feed.current()]);
-        self.controls.home = cam;
-        self.controls.camera = cam;
+        self.input.controls.home = cam;
+        self.input.controls.camera = cam;
     }
 
     /// `cmd` for the selected flag of several: new parameters carry its hoist (the others keep
@@ -179,7 +183,7 @@ impl App {
             Ok(sim) => {
                 // The new thread takes the same GPU (the lab's `:gpu` copies, the device
                 // switch); the window has one once it is open.
-                if let Some(gpu) = &self.gpu {
+                if let Some(gpu) = &self.graphics.gpu {
                     sim.send(Command::ProvideGpu(gpu.sim_provider.clone()));
                 }
                 self.feed = SnapshotFeed::new(sim.latest());

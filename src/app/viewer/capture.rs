@@ -13,8 +13,8 @@ use crate::app::frame::FrameView;
 use crate::app::screenshot;
 use crate::app::surface;
 use crate::render::PixelRect;
-use crate::sim::snapshot::Snapshot;
-use crate::sim::thread::Command;
+use crate::sim::runtime::snapshot::Snapshot;
+use crate::sim_thread::Command;
 use crate::ui::{RecordFormat, RecordingStatus, UiState};
 use crate::video::{Encoder, LockStep, VideoWriter};
 
@@ -48,7 +48,7 @@ pub(super) enum RecordSink {
 
 impl App {
     pub(super) fn toggle_recording(&mut self) {
-        if let Some(r) = self.recorder.take() {
+        if let Some(r) = self.capture.recorder.take() {
             self.ui.recording = None;
             self.finish_recording(r);
             return;
@@ -75,7 +75,7 @@ impl App {
         let lock = LockStep::new(fps, current.params.dt, current.step);
         let was_running = !current.paused;
         self.sim.send(Command::Pause(true));
-        self.recorder = Some(Recorder {
+        self.capture.recorder = Some(Recorder {
             path: path.clone(),
             sink,
             lock,
@@ -107,6 +107,7 @@ impl App {
         };
         let path = screenshot::timestamped_file(&dir, ext);
         let [w, h] = self
+            .graphics
             .gpu
             .as_ref()
             .map_or([1, 1], |gpu| gpu.surface.size_px());
@@ -138,7 +139,7 @@ impl App {
 
     /// Saves the screenshot asked for, if any, from the frame just drawn.
     pub(super) fn take_screenshot(&mut self, frame: &surface::SurfaceFrame, snap: &Snapshot) {
-        let (Some(req), Some(gpu)) = (self.shot.take(), self.gpu.as_mut()) else {
+        let (Some(req), Some(gpu)) = (self.capture.shot.take(), self.graphics.gpu.as_mut()) else {
             return;
         };
         let result = capture(
@@ -146,8 +147,8 @@ impl App {
             frame,
             snap,
             &self.ui,
-            &self.controls,
-            self.view_area,
+            &self.input.controls,
+            self.input.view_area,
             req.with_panels,
         )
         .and_then(|img| screenshot::save_png(&img, &req.path).map_err(Into::into));
@@ -169,7 +170,8 @@ impl App {
 
     /// Lock-step recording: capture when the awaited step has arrived, then ask for the next.
     pub(super) fn record_frame(&mut self, frame: &surface::SurfaceFrame, snap: &Snapshot) {
-        let (Some(rec), Some(gpu)) = (self.recorder.as_mut(), self.gpu.as_mut()) else {
+        let (Some(rec), Some(gpu)) = (self.capture.recorder.as_mut(), self.graphics.gpu.as_mut())
+        else {
             return;
         };
         let current = self.feed.current();
@@ -181,8 +183,8 @@ impl App {
             frame,
             snap,
             &self.ui,
-            &self.controls,
-            self.view_area,
+            &self.input.controls,
+            self.input.view_area,
             rec.with_panels,
         );
         let saved = image.and_then(|img| match &mut rec.sink {
@@ -203,7 +205,7 @@ impl App {
             self.ui
                 .notices
                 .error(format!("recording stopped: {}", cause(&e)));
-            if self.recorder.take().is_some_and(|r| r.was_running) {
+            if self.capture.recorder.take().is_some_and(|r| r.was_running) {
                 self.sim.send(Command::Pause(false));
             }
             self.ui.recording = None;

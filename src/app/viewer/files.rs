@@ -7,14 +7,14 @@ use super::{App, dialogs};
 use crate::app::dialogs::Answer;
 use crate::app::settings::{self, CameraSettings, Settings};
 use crate::render::ScaleMode;
-use crate::sim::thread::Command;
+use crate::sim_thread::Command;
 use crate::ui::UiAction;
-use crate::ui::scene_files::{self, Pick};
+use crate::ui::panels::scene_files::{self, Pick};
 
 impl App {
     /// The values to remember now.
     pub(super) fn current_settings(&self) -> Settings {
-        let window = self.gpu.as_ref().map_or(self.options.size, |gpu| {
+        let window = self.graphics.gpu.as_ref().map_or(self.options.size, |gpu| {
             let size = gpu
                 .window
                 .inner_size()
@@ -29,8 +29,8 @@ impl App {
         };
         let mut s = Settings {
             window: [window.0.min(8192), window.1.min(8192)],
-            camera: Some(CameraSettings::of(&self.controls.camera)),
-            render_scale: Some(settings::scale_text(self.scale.mode())),
+            camera: Some(CameraSettings::of(&self.input.controls.camera)),
+            render_scale: Some(settings::scale_text(self.clock.scale.mode())),
             ..Settings::default()
         };
         s.take_panels(&self.ui);
@@ -40,22 +40,22 @@ impl App {
     /// Compares the settings in use with the file's a few times a second and writes them once
     /// a change has stood for [`settings::SAVE_DELAY`].
     pub(super) fn keep_settings(&mut self, now: Instant) {
-        if now.saturating_duration_since(self.settings_seen) < Duration::from_millis(250) {
+        if now.saturating_duration_since(self.kept.settings_seen) < Duration::from_millis(250) {
             return;
         }
-        self.settings_seen = now;
+        self.kept.settings_seen = now;
         let current = self.current_settings();
-        self.store.observe(current, now);
-        if let Some(e) = self.store.save_if_due(now) {
+        self.kept.store.observe(current, now);
+        if let Some(e) = self.kept.store.save_if_due(now) {
             self.ui.notices.error(e);
-            self.redraw.wanted = true;
+            self.clock.redraw.wanted = true;
         }
     }
 
     /// Opens the native file dialog for `pick` (its answer arrives in
     /// [`Self::dialog_answered`]); where there is none, a notice says to type the path.
     pub(super) fn open_dialog(&mut self, pick: Pick) {
-        let Some(gpu) = &self.gpu else {
+        let Some(gpu) = &self.graphics.gpu else {
             return;
         };
         let current = match pick {
@@ -71,7 +71,7 @@ impl App {
     /// Carries out what a file dialog answered: the file is loaded, saved or put on the flag
     /// as if its path had been typed.
     pub(super) fn dialog_answered(&mut self, pick: Pick, answer: Answer) {
-        self.redraw.wanted = true;
+        self.clock.redraw.wanted = true;
         let path = match answer {
             Answer::Picked(path) => path,
             Answer::Cancelled => return,
@@ -103,10 +103,10 @@ impl App {
         defaults.give_panels(&mut self.ui);
         self.ui.recent = recent;
         self.sim.send(Command::SetTimeScale(self.ui.time_scale));
-        let quality = self.default_quality;
+        let quality = self.graphics.default_quality;
         self.ui.quality = quality;
         self.apply(UiAction::SetQuality(quality));
-        let software = self.gpu.as_ref().is_some_and(|g| g.software);
+        let software = self.graphics.gpu.as_ref().is_some_and(|g| g.software);
         let mode = if software {
             ScaleMode::Auto
         } else {
@@ -115,13 +115,13 @@ impl App {
         self.ui.render_scale = mode;
         self.apply(UiAction::SetRenderScale(mode));
         self.apply(UiAction::ResetCamera);
-        if let Some(gpu) = &self.gpu {
+        if let Some(gpu) = &self.graphics.gpu {
             let [w, h] = settings::DEFAULT_WINDOW;
             let _ = gpu
                 .window
                 .request_inner_size(winit::dpi::LogicalSize::new(f64::from(w), f64::from(h)));
         }
-        match self.store.save(self.current_settings()) {
+        match self.kept.store.save(self.current_settings()) {
             Ok(()) => self.ui.notices.info("settings reset to their defaults"),
             Err(e) => self.ui.notices.error(e),
         }

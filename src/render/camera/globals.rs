@@ -6,9 +6,10 @@
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3};
 
-use super::camera::OrbitCamera;
+use crate::render::camera::orbit::OrbitCamera;
 
-pub use super::shaders::{GLOBALS_WGSL, with_globals};
+pub use crate::render::device::shaders::GLOBALS_WGSL;
+pub(crate) use crate::render::device::shaders::with_globals;
 
 /// The camera as the GPU needs it: world → clip and the eye position.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -84,7 +85,7 @@ const _: () = assert!(std::mem::size_of::<GlobalUniforms>() == 224);
 impl GlobalUniforms {
     /// Packs the camera and light for a target whose format does (`target_is_srgb`) or does not
     /// encode sRGB in hardware.
-    pub fn new(camera: &CameraMatrices, light: &Light, target_is_srgb: bool) -> Self {
+    pub(crate) fn new(camera: &CameraMatrices, light: &Light, target_is_srgb: bool) -> Self {
         let v4 = |v: Vec3| [v.x, v.y, v.z, 0.0];
         Self {
             view_proj: camera.view_proj.to_cols_array_2d(),
@@ -103,7 +104,7 @@ impl GlobalUniforms {
 /// One uniform buffer of `T` at binding 0 with its layout and bind group: the globals
 /// (`@group(0)` of every pass) and the scene pass's own uniforms.
 #[derive(Debug)]
-pub struct UniformBinding<T> {
+pub(crate) struct UniformBinding<T> {
     pub layout: wgpu::BindGroupLayout,
     pub buffer: wgpu::Buffer,
     pub bind_group: wgpu::BindGroup,
@@ -112,7 +113,7 @@ pub struct UniformBinding<T> {
 
 impl<T: bytemuck::Pod> UniformBinding<T> {
     /// `label` names the layout, buffer and bind group ("globals" → "globals uniform buffer").
-    pub fn new(device: &wgpu::Device, label: &str) -> Self {
+    pub(crate) fn new(device: &wgpu::Device, label: &str) -> Self {
         let size = std::mem::size_of::<T>() as u64;
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some(&format!("{label} bind group layout")),
@@ -149,16 +150,16 @@ impl<T: bytemuck::Pod> UniformBinding<T> {
         }
     }
 
-    pub fn upload(&self, queue: &wgpu::Queue, uniforms: &T) {
+    pub(crate) fn upload(&self, queue: &wgpu::Queue, uniforms: &T) {
         queue.write_buffer(&self.buffer, 0, bytemuck::bytes_of(uniforms));
     }
 }
 
 /// The globals uniform buffer, its layout and bind group (`@group(0)` of every pass).
-pub type GlobalsBinding = UniformBinding<GlobalUniforms>;
+pub(crate) type GlobalsBinding = UniformBinding<GlobalUniforms>;
 
 /// One sRGB-encoded channel (0..1, as a colour picker shows it) → linear light.
-pub fn srgb_to_linear(c: f32) -> f32 {
+pub(crate) fn srgb_to_linear(c: f32) -> f32 {
     if c <= 0.04045 {
         c / 12.92
     } else {

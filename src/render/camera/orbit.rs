@@ -12,7 +12,7 @@
 use glam::{Mat4, Vec3, Vec4};
 
 /// Highest |pitch| the camera accepts, just short of the poles where `look_at` degenerates.
-pub const MAX_PITCH: f32 = 89.0 * std::f32::consts::PI / 180.0;
+pub(crate) const MAX_PITCH: f32 = 89.0 * std::f32::consts::PI / 180.0;
 
 /// An orbit camera. All angles in radians, lengths in metres.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -50,7 +50,7 @@ impl Default for OrbitCamera {
 
 impl OrbitCamera {
     /// Unit vector from the target towards the eye.
-    pub fn offset_direction(&self) -> Vec3 {
+    pub(crate) fn offset_direction(&self) -> Vec3 {
         let (sy, cy) = self.yaw.sin_cos();
         let (sp, cp) = self.pitch.sin_cos();
         Vec3::new(cp * sy, sp, cp * cy)
@@ -67,29 +67,29 @@ impl OrbitCamera {
     }
 
     /// World → view transform (right-handed, the camera looks along −Z of view space).
-    pub fn view(&self) -> Mat4 {
+    pub(crate) fn view(&self) -> Mat4 {
         Mat4::look_at_rh(self.eye(), self.target, Vec3::Y)
     }
 
     /// View → clip transform for an image of `aspect = width / height`, depth 0..1.
-    pub fn projection(&self, aspect: f32) -> Mat4 {
+    pub(crate) fn projection(&self, aspect: f32) -> Mat4 {
         Mat4::perspective_rh(self.fov_y, aspect.max(1e-6), self.near, self.far)
     }
 
     /// World → clip transform.
-    pub fn view_proj(&self, aspect: f32) -> Mat4 {
+    pub(crate) fn view_proj(&self, aspect: f32) -> Mat4 {
         self.projection(aspect) * self.view()
     }
 
     /// Rotates the camera around the target by `d_yaw`, `d_pitch` (rad); pitch stays clamped.
-    pub fn orbit(&mut self, d_yaw: f32, d_pitch: f32) {
+    pub(crate) fn orbit(&mut self, d_yaw: f32, d_pitch: f32) {
         self.yaw = (self.yaw + d_yaw).rem_euclid(std::f32::consts::TAU);
         self.pitch = (self.pitch + d_pitch).clamp(-MAX_PITCH, MAX_PITCH);
     }
 
     /// Multiplies the distance by `factor` (> 1 moves away), keeping the clip planes in
     /// proportion.
-    pub fn zoom(&mut self, factor: f32) {
+    pub(crate) fn zoom(&mut self, factor: f32) {
         if factor.is_finite() && factor > 0.0 {
             self.distance *= factor;
             self.near *= factor;
@@ -101,7 +101,7 @@ impl OrbitCamera {
     /// bounding sphere fits the vertical field of view with a small margin; keeps yaw, pitch and
     /// fov. Assumes `width ≥ height` (for a portrait image widen the box). Near and far are set so
     /// the box and a large ground plane around it stay inside the depth range.
-    pub fn frame_bounds(&mut self, min: Vec3, max: Vec3) {
+    pub(crate) fn frame_bounds(&mut self, min: Vec3, max: Vec3) {
         let (lo, hi) = (min.min(max), min.max(max));
         let radius = (0.5 * (hi - lo).length()).max(1e-3);
         self.target = 0.5 * (lo + hi);

@@ -6,13 +6,8 @@ use glam::Vec3;
 
 use crate::upsample::RenderMesh;
 
-/// Distance along the ray to triangle `abc` (Möller–Trumbore), two-sided; `None` when missed.
-pub fn ray_triangle(origin: Vec3, dir: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Option<f32> {
-    ray_triangle_uv(origin, dir, a, b, c).map(|(t, _, _)| t)
-}
-
 /// [`ray_triangle`] with the hit's barycentric `(u, v)`: `hit = a + u (b − a) + v (c − a)`.
-pub fn ray_triangle_uv(
+pub(crate) fn ray_triangle_uv(
     origin: Vec3,
     dir: Vec3,
     a: Vec3,
@@ -43,7 +38,7 @@ pub fn ray_triangle_uv(
 
 /// Where a ray hits the render mesh: distance and the fractional render indices `(r, s)`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MeshHit {
+pub(crate) struct MeshHit {
     pub t: f32,
     pub point: Vec3,
     pub r: f32,
@@ -53,7 +48,7 @@ pub struct MeshHit {
 /// The closest hit of the ray `origin + t dir` on `mesh` (two triangles per render quad) at a
 /// point `drawn` says is drawn, given its render-grid `(u, v)` in `0..=1` (a shaped flag is not
 /// drawn outside its outline: the ray goes on through).
-pub fn pick_render_mesh(
+pub(crate) fn pick_render_mesh(
     origin: Vec3,
     dir: Vec3,
     mesh: &RenderMesh,
@@ -98,7 +93,13 @@ pub fn pick_render_mesh(
 
 /// The key node nearest the render sample `(r, s)` of an `R_u × R_v` mesh over `nx × ny` key
 /// nodes (render index `r` sits at key parameter `(nx − 1) r / (R_u − 1)`, docs/method.md §7).
-pub fn nearest_key_node(nx: usize, ny: usize, resolution: [u32; 2], r: f32, s: f32) -> usize {
+pub(crate) fn nearest_key_node(
+    nx: usize,
+    ny: usize,
+    resolution: [u32; 2],
+    r: f32,
+    s: f32,
+) -> usize {
     let to_key = |x: f32, n: usize, res: u32| -> usize {
         let u = (n - 1) as f32 * x / (res.max(2) - 1) as f32;
         (u.round().max(0.0) as usize).min(n - 1)
@@ -108,7 +109,7 @@ pub fn nearest_key_node(nx: usize, ny: usize, resolution: [u32; 2], r: f32, s: f
 
 /// [`nearest_key_node`] among the nodes not `cut` (a shaped flag's): the nearest in key-grid
 /// steps to the render sample `(r, s)`. `None` when every node is cut.
-pub fn nearest_kept_node(
+pub(crate) fn nearest_kept_node(
     (nx, ny): (usize, usize),
     resolution: [u32; 2],
     (r, s): (f32, f32),
@@ -133,7 +134,12 @@ pub fn nearest_kept_node(
 
 /// The node whose position is nearest the ray (perpendicular distance), within `radius`; for
 /// cloths without a surface (explicit node lists).
-pub fn nearest_node_to_ray(origin: Vec3, dir: Vec3, nodes: &[Vec3], radius: f32) -> Option<usize> {
+pub(crate) fn nearest_node_to_ray(
+    origin: Vec3,
+    dir: Vec3,
+    nodes: &[Vec3],
+    radius: f32,
+) -> Option<usize> {
     nodes
         .iter()
         .enumerate()
@@ -147,7 +153,7 @@ pub fn nearest_node_to_ray(origin: Vec3, dir: Vec3, nodes: &[Vec3], radius: f32)
 }
 
 /// Where the ray meets the plane through `point` with `normal`; `None` if parallel or behind.
-pub fn ray_plane(origin: Vec3, dir: Vec3, point: Vec3, normal: Vec3) -> Option<Vec3> {
+pub(crate) fn ray_plane(origin: Vec3, dir: Vec3, point: Vec3, normal: Vec3) -> Option<Vec3> {
     let denom = dir.dot(normal);
     if denom.abs() < 1e-9 {
         return None;

@@ -50,15 +50,15 @@ pub enum RenderError {
     /// The renderer was built for other attachment formats than the target has.
     #[error("the renderer was built for {renderer:?} but the target is {target:?}")]
     TargetMismatch {
-        renderer: super::targets::TargetFormats,
-        target: super::targets::TargetFormats,
+        renderer: crate::render::device::targets::TargetFormats,
+        target: crate::render::device::targets::TargetFormats,
     },
     /// Reading the rendered image back from the GPU failed.
     #[error("reading the rendered image back failed: {0}")]
     Readback(String),
     /// Opening or driving the GPU failed (no adapter, device lost, …).
     #[error(transparent)]
-    Gpu(#[from] super::gpu::GpuError),
+    Gpu(#[from] crate::render::device::gpu::GpuError),
     /// The key grid or the upsampling settings were rejected.
     #[error("upsampling: {0}")]
     Upsample(#[from] crate::upsample::UpsampleError),

@@ -14,7 +14,7 @@ use crate::upsample::UpsampleError;
 
 /// The features the GPU timer (`gpu_timer.rs`) needs: the device asks for them where the
 /// adapter has them.
-pub const TIMESTAMP_FEATURES: wgpu::Features =
+pub(crate) const TIMESTAMP_FEATURES: wgpu::Features =
     wgpu::Features::TIMESTAMP_QUERY.union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
 
 /// Everything that can go wrong on the GPU side of the upsampler. Each error is turned into this
@@ -161,7 +161,7 @@ fn report_errors(device: &wgpu::Device) -> Arc<Mutex<Option<String>>> {
 
 /// Maps all of `buffer` (a `MAP_READ` buffer whose copy has been submitted) for reading and
 /// waits until it is; the error says what failed. Read it with `get_mapped_range`, then unmap.
-pub fn map_for_reading(device: &wgpu::Device, buffer: &wgpu::Buffer) -> Result<(), String> {
+pub(crate) fn map_for_reading(device: &wgpu::Device, buffer: &wgpu::Buffer) -> Result<(), String> {
     let (sender, receiver) = std::sync::mpsc::channel();
     buffer.map_async(wgpu::MapMode::Read, .., move |result| {
         // The receiver outlives this callback: it waits right below.
@@ -177,7 +177,7 @@ pub fn map_for_reading(device: &wgpu::Device, buffer: &wgpu::Buffer) -> Result<(
 }
 
 /// Formats an [`wgpu::AdapterInfo`] as one line.
-pub fn adapter_report(info: &wgpu::AdapterInfo) -> String {
+pub(crate) fn adapter_report(info: &wgpu::AdapterInfo) -> String {
     format!(
         "{} ({:?}, {:?}, driver \"{}\", {})",
         info.name, info.device_type, info.backend, info.driver, info.driver_info

@@ -5,13 +5,13 @@
 //! (a few thousand vertices draw in microseconds). [`GpuTimer`] writes a timestamp before and
 //! after the commands to be timed and reads the difference back: the time the GPU itself spent.
 //! It needs [`wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS`], which
-//! [`super::GpuContext::new_headless`] asks for wherever the adapter has it (Vulkan drivers
+//! [`crate::render::GpuContext::new_headless`] asks for wherever the adapter has it (Vulkan drivers
 //! with timestamps, lavapipe included).
 
-use super::GpuError;
+use crate::render::GpuError;
 
 /// The features a [`GpuTimer`] needs (the device asks for them where the adapter has them).
-pub use super::gpu::TIMESTAMP_FEATURES as FEATURES;
+pub(crate) use crate::render::device::gpu::TIMESTAMP_FEATURES as FEATURES;
 
 /// Bytes of the two resolved timestamps.
 const SIZE: wgpu::BufferAddress = 2 * std::mem::size_of::<u64>() as wgpu::BufferAddress;
@@ -73,7 +73,8 @@ impl GpuTimer {
 
     /// Waits for the submitted work and returns the seconds between the marks.
     pub fn read(&self, device: &wgpu::Device) -> Result<f64, GpuError> {
-        super::gpu::map_for_reading(device, &self.readback).map_err(GpuError::ReadBack)?;
+        crate::render::device::gpu::map_for_reading(device, &self.readback)
+            .map_err(GpuError::ReadBack)?;
         let ticks = {
             let view = self
                 .readback
@@ -93,7 +94,7 @@ impl GpuTimer {
 
 /// Seconds between timestamps `[start, end]` of `period_ns` nanoseconds a tick; `None` when
 /// the end is before the start (a clock that wrapped or was reset between the marks).
-pub fn elapsed_seconds([start, end]: [u64; 2], period_ns: f64) -> Option<f64> {
+pub(crate) fn elapsed_seconds([start, end]: [u64; 2], period_ns: f64) -> Option<f64> {
     let ticks = end.checked_sub(start)?;
     Some(ticks as f64 * period_ns * 1e-9)
 }

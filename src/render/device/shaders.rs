@@ -25,27 +25,27 @@ impl ShaderFile {
 }
 
 /// The upsampler's compute kernels (`UpsamplePass`).
-pub const UPSAMPLE_WGSL: &str = include_str!("../../shaders/upsample.wgsl");
+pub(crate) const UPSAMPLE_WGSL: &str = include_str!("../../../shaders/upsample.wgsl");
 /// A shaped flag's cut key nodes continued on the device (`CutFillPass`).
-pub const FILL_CUT_WGSL: &str = include_str!("../../shaders/fill_cut.wgsl");
+pub(crate) const FILL_CUT_WGSL: &str = include_str!("../../../shaders/fill_cut.wgsl");
 /// WGSL shared by all drawing passes (struct `Globals`, sRGB and ambient helpers).
-pub const GLOBALS_WGSL: &str = include_str!("../../shaders/globals.wgsl");
+pub const GLOBALS_WGSL: &str = include_str!("../../../shaders/globals.wgsl");
 /// The cloth surface (`ClothPass`), compiled after [`GLOBALS_WGSL`].
-pub const CLOTH_WGSL: &str = include_str!("../../shaders/cloth.wgsl");
+pub(crate) const CLOTH_WGSL: &str = include_str!("../../../shaders/cloth.wgsl");
 /// Line overlays (`LinesPass`), compiled after [`GLOBALS_WGSL`].
-pub const LINES_WGSL: &str = include_str!("../../shaders/lines.wgsl");
+pub(crate) const LINES_WGSL: &str = include_str!("../../../shaders/lines.wgsl");
 /// Sky, ground, pole and colliders (`ScenePass`), compiled after [`GLOBALS_WGSL`].
-pub const SCENE_WGSL: &str = include_str!("../../shaders/scene.wgsl");
+pub(crate) const SCENE_WGSL: &str = include_str!("../../../shaders/scene.wgsl");
 
 /// The viewer's cached egui layer over the frame (`app::egui_glue::EguiPainter`).
-pub const COMPOSITE_WGSL: &str = include_str!("../../shaders/composite.wgsl");
+pub(crate) const COMPOSITE_WGSL: &str = include_str!("../../../shaders/composite.wgsl");
 /// The 3-D view drawn at a lower render scale, stretched over the frame (`UpscalePass`).
-pub const UPSCALE_WGSL: &str = include_str!("../../shaders/upscale.wgsl");
+pub(crate) const UPSCALE_WGSL: &str = include_str!("../../../shaders/upscale.wgsl");
 /// Post-process anti-aliasing of the 3-D view (`UpscalePass::record_fxaa`).
-pub const FXAA_WGSL: &str = include_str!("../../shaders/fxaa.wgsl");
+pub(crate) const FXAA_WGSL: &str = include_str!("../../../shaders/fxaa.wgsl");
 
 /// A pass's WGSL with [`GLOBALS_WGSL`] in front, as handed to `create_shader_module`.
-pub fn with_globals(pass_wgsl: &str) -> String {
+pub(crate) fn with_globals(pass_wgsl: &str) -> String {
     format!("{GLOBALS_WGSL}\n{pass_wgsl}")
 }
 

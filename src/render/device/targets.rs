@@ -2,7 +2,7 @@
 //! quality, and the multisampled attachments. Below the renderer and the passes, which all
 //! read it; it imports nothing from `render/`.
 
-/// Formats and sample count every pipeline of a [`Renderer`](super::Renderer) is built for.
+/// Formats and sample count every pipeline of a [`Renderer`](crate::render::Renderer) is built for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TargetFormats {
     /// The colour attachment's format (MSAA texture and resolve target share it).
@@ -39,9 +39,9 @@ impl RenderQuality {
         fxaa: false,
     };
     /// FXAA instead of MSAA, plain trilinear filtering: interactive use on a software
-    /// rasteriser, which shades every sample of a multisampled pixel (4× MSAA costs it about
-    /// 22 ms per 1280 × 800 frame at render scale 75 % on 2 cores, lavapipe; FXAA on the image
-    /// the view is drawn into 5–13 ms), and for which anisotropic filtering costs about 15 ms.
+    /// rasteriser, which shades every sample of a multisampled pixel (4× MSAA costs it four
+    /// times the shading, where FXAA is one pass over the image the view is drawn into), and for
+    /// which anisotropic filtering is costly too (docs/performance.md).
     pub const FAST: Self = Self {
         msaa_samples: 1,
         anisotropy: 1,
@@ -49,7 +49,7 @@ impl RenderQuality {
     };
 
     /// [`Self::FAST`] on a CPU (software) adapter, [`Self::HIGH`] otherwise.
-    pub fn for_device_type(device_type: wgpu::DeviceType) -> Self {
+    pub(crate) fn for_device_type(device_type: wgpu::DeviceType) -> Self {
         if device_type == wgpu::DeviceType::Cpu {
             Self::FAST
         } else {
@@ -71,12 +71,12 @@ impl Default for RenderQuality {
 
 impl TargetFormats {
     /// Depth format of every target the renderer draws into.
-    pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+    pub(crate) const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
     /// 4× MSAA, supported for these formats by every WebGPU-conformant adapter.
-    pub const SAMPLE_COUNT: u32 = 4;
+    pub(crate) const SAMPLE_COUNT: u32 = 4;
 
     /// The default setup (4× MSAA, `Depth32Float`) for a colour target of `color` format.
-    pub fn new(color: wgpu::TextureFormat) -> Self {
+    pub(crate) fn new(color: wgpu::TextureFormat) -> Self {
         Self {
             color,
             depth: Self::DEPTH_FORMAT,
@@ -85,7 +85,7 @@ impl TargetFormats {
     }
 
     /// Depth-tested state (`Less`), writing depth if `write`.
-    pub fn depth_state(&self, write: bool) -> wgpu::DepthStencilState {
+    pub(crate) fn depth_state(&self, write: bool) -> wgpu::DepthStencilState {
         wgpu::DepthStencilState {
             format: self.depth,
             depth_write_enabled: Some(write),
@@ -95,7 +95,7 @@ impl TargetFormats {
         }
     }
 
-    pub fn multisample(&self) -> wgpu::MultisampleState {
+    pub(crate) fn multisample(&self) -> wgpu::MultisampleState {
         wgpu::MultisampleState {
             count: self.sample_count,
             ..Default::default()
@@ -103,7 +103,7 @@ impl TargetFormats {
     }
 }
 
-/// The multisampled colour and depth attachments a [`Renderer`](super::Renderer) draws into
+/// The multisampled colour and depth attachments a [`Renderer`](crate::render::Renderer) draws into
 /// before resolving.
 /// The viewer makes one per swapchain size (and again on resize) and passes the swapchain image
 /// as the resolve target.
@@ -177,7 +177,7 @@ impl PixelRect {
     /// The pixels a rectangle of `min..max` logical points covers at `pixels_per_point`, rounded
     /// outwards (a pixel partly inside is in) and clipped to a `size` pixel target. `None` when
     /// nothing is left (the rectangle is empty or outside the target).
-    pub fn covering(
+    pub(crate) fn covering(
         min: [f32; 2],
         max: [f32; 2],
         pixels_per_point: f32,
@@ -200,7 +200,7 @@ impl PixelRect {
 
     /// The same rectangle in an image `factor` times the size, grown by `margin` pixels on every
     /// side there, rounded outwards and clipped to `size` (see [`Self::covering`]).
-    pub fn scaled(&self, factor: f32, margin: f32, size: [u32; 2]) -> Option<Self> {
+    pub(crate) fn scaled(&self, factor: f32, margin: f32, size: [u32; 2]) -> Option<Self> {
         let (x0, y0) = (self.x as f32 * factor, self.y as f32 * factor);
         let x1 = (self.x + self.width) as f32 * factor;
         let y1 = (self.y + self.height) as f32 * factor;
@@ -213,7 +213,7 @@ impl PixelRect {
     }
 
     /// The pixels in both rectangles, if any.
-    pub fn intersection(&self, other: &Self) -> Option<Self> {
+    pub(crate) fn intersection(&self, other: &Self) -> Option<Self> {
         let (x0, y0) = (self.x.max(other.x), self.y.max(other.y));
         let x1 = (self.x + self.width).min(other.x + other.width);
         let y1 = (self.y + self.height).min(other.y + other.height);
@@ -234,7 +234,7 @@ impl PixelRect {
 /// The lab's cells in the area from `min` to `max`: `n` side by side for up to 3 copies, a
 /// 2 × 2 grid for 4 (row by row). Any unit; the renderer's pixels and egui's points both come
 /// from here.
-pub fn lab_cells(min: [f32; 2], max: [f32; 2], n: usize) -> Vec<([f32; 2], [f32; 2])> {
+pub(crate) fn lab_cells(min: [f32; 2], max: [f32; 2], n: usize) -> Vec<([f32; 2], [f32; 2])> {
     let n = n.max(1);
     let columns = if n <= 3 { n } else { 2 };
     let rows = n.div_ceil(columns);
@@ -255,7 +255,7 @@ pub fn lab_cells(min: [f32; 2], max: [f32; 2], n: usize) -> Vec<([f32; 2], [f32;
 /// (any unit): the cell then spans as much of the scene across as the whole image does, so a
 /// narrow cell still shows the whole flag. 1 for a cell at least as wide, for its height, as
 /// the image.
-pub fn lab_zoom(full: [f32; 2], cell: [f32; 2]) -> f32 {
+pub(crate) fn lab_zoom(full: [f32; 2], cell: [f32; 2]) -> f32 {
     let aspect = |s: [f32; 2]| s[0] / s[1].max(1e-6);
     (aspect(full) / aspect(cell).max(1e-6)).max(1.0)
 }

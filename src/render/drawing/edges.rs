@@ -9,14 +9,14 @@
 
 use glam::{Mat4, Vec3, Vec4};
 
-use super::renderer::FrameData;
-use super::targets::PixelRect;
+use crate::render::device::targets::PixelRect;
+use crate::render::drawing::renderer::FrameData;
 
 /// An axis-aligned world box, `[min, max]` (m).
-pub type WorldBox = [Vec3; 2];
+pub(crate) type WorldBox = [Vec3; 2];
 
 /// The box around `points` (`None` when there are none or any is not finite).
-pub fn bounding_box(points: impl IntoIterator<Item = Vec3>) -> Option<WorldBox> {
+pub(crate) fn bounding_box(points: impl IntoIterator<Item = Vec3>) -> Option<WorldBox> {
     let mut it = points.into_iter();
     let first = it.next()?;
     let (lo, hi) = it.fold((first, first), |(lo, hi), p| (lo.min(p), hi.max(p)));
@@ -24,7 +24,7 @@ pub fn bounding_box(points: impl IntoIterator<Item = Vec3>) -> Option<WorldBox> 
 }
 
 /// The box grown by `pad` metres on every side.
-pub fn padded([lo, hi]: WorldBox, pad: f32) -> WorldBox {
+pub(crate) fn padded([lo, hi]: WorldBox, pad: f32) -> WorldBox {
     [lo - Vec3::splat(pad), hi + Vec3::splat(pad)]
 }
 
@@ -32,7 +32,7 @@ pub fn padded([lo, hi]: WorldBox, pad: f32) -> WorldBox {
 /// depth 0..1, drawn over `viewport` as over a whole image), grown by `margin` pixels on every
 /// side and clipped to `viewport`. `None` when it is wholly outside; all of `viewport` when a
 /// corner is at or behind the eye's plane (its projection is unbounded there).
-pub fn projected_rect(
+pub(crate) fn projected_rect(
     view_proj: Mat4,
     [lo, hi]: WorldBox,
     viewport: PixelRect,
@@ -80,7 +80,7 @@ pub fn projected_rect(
 /// Merges rectangles whose overlap costs more than the extra pixels their union would shade
 /// (the union's area is at most the sum of theirs), so no pixel is anti-aliased twice for
 /// nothing; the rest stay apart. Every pixel of the input is in the output.
-pub fn merge(rects: &mut Vec<PixelRect>) {
+pub(crate) fn merge(rects: &mut Vec<PixelRect>) {
     let area = |r: &PixelRect| u64::from(r.width) * u64::from(r.height);
     'again: loop {
         for i in 0..rects.len() {
@@ -98,7 +98,7 @@ pub fn merge(rects: &mut Vec<PixelRect>) {
 }
 
 /// The smallest rectangle holding both.
-pub fn union(a: &PixelRect, b: &PixelRect) -> PixelRect {
+pub(crate) fn union(a: &PixelRect, b: &PixelRect) -> PixelRect {
     let (x0, y0) = (a.x.min(b.x), a.y.min(b.y));
     let x1 = (a.x + a.width).max(b.x + b.width);
     let y1 = (a.y + a.height).max(b.y + b.height);
@@ -111,9 +111,9 @@ pub fn union(a: &PixelRect, b: &PixelRect) -> PixelRect {
 }
 
 /// The world boxes of what `frame` draws besides sky and ground: the cloth (its
-/// [`ClothFrame::bounds`](super::ClothFrame::bounds)), the pole with its finial, each sphere,
+/// [`ClothFrame::bounds`](crate::render::ClothFrame::bounds)), the pole with its finial, each sphere,
 /// and the overlay lines. `None` for a cloth of unknown extent: then any pixel may be an edge.
-pub fn world_boxes(frame: &FrameData<'_>, out: &mut Vec<WorldBox>) -> Option<()> {
+pub(crate) fn world_boxes(frame: &FrameData<'_>, out: &mut Vec<WorldBox>) -> Option<()> {
     out.clear();
     for cloth in frame.cloth.iter().chain(frame.more_cloths) {
         out.push(cloth.bounds?);

@@ -6,23 +6,23 @@
 
 use glam::Vec3;
 
-use super::camera::OrbitCamera;
-use super::cloth_pass::{ClothFrame, ClothStyle, ColorMode};
-use super::cut_fill::CutFillPass;
-use super::edges::{self, WorldBox};
-use super::error::RenderError;
-use super::globals::{CameraMatrices, Light};
-use super::gpu::GpuError;
-use super::lines_pass::LineVertex;
-use super::renderer::FrameData;
-use super::scene_pass::{SceneFrame, SceneStyle, Sphere, StyledPole};
-use super::upsample_pass::{Placement, UpsamplePass};
-use super::view::{self, ViewSettings};
-use crate::setting::{Finial, Setting};
-use crate::sim::cloth::GridInfo;
-use crate::sim::flags::FlagSpec;
-use crate::sim::outline::FlagShape;
-use crate::sim::snapshot::Snapshot;
+use crate::render::camera::globals::{CameraMatrices, Light};
+use crate::render::camera::orbit::OrbitCamera;
+use crate::render::device::error::RenderError;
+use crate::render::device::gpu::GpuError;
+use crate::render::drawing::edges::{self, WorldBox};
+use crate::render::drawing::renderer::FrameData;
+use crate::render::drawing::view::{self, ViewSettings};
+use crate::render::passes::cloth_pass::{ClothFrame, ClothStyle, ColorMode};
+use crate::render::passes::cut_fill::CutFillPass;
+use crate::render::passes::lines_pass::LineVertex;
+use crate::render::passes::scene_pass::{SceneFrame, SceneStyle, Sphere, StyledPole};
+use crate::render::passes::upsample_pass::{Placement, UpsamplePass};
+use crate::sim::format::flag_spec::FlagSpec;
+use crate::sim::format::outline::FlagShape;
+use crate::sim::format::setting::{Finial, Setting};
+use crate::sim::model::cloth::GridInfo;
+use crate::sim::runtime::snapshot::Snapshot;
 use crate::upsample::{DisplayMode, KeyGrid, UpsampleError};
 
 /// GPU resources for drawing snapshots.
@@ -100,7 +100,7 @@ impl ClothScene {
             let _recreated =
                 upsample.upload_keys(device, queue, &key_grid, &view_settings.render)?;
             if let Some((nodes, count)) = &self.device_keys {
-                // A count that no longer fits (the scene changed under a stale buffer) keeps
+                // A count that does not fit (the scene changed under a stale buffer) keeps
                 // the snapshot's keys.
                 if upsample.copy_keys(encoder, 0, nodes, *count) {
                     self.device_frames += 1;
@@ -215,7 +215,7 @@ impl ClothScene {
 
     /// The cloth this scene uploaded for `snap` with its own upsampler, as the renderer draws
     /// it; `None` before the first upload of a grid cloth.
-    pub fn cloth_frame<'a>(
+    pub(crate) fn cloth_frame<'a>(
         &'a self,
         snap: &Snapshot,
         view_settings: &ViewSettings,
@@ -291,7 +291,7 @@ pub struct PoleLook {
 }
 
 impl PoleLook {
-    pub fn of(setting: &Setting) -> Self {
+    pub(crate) fn of(setting: &Setting) -> Self {
         Self {
             color: setting.pole_color.0,
             finial: setting.finial,
@@ -300,7 +300,7 @@ impl PoleLook {
     }
 
     /// A flag's pole: what its entry gives, the scene's `setting` for the rest.
-    pub fn of_flag(setting: &Setting, flag: &FlagSpec) -> Self {
+    pub(crate) fn of_flag(setting: &Setting, flag: &FlagSpec) -> Self {
         let pole = &flag.pole;
         Self {
             color: pole.color.unwrap_or(setting.pole_color).0,
@@ -334,7 +334,7 @@ pub struct FlagScenes {
 }
 
 impl FlagScenes {
-    pub fn new(device: &wgpu::Device) -> Result<Self, GpuError> {
+    pub(crate) fn new(device: &wgpu::Device) -> Result<Self, GpuError> {
         Ok(Self {
             scenes: vec![ClothScene::new(device)?],
             batch: None,
@@ -350,14 +350,14 @@ impl FlagScenes {
     /// The node buffer and node count of each flag stepping on the GPU (index `k` for flag
     /// `k`; `None` for a flag on the CPU): the next [`Self::prepare`] upsamples those flags
     /// from these key nodes, copied on the device, instead of from the snapshot's.
-    pub fn set_device_keys(&mut self, keys: Vec<Option<(wgpu::Buffer, u32)>>) {
+    pub(crate) fn set_device_keys(&mut self, keys: Vec<Option<(wgpu::Buffer, u32)>>) {
         self.device_keys = keys;
     }
 
     /// Uploads every flag of `snap` (one scene per flag, made as needed) and records their
     /// upsampling: a single flag's with its own upsampler, several in one batch. A flag with
     /// device keys ([`Self::set_device_keys`]) is upsampled from them.
-    pub fn prepare(
+    pub(crate) fn prepare(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -464,7 +464,7 @@ impl FlagScenes {
     }
 
     /// The other flags' cloths (flag 1 first), for [`FrameData::more_cloths`].
-    pub fn more_cloths<'a>(
+    pub(crate) fn more_cloths<'a>(
         &'a self,
         snap: &Snapshot,
         view_settings: &ViewSettings,
@@ -476,7 +476,7 @@ impl FlagScenes {
 
     /// Every flag's frame, seen by `camera` on an image of `aspect`: flag 0's with the other
     /// flags' cloths (`more`, from [`FlagScenes::more_cloths`]), poles and lines.
-    pub fn frame_data<'a>(
+    pub(crate) fn frame_data<'a>(
         &'a self,
         snap: &Snapshot,
         view_settings: &ViewSettings,
@@ -497,7 +497,7 @@ impl FlagScenes {
 
 /// Added to [`surface_bounds`]'s padding for the rounding of the spline's evaluation in `f32`
 /// (m): a millimetre, under a pixel at any distance the viewer frames a flag from.
-pub const SURFACE_SLACK: f32 = 1e-3;
+pub(crate) const SURFACE_SLACK: f32 = 1e-3;
 
 /// A box the upsampled surface of the key grid `grid` stays inside: the keys' box grown by
 /// `½ S + C`, `S` the longest second difference of the keys along u or v and `C` the most a key
@@ -511,7 +511,7 @@ pub const SURFACE_SLACK: f32 = 1e-3;
 /// checked against the CPU upsampler on bent, crumpled and compressed grids (the tests below:
 /// they need 0.26 S and 0.34 C at most).
 /// `None` for no keys or a non-finite one. [`SURFACE_SLACK`] is added for rounding.
-pub fn surface_bounds(grid: &KeyGrid<'_>) -> Option<WorldBox> {
+pub(crate) fn surface_bounds(grid: &KeyGrid<'_>) -> Option<WorldBox> {
     let keys = grid.positions;
     let b = edges::bounding_box(keys.iter().copied())?;
     let (nx, ny) = (grid.nx, grid.ny);

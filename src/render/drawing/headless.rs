@@ -3,14 +3,14 @@
 
 use image::RgbaImage;
 
-use super::camera::OrbitCamera;
-use super::error::RenderError;
-use super::frame::{FlagScenes, PoleLook};
-use super::gpu::GpuContext;
-use super::offscreen::OffscreenTarget;
-use super::renderer::Renderer;
-use super::view::ViewSettings;
-use crate::sim::snapshot::Snapshot;
+use crate::render::camera::orbit::OrbitCamera;
+use crate::render::device::error::RenderError;
+use crate::render::device::gpu::GpuContext;
+use crate::render::drawing::frame::{FlagScenes, PoleLook};
+use crate::render::drawing::offscreen::OffscreenTarget;
+use crate::render::drawing::renderer::Renderer;
+use crate::render::drawing::view::ViewSettings;
+use crate::sim::runtime::snapshot::Snapshot;
 use crate::upsample::{KeyGrid, RenderMesh, RenderSettings};
 
 pub struct HeadlessRenderer {
@@ -53,7 +53,7 @@ impl HeadlessRenderer {
     }
 
     /// Each flag's pole colours and finial (index `k` for flag `k`).
-    pub fn set_pole_looks(&mut self, looks: Vec<PoleLook>) {
+    pub(crate) fn set_pole_looks(&mut self, looks: Vec<PoleLook>) {
         self.flags.looks = looks;
     }
 
@@ -91,13 +91,13 @@ impl HeadlessRenderer {
     }
 
     /// The GPU upsampler's result for `grid`, read back (for `simulate --upsample R --gpu`).
-    pub fn upsample(
+    pub(crate) fn upsample(
         &mut self,
         grid: &KeyGrid,
         settings: &RenderSettings,
     ) -> Result<RenderMesh, RenderError> {
         let upsample =
-            (self.flags.scenes[0].upsample.as_mut()).ok_or(super::GpuError::NotUploaded)?;
+            (self.flags.scenes[0].upsample.as_mut()).ok_or(crate::render::GpuError::NotUploaded)?;
         let _recreated = upsample.upload_keys(&self.ctx.device, &self.ctx.queue, grid, settings)?;
         let mesh = upsample.run_and_read_back(&self.ctx)?;
         self.ctx.check()?;

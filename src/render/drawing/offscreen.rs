@@ -8,9 +8,9 @@
 
 use image::RgbaImage;
 
-use super::error::RenderError;
-use super::renderer::{FrameData, Renderer};
-use super::targets::{MsaaAttachments, TargetFormats};
+use crate::render::device::error::RenderError;
+use crate::render::device::targets::{MsaaAttachments, TargetFormats};
+use crate::render::drawing::renderer::{FrameData, Renderer};
 
 /// Attachments and readback buffer for `width × height` offscreen renders.
 #[derive(Debug)]
@@ -108,25 +108,17 @@ impl OffscreenTarget {
         })
     }
 
-    pub fn width(&self) -> u32 {
-        self.width
-    }
-
-    pub fn height(&self) -> u32 {
-        self.height
-    }
-
     /// `width / height`, for the camera's projection.
     pub fn aspect(&self) -> f32 {
         self.width as f32 / self.height as f32
     }
 
-    pub fn formats(&self) -> TargetFormats {
+    pub(crate) fn formats(&self) -> TargetFormats {
         self.formats
     }
 
     /// The multisampled colour attachment.
-    pub fn msaa_view(&self) -> &wgpu::TextureView {
+    pub(crate) fn msaa_view(&self) -> &wgpu::TextureView {
         &self.attachments.color_view
     }
 
@@ -136,12 +128,12 @@ impl OffscreenTarget {
     }
 
     /// The multisampled depth attachment.
-    pub fn depth_view(&self) -> &wgpu::TextureView {
+    pub(crate) fn depth_view(&self) -> &wgpu::TextureView {
         &self.attachments.depth_view
     }
 
     /// Copies the resolved image to the CPU, waiting for the GPU. Rows come top first.
-    pub fn read_rgba(
+    pub(crate) fn read_rgba(
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -167,7 +159,8 @@ impl OffscreenTarget {
         );
         queue.submit([encoder.finish()]);
 
-        super::gpu::map_for_reading(device, &self.readback).map_err(RenderError::Readback)?;
+        crate::render::device::gpu::map_for_reading(device, &self.readback)
+            .map_err(RenderError::Readback)?;
 
         let row_bytes = 4 * self.width as usize;
         let mut pixels = Vec::with_capacity(row_bytes * self.height as usize);

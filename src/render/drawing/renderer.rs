@@ -10,15 +10,16 @@
 //! Draw order inside the pass: pole, spheres → cloth → ground → sky → lines (the opaque
 //! surroundings last, so only the pixels nothing nearer covers pay for them).
 //!
-//! [`OffscreenTarget`]: super::offscreen::OffscreenTarget
+//! [`OffscreenTarget`]: crate::render::drawing::offscreen::OffscreenTarget
 
-use super::camera::OrbitCamera;
-use super::cloth_pass::{ClothFrame, ClothPass};
-use super::error::RenderError;
-use super::globals::{CameraMatrices, GlobalUniforms, GlobalsBinding, Light};
-use super::lines_pass::{LineVertex, LinesPass};
-use super::scene_pass::{SceneFrame, ScenePass, SceneUniforms};
-pub use super::targets::{MsaaAttachments, PixelRect, RenderQuality, TargetFormats};
+use crate::render::camera::globals::{CameraMatrices, GlobalUniforms, GlobalsBinding, Light};
+use crate::render::camera::orbit::OrbitCamera;
+use crate::render::device::error::RenderError;
+pub use crate::render::device::targets::TargetFormats;
+pub(crate) use crate::render::device::targets::{PixelRect, RenderQuality};
+use crate::render::passes::cloth_pass::{ClothFrame, ClothPass};
+use crate::render::passes::lines_pass::{LineVertex, LinesPass};
+use crate::render::passes::scene_pass::{SceneFrame, ScenePass, SceneUniforms};
 
 /// Everything one frame draws. Built by the caller each frame; borrowed, never stored.
 #[derive(Debug, Clone, Copy)]
@@ -119,7 +120,7 @@ impl Renderer {
 
     /// Draws the flag with `image` from now on (see [`ClothPass::set_texture`]); on an error
     /// the current flag stays.
-    pub fn set_flag_image(
+    pub(crate) fn set_flag_image(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -130,7 +131,7 @@ impl Renderer {
 
     /// Draws flag `flag` (0 is the first) with `image` from now on, or with the built-in flag
     /// for `None`; on an error its image stays.
-    pub fn set_flag_image_of(
+    pub(crate) fn set_flag_image_of(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -142,7 +143,7 @@ impl Renderer {
 
     /// Draws `image` behind everything instead of the sky from now on (`None`: the sky again;
     /// [`ScenePass::set_background`]); on an error the current background stays.
-    pub fn set_background(
+    pub(crate) fn set_background(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -262,7 +263,7 @@ impl Renderer {
 
     /// The backdrop the last frame was drawn over, if it was, and its generation (a new number
     /// each time the backdrop is drawn): the viewer keeps it stretched to the window's size.
-    pub fn backdrop(&self) -> Option<(&wgpu::Texture, u64)> {
+    pub(crate) fn backdrop(&self) -> Option<(&wgpu::Texture, u64)> {
         match (&self.backdrop.images, self.backdrop.used) {
             (Some((color, _)), true) => Some((color, self.backdrop.generation)),
             _ => None,
@@ -376,9 +377,10 @@ impl BackdropKey {
 /// The sky and the ground drawn once into images of their own (colour and depth) while the
 /// camera, the light, the surroundings and the view's rectangle stay the same, and copied into
 /// each frame before its cloth, pole and lines are drawn over them: on a software rasteriser
-/// that is two copies instead of two shaded passes (about 7 ms of a 25 ms frame at 1280 × 800 on
-/// lavapipe). A frame whose key differs from the last one's (the camera moving) draws them as
-/// before and costs nothing more; the second frame alike fills the backdrop.
+/// that is two copies instead of two shaded passes, a large share of its frame (the frame's
+/// parts: docs/performance.md). A frame whose key differs from the last one's (the camera
+/// moving) draws them directly and costs nothing more; the second frame alike fills the
+/// backdrop.
 #[derive(Default)]
 struct Backdrop {
     images: Option<(wgpu::Texture, wgpu::Texture)>,
@@ -460,8 +462,9 @@ impl Backdrop {
         if !fits || self.images.is_none() {
             // The images full-screen passes use: copied from, and the colour also stretched
             // over the window by the viewer (`app::frame`).
-            let image =
-                |label, format| super::fullscreen::layer_texture(device, label, format, key.size).0;
+            let image = |label, format| {
+                crate::render::passes::fullscreen::layer_texture(device, label, format, key.size).0
+            };
             self.images = Some((
                 image("backdrop colour", key.color),
                 image("backdrop depth", key.depth),
@@ -504,7 +507,7 @@ impl Backdrop {
 }
 
 /// Records a copy of `rect` of `from` into the same place in `to` (same size and format).
-pub fn copy_rect(
+pub(crate) fn copy_rect(
     encoder: &mut wgpu::CommandEncoder,
     from: &wgpu::Texture,
     to: &wgpu::Texture,

@@ -3,12 +3,12 @@
 //! fewer pixels and a real GPU draws every pixel.
 
 /// The smallest render scale: a quarter of the pixels.
-pub const MIN_RENDER_SCALE: f32 = 0.5;
+pub(crate) const MIN_RENDER_SCALE: f32 = 0.5;
 
 /// The smallest scale *auto* chooses: below it the stretched view looks soft, so a machine too
 /// slow for its frame budget there gets fewer frames rather than a blurrier view. A fixed scale
 /// may still go down to [`MIN_RENDER_SCALE`].
-pub const AUTO_MIN_RENDER_SCALE: f32 = 0.75;
+pub(crate) const AUTO_MIN_RENDER_SCALE: f32 = 0.75;
 
 /// What the user chose.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -22,7 +22,7 @@ pub enum ScaleMode {
 impl ScaleMode {
     /// Parses `auto` or a fraction (`0.75`) or a percentage (`75%`) within
     /// [`MIN_RENDER_SCALE`]..=1, for `--render-scale`.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub(crate) fn parse(text: &str) -> Result<Self, String> {
         let text = text.trim();
         if text.eq_ignore_ascii_case("auto") {
             return Ok(Self::Auto);
@@ -47,7 +47,7 @@ impl ScaleMode {
 
 /// The scale the view is drawn at, and in *auto* mode the recent frames it is chosen from.
 #[derive(Debug, Clone)]
-pub struct RenderScale {
+pub(crate) struct RenderScale {
     mode: ScaleMode,
     scale: f32,
     recent: Vec<f64>,
@@ -61,24 +61,24 @@ pub struct RenderScale {
 impl RenderScale {
     /// The frame time *auto* aims below, ms: 45 frames a second leaves room under the viewer's
     /// 40 fps aim for a busy machine.
-    pub const BUDGET_MS: f64 = 1000.0 / 45.0;
+    pub(crate) const BUDGET_MS: f64 = 1000.0 / 45.0;
     /// *Auto* steps up to a scale it has not tried only while frames take less than this
     /// fraction of the budget: a step up costs more fragments, (1 / 0.9)² − 1 ≈ 23 % more from
     /// 0.9 to 1.
-    pub const RAISE_BELOW: f64 = 0.9;
+    pub(crate) const RAISE_BELOW: f64 = 0.9;
     /// A scale found over the budget is not tried again for this many frames (about 6 s), so
     /// *auto* settles one step below it instead of going up and down; after that it tries
     /// again, in case the machine got less busy.
-    pub const RETRY_FRAMES: u64 = 300;
+    pub(crate) const RETRY_FRAMES: u64 = 300;
     /// The scales *auto* chooses from, lowest first: one step is the next of them.
-    pub const AUTO_LEVELS: [f32; 4] = [AUTO_MIN_RENDER_SCALE, 0.8, 0.9, 1.0];
+    pub(crate) const AUTO_LEVELS: [f32; 4] = [AUTO_MIN_RENDER_SCALE, 0.8, 0.9, 1.0];
     /// Frames per decision: their median is compared with the budget.
-    pub const WINDOW: usize = 15;
+    pub(crate) const WINDOW: usize = 15;
     /// Frames not counted after *auto* starts: the first frames build pipelines, lay out the
     /// panels for the first time and upload the font atlas, and say nothing about the rest.
-    pub const WARMUP_FRAMES: u64 = 30;
+    pub(crate) const WARMUP_FRAMES: u64 = 30;
 
-    pub fn new(mode: ScaleMode) -> Self {
+    pub(crate) fn new(mode: ScaleMode) -> Self {
         let mut s = Self {
             mode,
             scale: 1.0,
@@ -90,18 +90,18 @@ impl RenderScale {
         s
     }
 
-    pub fn mode(&self) -> ScaleMode {
+    pub(crate) fn mode(&self) -> ScaleMode {
         self.mode
     }
 
     /// The fraction of the window's width and height to draw at now.
-    pub fn scale(&self) -> f32 {
+    pub(crate) fn scale(&self) -> f32 {
         self.scale
     }
 
     /// A fixed mode takes effect at once; *auto* starts again from the current scale, with
     /// nothing remembered.
-    pub fn set_mode(&mut self, mode: ScaleMode) {
+    pub(crate) fn set_mode(&mut self, mode: ScaleMode) {
         self.mode = mode;
         self.recent.clear();
         self.over_at = [None; 4];
@@ -134,7 +134,7 @@ impl RenderScale {
     /// scale above was never found over the budget and the median is under
     /// [`Self::RAISE_BELOW`] of it, or if it was found over the budget at least
     /// [`Self::RETRY_FRAMES`] frames ago. Returns the new scale when it changed.
-    pub fn observe(&mut self, frame_ms: f64) -> Option<f32> {
+    pub(crate) fn observe(&mut self, frame_ms: f64) -> Option<f32> {
         if self.mode != ScaleMode::Auto || !frame_ms.is_finite() || frame_ms < 0.0 {
             return None;
         }

@@ -5,20 +5,20 @@
 use glam::{DVec3, Vec3};
 use serde::{Deserialize, Serialize};
 
-use super::camera::OrbitCamera;
-use super::cloth_pass::ColorMode;
-use super::lines_pass::{LineVertex, grid_wireframe, push_segment};
-use super::scene_pass::{Pole, Sphere};
-use crate::sim::params::{Collider, Params};
-use crate::sim::snapshot::Snapshot;
-use crate::sim::{GridInfo, agreement::Comparison};
+use crate::render::camera::orbit::OrbitCamera;
+use crate::render::passes::cloth_pass::ColorMode;
+use crate::render::passes::lines_pass::{LineVertex, grid_wireframe, push_segment};
+use crate::render::passes::scene_pass::{Pole, Sphere};
+use crate::sim::format::params::{Collider, Params};
+use crate::sim::runtime::snapshot::Snapshot;
+use crate::sim::{GridInfo, runtime::agreement::Comparison};
 use crate::upsample::{KeyGrid, RenderSettings};
 
 /// Overlay colours (sRGB + alpha).
-pub const KEY_MESH_COLOR: [f32; 4] = [0.05, 0.05, 0.08, 0.9];
-pub const DV_COLOR: [f32; 4] = [0.95, 0.15, 0.1, 1.0];
-pub const FILTER_DV_COLOR: [f32; 4] = [0.1, 0.45, 1.0, 1.0];
-pub const RENDER_MESH_COLOR: [f32; 4] = [0.1, 0.1, 0.1, 0.35];
+pub(crate) const KEY_MESH_COLOR: [f32; 4] = [0.05, 0.05, 0.08, 0.9];
+pub(crate) const DV_COLOR: [f32; 4] = [0.95, 0.15, 0.1, 1.0];
+pub(crate) const FILTER_DV_COLOR: [f32; 4] = [0.1, 0.45, 1.0, 1.0];
+pub(crate) const RENDER_MESH_COLOR: [f32; 4] = [0.1, 0.1, 0.1, 0.35];
 
 /// What the user chose to see, independent of the simulation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -138,7 +138,7 @@ pub fn key_grid<'a>(grid: &GridInfo, positions: &'a [Vec3]) -> KeyGrid<'a> {
 }
 
 /// The ground plane's height: the ground collider's, else 0 (drawn for context).
-pub fn ground_height(params: &Params) -> f32 {
+pub(crate) fn ground_height(params: &Params) -> f32 {
     params
         .colliders
         .iter()
@@ -150,7 +150,7 @@ pub fn ground_height(params: &Params) -> f32 {
 }
 
 /// Sphere colliders as drawn (the margin is not drawn, so the cloth rests slightly above).
-pub fn spheres(params: &Params) -> Vec<Sphere> {
+pub(crate) fn spheres(params: &Params) -> Vec<Sphere> {
     params
         .colliders
         .iter()
@@ -195,7 +195,7 @@ pub fn pole(snap: &Snapshot) -> Option<Pole> {
 /// Axis-aligned bounds of what there is to see: every flag's key nodes and the top of its pole,
 /// the spheres.
 /// (The pole's foot is left out so a flag high on its pole still fills the picture.)
-pub fn bounds(snap: &Snapshot) -> (Vec3, Vec3) {
+pub(crate) fn bounds(snap: &Snapshot) -> (Vec3, Vec3) {
     let mut lo = Vec3::splat(f32::MAX);
     let mut hi = Vec3::splat(f32::MIN);
     let mut add = |p: Vec3| {
@@ -245,7 +245,7 @@ pub fn framing_camera(snaps: &[&Snapshot]) -> OrbitCamera {
 
 /// Appends the overlay lines `view` asks for: key mesh (springs of an explicit cloth), `Δv`
 /// segments, and the Fig. 8 comparison of the active integrator (red) with the filter (blue).
-pub fn overlay_lines(snap: &Snapshot, view: &ViewSettings, out: &mut Vec<LineVertex>) {
+pub(crate) fn overlay_lines(snap: &Snapshot, view: &ViewSettings, out: &mut Vec<LineVertex>) {
     let keys = key_positions(&snap.x);
     let no_surface = snap.grid.is_none();
     if view.key_wireframe || no_surface {
@@ -272,7 +272,12 @@ pub fn overlay_lines(snap: &Snapshot, view: &ViewSettings, out: &mut Vec<LineVer
 }
 
 /// Fig. 8: for every key node a segment of the active integrator's `Δv` and one of the filter's.
-pub fn comparison_lines(keys: &[Vec3], c: &Comparison, scale: f32, out: &mut Vec<LineVertex>) {
+pub(crate) fn comparison_lines(
+    keys: &[Vec3],
+    c: &Comparison,
+    scale: f32,
+    out: &mut Vec<LineVertex>,
+) {
     for ((x, a), f) in keys.iter().zip(&c.dv_active).zip(&c.dv_filter) {
         push_segment(out, *x, *x + scale * a.as_vec3(), DV_COLOR);
         push_segment(out, *x, *x + scale * f.as_vec3(), FILTER_DV_COLOR);
@@ -282,7 +287,7 @@ pub fn comparison_lines(keys: &[Vec3], c: &Comparison, scale: f32, out: &mut Vec
 /// 1 where the key node nearest to the render node was interpolated by the last step, else 0,
 /// for every render node of an `R_u × R_v` mesh (row-major). All 0 when the wavelet
 /// interpolation is off: every node was integrated.
-pub fn render_interpolated(snap: &Snapshot, resolution: [u32; 2], out: &mut Vec<f32>) {
+pub(crate) fn render_interpolated(snap: &Snapshot, resolution: [u32; 2], out: &mut Vec<f32>) {
     out.clear();
     let Some(g) = snap.grid else {
         return;
@@ -307,7 +312,7 @@ pub fn render_interpolated(snap: &Snapshot, resolution: [u32; 2], out: &mut Vec<
 
 /// Strain `|x_ab| / L - 1` per key node (mean over its structural grid neighbours), bilinearly
 /// interpolated to every render node of an `R_u × R_v` mesh (row-major, `s * R_u + r`).
-pub fn render_strain(snap: &Snapshot, resolution: [u32; 2], out: &mut Vec<f32>) {
+pub(crate) fn render_strain(snap: &Snapshot, resolution: [u32; 2], out: &mut Vec<f32>) {
     out.clear();
     let Some(g) = snap.grid else {
         return;

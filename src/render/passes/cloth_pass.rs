@@ -15,14 +15,14 @@ use bytemuck::{Pod, Zeroable};
 use serde::{Deserialize, Serialize};
 use wgpu::util::DeviceExt;
 
-use super::error::RenderError;
-use super::flag_texture::{self, GpuTexture};
-use super::fullscreen;
-use super::globals::{srgb_to_linear, with_globals};
-use super::targets::TargetFormats;
-use crate::sim::outline::FlagShape;
+use crate::render::camera::globals::{srgb_to_linear, with_globals};
+use crate::render::device::error::RenderError;
+use crate::render::device::targets::TargetFormats;
+use crate::render::passes::flag_texture::{self, GpuTexture};
+use crate::render::passes::fullscreen;
+use crate::sim::format::outline::FlagShape;
 
-pub use super::shaders::CLOTH_WGSL;
+pub(crate) use crate::render::device::shaders::CLOTH_WGSL;
 
 /// The complete WGSL of this pass (globals + cloth), as compiled.
 pub fn shader_source() -> String {
@@ -137,7 +137,7 @@ pub struct ClothFrame<'a> {
     pub strain: Option<&'a wgpu::Buffer>,
     pub style: ClothStyle,
     /// A world box `[min, max]` (m) the drawn surface stays inside, where known: where the view
-    /// may have the cloth's edges (`render::edges`). `None`: anywhere.
+    /// may have the cloth's edges (`render::drawing::edges`). `None`: anywhere.
     pub bounds: Option<[glam::Vec3; 2]>,
 }
 
@@ -171,7 +171,7 @@ pub struct ClothUniforms {
 const _: () = assert!(std::mem::size_of::<ClothUniforms>() == 128);
 
 impl ClothUniforms {
-    pub fn new(frame: &ClothFrame<'_>) -> Self {
+    pub(crate) fn new(frame: &ClothFrame<'_>) -> Self {
         let style = &frame.style;
         let linear = |c: [f32; 3], a: f32| {
             [
@@ -215,7 +215,7 @@ struct GridIndices {
 
 /// Triangle indices of an `R_u × R_v` node grid: two triangles per cell, each counter-clockwise
 /// seen from the side ∂S/∂u × ∂S/∂v points to. `(R_u − 1)(R_v − 1) · 6` indices.
-pub fn grid_triangle_indices(resolution: [u32; 2]) -> Vec<u32> {
+pub(crate) fn grid_triangle_indices(resolution: [u32; 2]) -> Vec<u32> {
     let [ru, rv] = resolution;
     let mut out = Vec::with_capacity(6 * (ru.saturating_sub(1) * rv.saturating_sub(1)) as usize);
     for s in 0..rv.saturating_sub(1) {
@@ -229,7 +229,7 @@ pub fn grid_triangle_indices(resolution: [u32; 2]) -> Vec<u32> {
 }
 
 /// Line-list indices of every grid edge along u and along v.
-pub fn grid_line_indices(resolution: [u32; 2]) -> Vec<u32> {
+pub(crate) fn grid_line_indices(resolution: [u32; 2]) -> Vec<u32> {
     let [ru, rv] = resolution;
     let mut out = Vec::new();
     for s in 0..rv {
@@ -288,7 +288,7 @@ impl ClothSlot {
 /// The long-lived cloth pass: one slot per flag (slot 0 the first), each drawn with the same
 /// pipelines.
 #[derive(Debug)]
-pub struct ClothPass {
+pub(crate) struct ClothPass {
     surface_pipeline: wgpu::RenderPipeline,
     wire_pipeline: wgpu::RenderPipeline,
     layout: wgpu::BindGroupLayout,
@@ -304,7 +304,7 @@ pub struct ClothPass {
 
 impl ClothPass {
     /// Builds pipelines for `targets` and uploads the built-in flag texture.
-    pub fn new(
+    pub(crate) fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         globals_layout: &wgpu::BindGroupLayout,
@@ -446,7 +446,7 @@ impl ClothPass {
     /// Replaces flag `flag`'s texture (0 is the first) by `image` (sRGB RGBA8, at most the
     /// device's texture size a side: [`flag_texture::fit_for_gpu`]), or by the built-in flag
     /// for `None`; on an error the current texture stays.
-    pub fn set_texture(
+    pub(crate) fn set_texture(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -470,18 +470,13 @@ impl ClothPass {
     }
 
     /// Starts a frame: no cloth is drawn until [`ClothPass::prepare`] adds it.
-    pub fn begin(&mut self) {
+    pub(crate) fn begin(&mut self) {
         self.drawn = 0;
-    }
-
-    /// How many flags the present frame draws.
-    pub fn drawn(&self) -> usize {
-        self.drawn
     }
 
     /// Checks the frame's buffers against its resolution, then uploads what changed, for the
     /// next flag of the frame (the first after [`ClothPass::begin`] is flag 0, and so on).
-    pub fn prepare(
+    pub(crate) fn prepare(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -583,7 +578,7 @@ impl ClothPass {
     }
 
     /// Records each prepared flag's surface and, if asked for, its wireframe.
-    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, globals: &wgpu::BindGroup) {
+    pub(crate) fn draw(&self, pass: &mut wgpu::RenderPass<'_>, globals: &wgpu::BindGroup) {
         pass.set_bind_group(0, globals, &[]);
         for slot in &self.slots[..self.drawn] {
             let (Some(indices), Some((_, bind_group))) = (&slot.indices, &slot.bind_group) else {

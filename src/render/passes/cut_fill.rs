@@ -1,6 +1,6 @@
 //! A shaped flag's cut key nodes continued on the device (`shaders/fill_cut.wgsl`, CPU twin
-//! [`super::view::fill_cut_keys`]): where the upsampler's key nodes come straight from the GPU
-//! simulation's node buffer ([`super::UpsamplePass::copy_keys`]), the cut nodes there are where
+//! [`crate::render::drawing::view::fill_cut_keys`]): where the upsampler's key nodes come straight from the GPU
+//! simulation's node buffer ([`crate::render::UpsamplePass::copy_keys`]), the cut nodes there are where
 //! the shape left them (held, still), so this pass gives them positions that continue the cloth
 //! before the splines are built through them, as the snapshot's keys get on the CPU.
 
@@ -9,8 +9,8 @@ use std::num::NonZeroU64;
 
 use wgpu::util::DeviceExt;
 
-use super::gpu::GpuError;
-use super::shaders::FILL_CUT_WGSL;
+use crate::render::device::gpu::GpuError;
+use crate::render::device::shaders::FILL_CUT_WGSL;
 
 /// WGSL `struct FillParams`.
 #[repr(C)]

@@ -4,13 +4,16 @@
 //! Mip levels are made on the CPU with a triangle filter (in sRGB space, which is close enough
 //! for a flag's flat colours) so a far-away flag does not shimmer.
 
+use std::path::Path;
+
 use image::RgbaImage;
 use image::imageops::FilterType;
 
-use super::error::RenderError;
+use crate::render::device::error::RenderError;
+use crate::sim::format::scene::Scene;
 
 /// `assets/flag.png`, 512 × 341 pixels, 3:2.
-pub const FLAG_PNG: &[u8] = include_bytes!("../../assets/flag.png");
+pub(crate) const FLAG_PNG: &[u8] = include_bytes!("../../../assets/flag.png");
 
 /// The flag's four colours in sRGB 0..255 (navy field, teal sea, cream crests, golden leaf), as
 /// written by `assets/make_flag.py`; tests look for them in renders.
@@ -22,7 +25,7 @@ pub const FLAG_PALETTE: [[u8; 3]; 4] = [
 ];
 
 /// Decodes the built-in flag.
-pub fn default_flag_image() -> Result<RgbaImage, RenderError> {
+pub(crate) fn default_flag_image() -> Result<RgbaImage, RenderError> {
     image::load_from_memory_with_format(FLAG_PNG, image::ImageFormat::Png)
         .map(|img| img.to_rgba8())
         .map_err(|source| RenderError::Image {
@@ -50,8 +53,34 @@ pub fn load_flag_image(path: &std::path::Path) -> Result<RgbaImage, RenderError>
 
 /// [`load_flag_image`] for the background (`render.setting.background`): the same formats and
 /// limits, the message naming it a background image.
-pub fn load_background_image(path: &std::path::Path) -> Result<RgbaImage, RenderError> {
+pub(crate) fn load_background_image(path: &std::path::Path) -> Result<RgbaImage, RenderError> {
     load_image(path, "background image")
+}
+
+/// Each flag's image for `scene` (flag 0 first): `path` (which replaces the scene's
+/// `render.texture`, the image of every flag that does not give its own) or the scene's own,
+/// decoded and checked, with each flag fitted to its image's
+/// proportions ([`Scene::fit_flag_to_image`]) and cut to its transparency for the image shape.
+/// `None`: the built-in flag.
+pub(crate) fn flag_images(
+    scene: &mut Scene,
+    path: Option<&Path>,
+) -> Result<Vec<Option<RgbaImage>>, RenderError> {
+    if let Some(path) = path {
+        scene.render.texture = Some(path.to_path_buf());
+    }
+    (0..scene.flag_count())
+        .map(|k| {
+            let Some(texture) = scene.flag_scene(k).render.texture else {
+                return Ok(None);
+            };
+            let image = load_flag_image(&texture)?;
+            scene.fit_flag_to_image(k, image.width(), image.height());
+            let alpha: Vec<u8> = image.pixels().map(|p| p[3]).collect();
+            scene.set_alpha_of_flag(k, image.width() as usize, image.height() as usize, &alpha);
+            Ok(Some(image))
+        })
+        .collect()
 }
 
 fn load_image(path: &std::path::Path, what: &'static str) -> Result<RgbaImage, RenderError> {
@@ -96,7 +125,7 @@ fn load_image(path: &std::path::Path, what: &'static str) -> Result<RgbaImage, R
 
 /// `image` downscaled (aspect ratio kept, each side at least 1 px) so its longer side is at
 /// most `max_side`; unchanged when it already is.
-pub fn fit_for_gpu(image: &RgbaImage, max_side: u32) -> RgbaImage {
+pub(crate) fn fit_for_gpu(image: &RgbaImage, max_side: u32) -> RgbaImage {
     let (w, h) = image.dimensions();
     let longest = w.max(h);
     if longest <= max_side {
@@ -110,14 +139,13 @@ pub fn fit_for_gpu(image: &RgbaImage, max_side: u32) -> RgbaImage {
 
 /// A sampled texture and its default view.
 #[derive(Debug)]
-pub struct GpuTexture {
-    pub texture: wgpu::Texture,
+pub(crate) struct GpuTexture {
     pub view: wgpu::TextureView,
 }
 
 /// Uploads `image` (sRGB-encoded RGBA8, top row first) as an `Rgba8UnormSrgb` texture with a
 /// full mip chain, so sampling returns linear colour.
-pub fn upload_rgba(
+pub(crate) fn upload_rgba(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     image: &RgbaImage,
@@ -175,7 +203,7 @@ pub fn upload_rgba(
         label: Some(label),
         ..Default::default()
     });
-    Ok(GpuTexture { texture, view })
+    Ok(GpuTexture { view })
 }
 
 #[cfg(test)]

@@ -55,7 +55,7 @@ pub fn pipeline(
 
 /// [`pipeline`] with the fragment entry point `fragment` and the bind group layouts `layouts`
 /// (none for a pass that reads nothing).
-pub fn pipeline_of(
+pub(crate) fn pipeline_of(
     device: &wgpu::Device,
     label: &str,
     source: &str,
@@ -102,7 +102,10 @@ pub fn pipeline_of(
 
 /// Bind-group layout entries for a filterable 2-D texture at binding `texture` and its filtering
 /// sampler at `sampler`, read by fragment shaders (the flag's texture, the upscaled image).
-pub fn sampled_texture_entries(texture: u32, sampler: u32) -> [wgpu::BindGroupLayoutEntry; 2] {
+pub(crate) fn sampled_texture_entries(
+    texture: u32,
+    sampler: u32,
+) -> [wgpu::BindGroupLayoutEntry; 2] {
     [
         wgpu::BindGroupLayoutEntry {
             binding: texture,

@@ -9,10 +9,10 @@
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
-use super::globals::with_globals;
-use super::targets::TargetFormats;
+use crate::render::camera::globals::with_globals;
+use crate::render::device::targets::TargetFormats;
 
-pub use super::shaders::LINES_WGSL;
+pub(crate) use crate::render::device::shaders::LINES_WGSL;
 
 /// The complete WGSL of this pass (globals + lines), as compiled.
 pub fn shader_source() -> String {
@@ -32,7 +32,7 @@ pub struct LineVertex {
 const _: () = assert!(std::mem::size_of::<LineVertex>() == 28);
 
 impl LineVertex {
-    pub fn new(position: Vec3, color: [f32; 4]) -> Self {
+    pub(crate) fn new(position: Vec3, color: [f32; 4]) -> Self {
         Self {
             position: position.to_array(),
             color,
@@ -41,7 +41,7 @@ impl LineVertex {
 }
 
 /// Appends the segment `a → b`.
-pub fn push_segment(out: &mut Vec<LineVertex>, a: Vec3, b: Vec3, color: [f32; 4]) {
+pub(crate) fn push_segment(out: &mut Vec<LineVertex>, a: Vec3, b: Vec3, color: [f32; 4]) {
     out.push(LineVertex::new(a, color));
     out.push(LineVertex::new(b, color));
 }
@@ -84,7 +84,7 @@ pub fn vector_segments(
 
 /// The long-lived lines pass.
 #[derive(Debug)]
-pub struct LinesPass {
+pub(crate) struct LinesPass {
     pipeline: wgpu::RenderPipeline,
     vertices: wgpu::Buffer,
     /// Vertices the buffer can hold.
@@ -96,7 +96,7 @@ pub struct LinesPass {
 impl LinesPass {
     const INITIAL_CAPACITY: usize = 1024;
 
-    pub fn new(
+    pub(crate) fn new(
         device: &wgpu::Device,
         globals_layout: &wgpu::BindGroupLayout,
         targets: &TargetFormats,
@@ -162,7 +162,7 @@ impl LinesPass {
 
     /// Replaces the segments: vertices `2k` and `2k + 1` form segment `k`; an odd last vertex is
     /// ignored. Reallocates only when the buffer is too small.
-    pub fn set_segments(
+    pub(crate) fn set_segments(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -180,7 +180,7 @@ impl LinesPass {
     }
 
     /// Records the segments set last.
-    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, globals: &wgpu::BindGroup) {
+    pub(crate) fn draw(&self, pass: &mut wgpu::RenderPass<'_>, globals: &wgpu::BindGroup) {
         if self.count == 0 {
             return;
         }

@@ -17,14 +17,14 @@ use glam::{Mat3, Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 use wgpu::util::DeviceExt;
 
-use super::error::RenderError;
-use super::flag_texture::{self, GpuTexture};
-use super::fullscreen;
-use super::globals::{UniformBinding, srgb_to_linear, with_globals};
-use super::targets::TargetFormats;
-use crate::setting::{Finial, Setting};
+use crate::render::camera::globals::{UniformBinding, srgb_to_linear, with_globals};
+use crate::render::device::error::RenderError;
+use crate::render::device::targets::TargetFormats;
+use crate::render::passes::flag_texture::{self, GpuTexture};
+use crate::render::passes::fullscreen;
+use crate::sim::format::setting::{Finial, Setting};
 
-pub use super::shaders::SCENE_WGSL;
+pub(crate) use crate::render::device::shaders::SCENE_WGSL;
 
 /// The complete WGSL of this pass (globals + scene), as compiled.
 pub fn shader_source() -> String {
@@ -43,15 +43,15 @@ pub struct Pole {
 }
 
 /// The ball finial's radius, in pole radii.
-pub const BALL_RADII: f32 = 1.6;
+pub(crate) const BALL_RADII: f32 = 1.6;
 /// The spear finial: a cone this many pole radii tall, on a base this many pole radii wide.
-pub const SPEAR_RADII: [f32; 2] = [6.0, 1.3];
+pub(crate) const SPEAR_RADII: [f32; 2] = [6.0, 1.3];
 
 impl Pole {
     /// Where `finial`'s unit mesh goes on top of the pole: the unit sphere ([`unit_sphere`])
     /// scaled to [`BALL_RADII`] on the top, or the unit cone ([`unit_cone`]) standing on it
     /// along the pole's axis; `None` for no finial.
-    pub fn finial_model(&self, finial: Finial) -> Option<Mat4> {
+    pub(crate) fn finial_model(&self, finial: Finial) -> Option<Mat4> {
         let along = (self.top - self.base).normalize_or(Vec3::Y);
         match finial {
             Finial::Ball => Some(Mat4::from_scale_rotation_translation(
@@ -73,7 +73,7 @@ impl Pole {
 
     /// A box around the pole with any finial: its axis reaching [`SPEAR_RADII`]`[0]` radii past
     /// the top, grown by [`BALL_RADII`] radii on every side.
-    pub fn reach(&self) -> [Vec3; 2] {
+    pub(crate) fn reach(&self) -> [Vec3; 2] {
         let along = (self.top - self.base).normalize_or(Vec3::Y);
         let tip = self.top + along * (SPEAR_RADII[0] * self.radius);
         let grow = Vec3::splat(BALL_RADII.max(SPEAR_RADII[1]) * self.radius);
@@ -121,7 +121,7 @@ impl SceneStyle {
     /// The surroundings a scene's [`Setting`] asks for (whether the ground is drawn and the
     /// background image are the frame's and the pass's: [`SceneFrame::ground_height`],
     /// [`ScenePass::set_background`]).
-    pub fn from_setting(setting: &Setting) -> Self {
+    pub(crate) fn from_setting(setting: &Setting) -> Self {
         Self {
             sky_zenith: setting.sky.zenith.0,
             sky_horizon: setting.sky.horizon.0,
@@ -189,7 +189,7 @@ fn linear4(c: [f32; 3], w: f32) -> [f32; 4] {
 }
 
 impl SceneUniforms {
-    pub fn new(frame: &SceneFrame<'_>) -> Self {
+    pub(crate) fn new(frame: &SceneFrame<'_>) -> Self {
         let s = &frame.style;
         Self {
             sky_zenith: linear4(s.sky_zenith, 0.0),
@@ -208,7 +208,7 @@ impl SceneUniforms {
 /// A vertex of the unit meshes. Keep in sync with `MeshIn` in shaders/scene.wgsl.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
-pub struct MeshVertex {
+pub(crate) struct MeshVertex {
     pub position: [f32; 3],
     pub normal: [f32; 3],
 }
@@ -218,7 +218,7 @@ const _: () = assert!(std::mem::size_of::<MeshVertex>() == 24);
 /// Per-instance data. Keep in sync with `InstanceIn` in shaders/scene.wgsl.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
-pub struct MeshInstance {
+pub(crate) struct MeshInstance {
     /// Unit mesh → world, column-major.
     pub model: [[f32; 4]; 4],
     /// Inverse-transpose of the model's 3×3 part, columns padded to vec4.
@@ -230,7 +230,7 @@ pub struct MeshInstance {
 const _: () = assert!(std::mem::size_of::<MeshInstance>() == 128);
 
 impl MeshInstance {
-    pub fn new(model: Mat4, color: [f32; 4]) -> Self {
+    pub(crate) fn new(model: Mat4, color: [f32; 4]) -> Self {
         let n = Mat3::from_mat4(model).inverse().transpose();
         let c = |v: Vec3| [v.x, v.y, v.z, 0.0];
         Self {
@@ -242,7 +242,7 @@ impl MeshInstance {
 }
 
 /// Unit capped cylinder: radius 1, from y = 0 to y = 1, `segments` around.
-pub fn unit_cylinder(segments: u32) -> (Vec<MeshVertex>, Vec<u32>) {
+pub(crate) fn unit_cylinder(segments: u32) -> (Vec<MeshVertex>, Vec<u32>) {
     let mut vertices = Vec::new();
     let mut indices = Vec::new();
     let n = segments.max(3);
@@ -285,7 +285,7 @@ pub fn unit_cylinder(segments: u32) -> (Vec<MeshVertex>, Vec<u32>) {
 /// Unit cone: base radius 1 at y = 0 (capped), apex at y = 1, `segments` around. The side's
 /// normals are those of the smooth cone (apex vertices one per segment, so each face's top
 /// takes its own direction).
-pub fn unit_cone(segments: u32) -> (Vec<MeshVertex>, Vec<u32>) {
+pub(crate) fn unit_cone(segments: u32) -> (Vec<MeshVertex>, Vec<u32>) {
     let n = segments.max(3);
     let mut vertices = Vec::new();
     let mut indices = Vec::new();
@@ -329,7 +329,7 @@ pub fn unit_cone(segments: u32) -> (Vec<MeshVertex>, Vec<u32>) {
 }
 
 /// Unit UV sphere: radius 1 at the origin, `rings` from pole to pole, `segments` around.
-pub fn unit_sphere(segments: u32, rings: u32) -> (Vec<MeshVertex>, Vec<u32>) {
+pub(crate) fn unit_sphere(segments: u32, rings: u32) -> (Vec<MeshVertex>, Vec<u32>) {
     let (n, m) = (segments.max(3), rings.max(2));
     let mut vertices = Vec::new();
     for j in 0..=m {
@@ -364,7 +364,7 @@ struct MeshRange {
 
 /// The long-lived scene pass.
 #[derive(Debug)]
-pub struct ScenePass {
+pub(crate) struct ScenePass {
     sky_pipeline: wgpu::RenderPipeline,
     ground_pipeline: wgpu::RenderPipeline,
     mesh_pipeline: wgpu::RenderPipeline,
@@ -450,7 +450,7 @@ impl Background {
 impl ScenePass {
     const INITIAL_INSTANCES: usize = 16;
 
-    pub fn new(
+    pub(crate) fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         globals_layout: &wgpu::BindGroupLayout,
@@ -592,7 +592,7 @@ impl ScenePass {
     /// Draws `image` (sRGB RGBA, at most [`flag_texture::MAX_FLAG_SIDE`] a side is plenty)
     /// behind everything instead of the sky from now on, scaled to cover the view; `None`
     /// brings the sky back. On an error the current background stays.
-    pub fn set_background(
+    pub(crate) fn set_background(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -612,7 +612,7 @@ impl ScenePass {
     }
 
     /// A number that changes whenever the background image does (for caches of the sky).
-    pub fn background_generation(&self) -> u64 {
+    pub(crate) fn background_generation(&self) -> u64 {
         self.background.generation
     }
 
@@ -626,7 +626,12 @@ impl ScenePass {
     }
 
     /// Uploads the uniforms and the pole/sphere instances of `frame`.
-    pub fn prepare(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, frame: &SceneFrame<'_>) {
+    pub(crate) fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        frame: &SceneFrame<'_>,
+    ) {
         self.uniforms.upload(queue, &self.uniforms_of(frame));
         self.draw_ground = frame.ground_height.is_some();
 
@@ -688,7 +693,11 @@ impl ScenePass {
     /// nearer has been drawn: call after the pole, the spheres and the cloth, so the pixels they
     /// cover are never shaded twice (on a software rasteriser the ground's checkers and the
     /// sky's glow cost per pixel).
-    pub fn draw_background(&self, pass: &mut wgpu::RenderPass<'_>, globals: &wgpu::BindGroup) {
+    pub(crate) fn draw_background(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        globals: &wgpu::BindGroup,
+    ) {
         self.set_bind_groups(pass, globals);
         if self.draw_ground {
             pass.set_pipeline(&self.ground_pipeline);
@@ -699,7 +708,7 @@ impl ScenePass {
     }
 
     /// Records the pole and the spheres (depth tested and written).
-    pub fn draw_objects(&self, pass: &mut wgpu::RenderPass<'_>, globals: &wgpu::BindGroup) {
+    pub(crate) fn draw_objects(&self, pass: &mut wgpu::RenderPass<'_>, globals: &wgpu::BindGroup) {
         self.set_bind_groups(pass, globals);
         if self.cylinder_count + self.sphere_count + self.cone_count == 0 {
             return;
@@ -725,7 +734,7 @@ impl ScenePass {
     }
 
     /// The uniforms of `frame` with this pass's background.
-    pub fn uniforms_of(&self, frame: &SceneFrame<'_>) -> SceneUniforms {
+    pub(crate) fn uniforms_of(&self, frame: &SceneFrame<'_>) -> SceneUniforms {
         SceneUniforms {
             background: [f32::from(u8::from(self.background.shown)), 0.0, 0.0, 0.0],
             ..SceneUniforms::new(frame)

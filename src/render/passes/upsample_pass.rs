@@ -20,8 +20,8 @@ use std::num::NonZeroU64;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
-use super::gpu::{GpuContext, GpuError};
-use super::shaders::UPSAMPLE_WGSL;
+use crate::render::device::gpu::{GpuContext, GpuError};
+use crate::render::device::shaders::UPSAMPLE_WGSL;
 use crate::upsample::{
     DisplayMode, KeyGrid, RenderMesh, RenderSettings, UpsampleError, UpsampleParams,
 };
@@ -32,9 +32,9 @@ use crate::upsample::{
 pub const WORKGROUP_SIZE: [u32; 2] = [8, 8];
 
 /// `UpsampleUniforms::mode` values. Keep in sync with `MODE_*` in `shaders/upsample.wgsl`.
-pub const MODE_KEY_ONLY: u32 = 0;
-pub const MODE_SMOOTH: u32 = 1;
-pub const MODE_WRINKLED: u32 = 2;
+pub(crate) const MODE_KEY_ONLY: u32 = 0;
+pub(crate) const MODE_SMOOTH: u32 = 1;
+pub(crate) const MODE_WRINKLED: u32 = 2;
 
 /// Bytes per node in every storage buffer: one `vec4<f32>` (xyz used, w padding).
 const NODE_SIZE: u64 = 16;
@@ -42,7 +42,7 @@ const NODE_SIZE: u64 = 16;
 /// Each cloth's render nodes start at a multiple of this many nodes (256 bytes: the largest
 /// `min_storage_buffer_offset_alignment` any adapter may ask), so a draw pass can bind its part
 /// of the output buffers alone.
-pub const RENDER_ALIGNMENT_NODES: u32 = 16;
+pub(crate) const RENDER_ALIGNMENT_NODES: u32 = 16;
 
 /// The shader's uniform block. Keep in sync with `struct UpsampleUniforms` in
 /// `shaders/upsample.wgsl`; `tests/shaders.rs` checks the sizes match.
@@ -78,7 +78,7 @@ const _: () = assert!(std::mem::size_of::<UpsampleUniforms>() == 64);
 impl UpsampleUniforms {
     /// The uniforms for validated parameters (the same numbers the CPU reference uses), the
     /// cloth's nodes first in every buffer.
-    pub fn from_params(params: &UpsampleParams) -> Self {
+    pub(crate) fn from_params(params: &UpsampleParams) -> Self {
         Self {
             key_count: params.key_count,
             resolution: params.resolution,
@@ -132,7 +132,7 @@ pub struct Placement {
 
 impl Placement {
     /// Its part of an output buffer, bytes: offset and size.
-    pub fn byte_range(&self) -> (u64, u64) {
+    pub(crate) fn byte_range(&self) -> (u64, u64) {
         let [ru, rv] = self.resolution.map(u64::from);
         (u64::from(self.first_node) * NODE_SIZE, ru * rv * NODE_SIZE)
     }
@@ -415,7 +415,7 @@ impl UpsamplePass {
     /// Records the kernels for the last upload into `encoder`, one dispatch of each for every
     /// cloth of it; nothing before the first upload. The frame-node passes are skipped when no
     /// cloth's mode reads them (and each cloth whose mode does not returns at once).
-    pub fn encode(&self, encoder: &mut wgpu::CommandEncoder) {
+    pub(crate) fn encode(&self, encoder: &mut wgpu::CommandEncoder) {
         let Some(buffers) = &self.buffers else {
             return;
         };
@@ -453,7 +453,7 @@ impl UpsamplePass {
     /// simulation's) over cloth `k`'s uploaded ones, to go before [`Self::encode`]: the cloth
     /// is then upsampled from the device's nodes, nothing read back. Returns false (nothing
     /// recorded) when cloth `k` does not have `nodes` key nodes or the source is too short.
-    pub fn copy_keys(
+    pub(crate) fn copy_keys(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         k: usize,
@@ -477,7 +477,7 @@ impl UpsamplePass {
 
     /// The key positions buffer (`vec4<f32>` a node) and cloth `k`'s first node in it, as
     /// the last upload placed them.
-    pub fn key_nodes(&self, k: usize) -> Option<(&wgpu::Buffer, u32)> {
+    pub(crate) fn key_nodes(&self, k: usize) -> Option<(&wgpu::Buffer, u32)> {
         let buffers = self.buffers.as_ref()?;
         Some((&buffers.key_positions, buffers.bases.get(k)?.key))
     }
@@ -504,7 +504,7 @@ impl UpsamplePass {
     }
 
     /// The unit render normals, `array<vec4<f32>>` (w = 0), same layout and usage.
-    pub fn render_normals_buffer(&self) -> Option<&wgpu::Buffer> {
+    pub(crate) fn render_normals_buffer(&self) -> Option<&wgpu::Buffer> {
         self.buffers.as_ref().map(|b| &b.render_normals)
     }
 
@@ -575,7 +575,7 @@ impl UpsamplePass {
 
 /// Maps a `MAP_READ` buffer of `vec4<f32>`, waits, and returns the xyz parts.
 fn read_vec4_buffer(ctx: &GpuContext, buffer: &wgpu::Buffer) -> Result<Vec<Vec3>, GpuError> {
-    super::gpu::map_for_reading(&ctx.device, buffer).map_err(GpuError::ReadBack)?;
+    crate::render::device::gpu::map_for_reading(&ctx.device, buffer).map_err(GpuError::ReadBack)?;
     let nodes = {
         let view = buffer
             .get_mapped_range(..)

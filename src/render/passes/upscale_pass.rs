@@ -3,9 +3,9 @@
 //! stretching it over the target with bilinear filtering (`shaders/upscale.wgsl`). Their CPU
 //! twins are [`fxaa_cpu`] and [`upscale_bilinear`]; `tests/upscale.rs` compares each pair.
 
-use super::fullscreen;
-use super::shaders::{FXAA_WGSL, UPSCALE_WGSL};
-use super::targets::PixelRect;
+use crate::render::device::shaders::{FXAA_WGSL, UPSCALE_WGSL};
+use crate::render::device::targets::PixelRect;
+use crate::render::passes::fullscreen;
 
 /// The pipelines for one target format, their bind-group layout and their sampler.
 pub struct UpscalePass {
@@ -88,7 +88,7 @@ impl UpscalePass {
 
     /// Records one pass that stretches the bound image over `target` within `rects` only, and
     /// keeps what `target` holds elsewhere.
-    pub fn record_within(
+    pub(crate) fn record_within(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         image: &wgpu::BindGroup,
@@ -100,7 +100,7 @@ impl UpscalePass {
 
     /// Records one pass that writes the image anti-aliased by FXAA into `target` (the bound
     /// image's size) within `rects` only, and keeps what `target` holds elsewhere: with the image
-    /// copied there first, FXAA runs only where there can be edges ([`super::edges`]).
+    /// copied there first, FXAA runs only where there can be edges ([`crate::render::drawing::edges`]).
     pub fn record_fxaa_within(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -161,16 +161,16 @@ pub struct Fxaa;
 impl Fxaa {
     /// Local luma contrast, as a share of the brightest of the five lumas, from which a pixel is
     /// on an edge.
-    pub const EDGE_RELATIVE: f64 = 0.125;
+    pub(crate) const EDGE_RELATIVE: f64 = 0.125;
     /// The least contrast that is an edge (dark areas are left alone).
     pub const EDGE_MIN: f64 = 1.0 / 32.0;
-    pub const REDUCE_MUL: f64 = 0.125;
-    pub const REDUCE_MIN: f64 = 1.0 / 128.0;
+    pub(crate) const REDUCE_MUL: f64 = 0.125;
+    pub(crate) const REDUCE_MIN: f64 = 1.0 / 128.0;
     /// The longest step along an edge, texels.
-    pub const SPAN_MAX: f64 = 8.0;
+    pub(crate) const SPAN_MAX: f64 = 8.0;
     /// How far from a pixel FXAA reads, texels: half the longest step, plus the bilinear
     /// sample's own reach.
-    pub const REACH: f32 = (Self::SPAN_MAX as f32) / 2.0 + 1.0;
+    pub(crate) const REACH: f32 = (Self::SPAN_MAX as f32) / 2.0 + 1.0;
 }
 
 /// Luma of an sRGB-encoded colour (ITU-R BT.601 weights), 0..=1.

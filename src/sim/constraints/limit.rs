@@ -4,13 +4,14 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
-use super::cloth::{Cloth, LimitedSpring};
-use super::par::for_each_node2;
-use super::params::{Collider, Provot};
-use super::provot::provot_moves;
-pub use super::provot::{Bounds, PROVOT_TOLERANCE, colour_springs};
-use super::strain_levels::{self, StrainLevels};
-use super::tethers::Tethers;
+pub use crate::sim::constraints::provot::Bounds;
+pub(crate) use crate::sim::constraints::provot::colour_springs;
+use crate::sim::constraints::provot::provot_moves;
+use crate::sim::constraints::strain_levels::{self, StrainLevels};
+use crate::sim::constraints::tethers::Tethers;
+use crate::sim::format::params::Provot;
+use crate::sim::model::cloth::{Cloth, LimitedSpring};
+use crate::sim::model::par::for_each_node2;
 
 /// Work arrays of the strain-limiting stage, reused between steps.
 #[derive(Debug, Clone, Default)]
@@ -36,7 +37,7 @@ pub struct StrainReport {
     pub sweeps: u32,
     /// Tether corrections.
     pub tether_corrections: usize,
-    /// Corrections on the coarse levels ([`crate::sim::strain_levels`]).
+    /// Corrections on the coarse levels ([`crate::sim::constraints::strain_levels`]).
     pub level_corrections: usize,
 }
 
@@ -48,13 +49,12 @@ pub struct StrainReport {
 /// `max_compression`; then every moved node gets `v = (x_corrected - x_before) / h`.
 ///
 /// The coarse levels come first: a coarse spring shortened half from each end moves a node
-/// near a pin away from it, which the tethers after them take back (a sheet on a lifted pole
-/// reached 1.12 × its rest distance from the pins with the tethers before the levels).
+/// near a pin away from it, which the tethers after them take back (with the tethers before
+/// the levels, a sheet on a lifted pole would end farther from its pins than they allow).
 ///
 /// The sweeps come last: they may push a node a little beyond its tether (the tests hold a
 /// sheet far too soft to carry itself within `1 + τ` of its pins), but tethers after them
-/// would re-stretch springs (a 96 × 96 flag swept in four bands ended at 1.126 × rest with a
-/// second tether pass, 1.105 without).
+/// would re-stretch the springs the sweeps have just limited.
 pub fn limit_strain(
     cloth: &mut Cloth,
     kinematic: &[bool],
@@ -140,7 +140,7 @@ pub fn limit_strain(
 /// difference, the free end all of it when the other end is kinematic, neither when both are.
 /// Springs with `L = 0` are not among them. Moved nodes are marked in `moved`. Returns `(corrections, sweeps)`.
 ///
-/// The sweeps follow [`StrainOrder`](crate::sim::cloth::StrainOrder): forward on odd sweeps
+/// The sweeps follow [`StrainOrder`](crate::sim::model::cloth::StrainOrder): forward on odd sweeps
 /// (bands, then the springs between them) and backward on even ones (the reverse), a symmetric
 /// Gauss–Seidel. Bands run in parallel when `parallel`, with the serial result.
 pub fn provot_sweeps(
@@ -254,7 +254,7 @@ impl Springs<'_> {
         }
     }
 
-    #[allow(clippy::inline_always)] // reason: the innermost loop of the fast core (issue 11's profile)
+    #[allow(clippy::inline_always)] // reason: the innermost loop of the fast core
     #[inline(always)]
     fn correct_in<'s>(
         &self,
@@ -305,54 +305,4 @@ pub fn strain_limit(
         parallel,
     )
     .corrections
-}
-
-/// Pushes penetrating free nodes to the collider surface (plus its margin), removes the inward
-/// normal velocity and applies Coulomb friction to the tangential velocity: the tangential speed
-/// drops by `μ` times the removed normal speed, never below zero.
-pub fn collide(cloth: &mut Cloth, kinematic: &[bool], colliders: &[Collider]) -> usize {
-    let mut contacts = 0;
-    for c in colliders {
-        for (i, &is_kinematic) in kinematic.iter().enumerate() {
-            if is_kinematic {
-                continue;
-            }
-            let x = cloth.x[i];
-            let (normal, depth, mu) = match c {
-                Collider::Sphere(s) => {
-                    let center = DVec3::from_array(s.center);
-                    let d = x - center;
-                    let dist = d.length();
-                    let r = s.radius + s.margin;
-                    if dist >= r {
-                        continue;
-                    }
-                    let n = if dist > 0.0 { d / dist } else { DVec3::Y };
-                    (n, r - dist, s.friction)
-                }
-                Collider::Ground(g) => {
-                    let top = g.height + g.margin;
-                    if x.y >= top {
-                        continue;
-                    }
-                    (DVec3::Y, top - x.y, g.friction)
-                }
-            };
-            contacts += 1;
-            cloth.x[i] += depth * normal;
-            let v = cloth.v[i];
-            let vn = v.dot(normal);
-            if vn < 0.0 {
-                let vt = v - vn * normal;
-                let vt_len = vt.length();
-                let scale = if vt_len > 0.0 {
-                    (1.0 - mu * (-vn) / vt_len).max(0.0)
-                } else {
-                    0.0
-                };
-                cloth.v[i] = vt * scale;
-            }
-        }
-    }
-    contacts
 }

@@ -1,15 +1,15 @@
 //! Provot's rule for one spring (Provot 1995, with a shortest length beside the longest), and
 //! the colouring of springs that the GPU's sweeps and the coarse levels sweep by. Shared by
-//! [`super::constraints`] (the cloth's own springs) and [`super::strain_levels`] (a grid's
+//! [`crate::sim::constraints::limit`] (the cloth's own springs) and [`crate::sim::constraints::strain_levels`] (a grid's
 //! coarse levels).
 
 use glam::DVec3;
 
-use super::cloth::LimitedSpring;
+use crate::sim::model::cloth::LimitedSpring;
 
 /// Relative excess below which a spring counts as satisfied, so that the sweeps can finish
 /// instead of chasing round-off.
-pub const PROVOT_TOLERANCE: f64 = 1e-9;
+pub(crate) const PROVOT_TOLERANCE: f64 = 1e-9;
 
 /// How long a limited spring may be, in rest lengths: at most `longest` (`1 + τ`) and at
 /// least `shortest` (`1 − τ_c`; 0: no lower bound).
@@ -70,7 +70,10 @@ pub(crate) fn provot_moves(
 
 /// `springs` on `nodes` nodes coloured so that no two springs of a colour share a node:
 /// greedily in the order of their ends `(a, b)`, each the first colour neither end has.
-pub fn colour_springs(mut springs: Vec<LimitedSpring>, nodes: usize) -> Vec<Vec<LimitedSpring>> {
+pub(crate) fn colour_springs(
+    mut springs: Vec<LimitedSpring>,
+    nodes: usize,
+) -> Vec<Vec<LimitedSpring>> {
     springs.sort_by_key(|s| (s.a, s.b));
     let mut used = vec![0_u64; nodes];
     let mut colours: Vec<Vec<LimitedSpring>> = Vec::new();

@@ -3,10 +3,10 @@
 //! own springs, the same limit on coarser grids, coarsest first.
 //!
 //! A sweep carries a correction one spring. A fine cloth pinned at a few nodes carries its
-//! weight through the springs beside the pins, which stretch in proportion to the resolution
-//! (the peer's 1024² hanging sheet: 1.30 × rest without limiting); shortening them pulls the
-//! whole cloth after them, a move hundreds of springs long that a few sweeps a step cannot
-//! make, so they leave the sheet stretched (and pull its springs short where they do act).
+//! weight through the springs beside the pins, which stretch in proportion to the resolution;
+//! shortening them pulls the whole cloth after them, a move hundreds of springs long that a
+//! few sweeps a step cannot make, so they leave the sheet stretched (and pull its springs short
+//! where they do act).
 //! On a coarse grid the same move is a few springs long.
 //!
 //! Level `l` takes every second node of level `l − 1` along each direction, and the last one
@@ -19,7 +19,7 @@
 //! hands its nodes' moves to the next finer level: each node of that level not on this one
 //! moves by the linear interpolation of its coarse neighbours' moves ([`multigrid::parents`],
 //! the multigrid's prolongation). Then the tethers, then the cloth's own sweeps
-//! ([`super::constraints::limit_strain`]).
+//! ([`crate::sim::constraints::limit::limit_strain`]).
 //!
 //! A kinematic node never moves. On a coarse level a node is held when a node of the finer
 //! level that interpolates from it is held there, so a pin, a grab or the pole holds the
@@ -27,9 +27,9 @@
 
 use glam::DVec3;
 
-use super::cloth::{Cloth, LimitedSpring};
-use super::multigrid::{coarse_len, parents};
-use super::provot::{Bounds, colour_springs, provot_moves};
+use crate::sim::constraints::provot::{Bounds, colour_springs, provot_moves};
+use crate::sim::model::cloth::{Cloth, LimitedSpring};
+use crate::sim::solvers::multigrid::{coarse_len, parents};
 
 /// One coarse level.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,7 +83,7 @@ impl StrainLevels {
     /// Builds (when the grid or `levels` changed) up to `levels` coarse levels of an
     /// `nx × ny` grid with rest spacings `l0_u`, `l0_v`: fewer where the grid runs out (a level
     /// of at most 2 × 2 nodes is the last).
-    pub fn build(&mut self, nx: usize, ny: usize, l0_u: f64, l0_v: f64, levels: u32) {
+    pub(crate) fn build(&mut self, nx: usize, ny: usize, l0_u: f64, l0_v: f64, levels: u32) {
         if self.built_for == (nx, ny, levels) {
             return;
         }
@@ -132,7 +132,7 @@ impl StrainLevels {
     /// Marks, per cloth node, the first level at which it is held for `kinematic` (when the
     /// set changed): level 0's kinematic nodes, and on each coarser level the nodes a held node
     /// of the finer level interpolates from.
-    pub fn hold(&mut self, nx: usize, ny: usize, kinematic: &[bool]) {
+    pub(crate) fn hold(&mut self, nx: usize, ny: usize, kinematic: &[bool]) {
         if self.held_for == kinematic {
             return;
         }
@@ -165,7 +165,7 @@ impl StrainLevels {
 
     /// Per cloth node, the first level at which it is held (0: kinematic; `u8::MAX`: never),
     /// as [`Self::hold`] made it.
-    pub fn held_from(&self) -> &[u8] {
+    pub(crate) fn held_from(&self) -> &[u8] {
         &self.held_from
     }
 
@@ -173,7 +173,7 @@ impl StrainLevels {
     /// for), coarsest first: at most `iterations` sweeps on each level's springs, stopping at
     /// the first that corrects nothing, then the level's moves interpolated to the next finer
     /// level's other nodes. Moved nodes are marked in `moved`. Returns the corrections made.
-    pub fn limit(
+    pub(crate) fn limit(
         &mut self,
         x: &mut [DVec3],
         kinematic: &[bool],
@@ -279,7 +279,7 @@ fn interpolate(
 }
 
 /// Whether the coarse levels apply to `cloth`: a grid with nothing cut away.
-pub fn applies(cloth: &Cloth) -> bool {
+pub(crate) fn applies(cloth: &Cloth) -> bool {
     cloth.grid().is_some() && cloth.topology.mesh.cut.is_empty()
 }
 

@@ -21,16 +21,16 @@ use std::collections::BinaryHeap;
 
 use glam::DVec3;
 
-use super::cloth::Cloth;
-use super::par::for_each_node2;
+use crate::sim::model::cloth::Cloth;
+use crate::sim::model::par::for_each_node2;
 
 /// Above this many kinematic regions, one tether per node to the nearest kinematic node.
-pub const MAX_REGIONS: usize = 8;
+pub(crate) const MAX_REGIONS: usize = 8;
 
-/// Most rounds over one node's tethers in a projection. Measured on a 256 × 256 sheet hung by
-/// its corners (each node between two nearly opposite tethers): largest structural stretch
-/// 1.23 with one round, 1.13 with two, 1.09 with three, 1.07 with four, each round costing
-/// about a tenth of the step there.
+/// Most rounds over one node's tethers in a projection. A node between two nearly opposite
+/// tethers (a large sheet hung by its corners) is pulled back and forth between them, and each
+/// round brings it closer to both; every round costs a pass over the tethers, and past three
+/// the stretch gained is small for that cost.
 const ROUNDS: usize = 3;
 
 /// The tethers of one kinematic set, as compressed rows per node.
@@ -168,12 +168,8 @@ impl Tethers {
     }
 
     /// Number of tethers.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.rest.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rest.is_empty()
     }
 
     /// Node `i`'s tethers as `(anchor node, rest distance in m)`.

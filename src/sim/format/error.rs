@@ -198,7 +198,7 @@ pub enum SimError {
 impl SimError {
     /// `self` as the failure of lab copy `copy` (its label).
     #[must_use]
-    pub fn in_copy(self, copy: impl ToString) -> Self {
+    pub(crate) fn in_copy(self, copy: impl ToString) -> Self {
         Self::Copy {
             copy: copy.to_string(),
             source: Box::new(self),
@@ -208,7 +208,7 @@ impl SimError {
     /// `self` with a field named `from…` renamed `to…` (a value checked by a parameter's
     /// range, reported where a flag's entry wrote it).
     #[must_use]
-    pub fn with_field_prefix(mut self, from: &str, to: &str) -> Self {
+    pub(crate) fn with_field_prefix(mut self, from: &str, to: &str) -> Self {
         if let Self::OutOfRange { field, .. }
         | Self::CountOutOfRange { field, .. }
         | Self::BadNumber { field, .. }
@@ -222,7 +222,7 @@ impl SimError {
 
     /// `self` as the failure of the reference copy.
     #[must_use]
-    pub fn in_reference(self) -> Self {
+    pub(crate) fn in_reference(self) -> Self {
         Self::Reference(Box::new(self))
     }
 }
@@ -247,7 +247,7 @@ pub(crate) fn unit_suffix(unit: &str) -> String {
 
 /// The known name nearest to `name`, if it is near enough to be a typo: at most a third of
 /// its letters (and at least one) inserted, deleted, replaced or swapped with the next.
-pub fn nearest_name<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+pub(crate) fn nearest_name<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
     let limit = (name.chars().count() / 3).max(1);
     known
         .iter()

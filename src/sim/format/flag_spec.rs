@@ -1,4 +1,4 @@
-//! One entry of a scene's `flags` ([`super::flags`]): what a flag changes of the scene's own
+//! One entry of a scene's `flags` ([`crate::sim::runtime::flags`]): what a flag changes of the scene's own
 //! flag, and its checks. Plain data, below `scene` (which holds the list) and `flags` (which
 //! makes each flag's scene from it).
 
@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::error::SimError;
-use super::outline::{AlphaMask, FlagShape};
-use super::params::{Hoist, spec};
-use crate::setting::{Color, Finial};
+use crate::sim::format::error::SimError;
+use crate::sim::format::outline::{AlphaMask, FlagShape};
+use crate::sim::format::params::{Hoist, spec};
+use crate::sim::format::setting::{Color, Finial};
 
 /// One flag of a scene's `flags`. Every field may be left out (the scene's own flag's value,
 /// or for the pole, the next place along the row).
@@ -70,7 +70,7 @@ impl PoleSpec {
 }
 
 /// The tallest pole, m.
-pub const MAX_POLE_HEIGHT: f64 = 1e3;
+pub(crate) const MAX_POLE_HEIGHT: f64 = 1e3;
 
 impl FlagSpec {
     /// The name shown for flag `index` (0 is the first).
@@ -83,7 +83,7 @@ impl FlagSpec {
     }
 
     /// Checks what this entry writes, naming each field `flags[index].…`.
-    pub fn validate(&self, index: usize) -> Result<(), SimError> {
+    pub(crate) fn validate(&self, index: usize) -> Result<(), SimError> {
         let field = |f: &str| format!("flags[{index}].{f}");
         if let Some(size) = self.size {
             for (f, v) in ["size[0]", "size[1]"].iter().zip(size) {

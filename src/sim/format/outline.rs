@@ -1,4 +1,4 @@
-//! Flag shapes (issue 26): which part of a grid cloth's rectangle is cloth.
+//! Flag shapes: which part of a grid cloth's rectangle is cloth.
 //!
 //! Coordinates: `u` runs along the width from the hoist (0) to the fly (1), `v` along the
 //! height from the bottom (0) to the top (1); a grid's node `(i, j)` sits at
@@ -9,16 +9,16 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::error::SimError;
+use crate::sim::format::error::SimError;
 
 /// The deepest and shallowest notch, as a share of the width.
-pub const NOTCH_RANGE: std::ops::RangeInclusive<f64> = 0.05..=0.9;
+pub(crate) const NOTCH_RANGE: std::ops::RangeInclusive<f64> = 0.05..=0.9;
 /// A swallowtail's notch when the scene does not say: a third of the width.
-pub const SWALLOWTAIL_NOTCH: f64 = 1.0 / 3.0;
+pub(crate) const SWALLOWTAIL_NOTCH: f64 = 1.0 / 3.0;
 /// A burgee's notch when the scene does not say: a quarter of the width.
-pub const BURGEE_NOTCH: f64 = 0.25;
+pub(crate) const BURGEE_NOTCH: f64 = 0.25;
 /// A burgee's fly is this share of its hoist (it tapers in a straight line).
-pub const BURGEE_FLY: f64 = 0.4;
+pub(crate) const BURGEE_FLY: f64 = 0.4;
 
 /// A flag's outline.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -51,7 +51,7 @@ pub struct AlphaMask {
 impl AlphaMask {
     /// The mask of a `width × height` image from its alpha values, top row first; `None` for
     /// an empty image or the wrong number of values.
-    pub fn from_alpha(width: usize, height: usize, alpha: &[u8]) -> Option<Self> {
+    pub(crate) fn from_alpha(width: usize, height: usize, alpha: &[u8]) -> Option<Self> {
         (width > 0 && height > 0 && alpha.len() == width * height).then(|| Self {
             width,
             height,
@@ -60,7 +60,7 @@ impl AlphaMask {
     }
 
     /// Whether the pixel at flag point `(u, v)` is opaque (outside `0..=1`: the nearest edge).
-    pub fn opaque_at(&self, u: f64, v: f64) -> bool {
+    pub(crate) fn opaque_at(&self, u: f64, v: f64) -> bool {
         let at = |t: f64, n: usize| ((t * n as f64).floor().max(0.0) as usize).min(n - 1);
         self.opaque[at(1.0 - v, self.height) * self.width + at(u, self.width)]
     }
@@ -69,14 +69,14 @@ impl AlphaMask {
 /// A shape with the mask its image shape reads (`None`: the image is opaque or not known, and
 /// [`FlagShape::Image`] is the rectangle).
 #[derive(Debug, Clone, Copy)]
-pub struct Outline<'a> {
+pub(crate) struct Outline<'a> {
     pub shape: FlagShape,
     pub mask: Option<&'a AlphaMask>,
 }
 
 impl Outline<'_> {
     /// [`FlagShape::inside`], the image's transparency included.
-    pub fn inside(self, u: f64, v: f64) -> bool {
+    pub(crate) fn inside(self, u: f64, v: f64) -> bool {
         match (self.shape, self.mask) {
             (FlagShape::Image, Some(mask)) => mask.opaque_at(u, v),
             (shape, _) => shape.inside(u, v),
@@ -84,7 +84,7 @@ impl Outline<'_> {
     }
 
     /// Where no spring may pass: a notch, or a transparent part of the image.
-    pub fn in_gap(self, u: f64, v: f64) -> bool {
+    pub(crate) fn in_gap(self, u: f64, v: f64) -> bool {
         match self.shape {
             FlagShape::Image => !self.inside(u, v),
             shape => shape.in_notch(u, v),
@@ -92,7 +92,7 @@ impl Outline<'_> {
     }
 
     /// [`FlagShape::covers_cell`] with this outline.
-    pub fn covers_cell(self, [u0, u1]: [f64; 2], [v0, v1]: [f64; 2]) -> bool {
+    pub(crate) fn covers_cell(self, [u0, u1]: [f64; 2], [v0, v1]: [f64; 2]) -> bool {
         const N: usize = 16;
         (0..N).any(|a| {
             let u = u0 + (u1 - u0) * (a as f64 + 0.5) / N as f64;
@@ -103,7 +103,7 @@ impl Outline<'_> {
     /// Whether one of 31 points strictly between `a` and `b` is inside (a gap on the way does
     /// not matter): how a spring from a pinned node is kept, tying the cloth to its pole across
     /// a transparent corner of the image.
-    pub fn reaches_segment(self, a: [f64; 2], b: [f64; 2]) -> bool {
+    pub(crate) fn reaches_segment(self, a: [f64; 2], b: [f64; 2]) -> bool {
         (1..32).any(|k| {
             let t = f64::from(k) / 32.0;
             self.inside(a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
@@ -111,7 +111,7 @@ impl Outline<'_> {
     }
 
     /// [`FlagShape::covers_segment`] with this outline.
-    pub fn covers_segment(self, a: [f64; 2], b: [f64; 2]) -> bool {
+    pub(crate) fn covers_segment(self, a: [f64; 2], b: [f64; 2]) -> bool {
         let points = (1..32).map(|k| {
             let t = f64::from(k) / 32.0;
             (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
@@ -122,6 +122,30 @@ impl Outline<'_> {
 }
 
 impl FlagShape {
+    /// Whether a spring from `a` to `b` belongs to the cloth: one of 31 points strictly
+    /// between its ends is inside the shape and none is in its notch ([`FlagShape::in_notch`]).
+    /// A spring wholly outside a pennant does not, nor one that crosses a notch, even near its
+    /// point. (31 points tell every spring of a 10 × 10 grid apart as a dense test does.)
+    #[cfg(test)]
+    pub(crate) fn covers_segment(self, a: [f64; 2], b: [f64; 2]) -> bool {
+        Outline {
+            shape: self,
+            mask: None,
+        }
+        .covers_segment(a, b)
+    }
+
+    /// Whether the shape covers part of the cell `[u0, u1] × [v0, v1]` (16 × 16 points inside
+    /// it are tried, none on its edges).
+    #[cfg(test)]
+    pub(crate) fn covers_cell(self, u: [f64; 2], v: [f64; 2]) -> bool {
+        Outline {
+            shape: self,
+            mask: None,
+        }
+        .covers_cell(u, v)
+    }
+
     /// Every shape with its default notch, in the order the panel lists them.
     pub const ALL: [Self; 5] = [
         Self::Rectangle,
@@ -147,7 +171,7 @@ impl FlagShape {
     }
 
     /// Its notch's depth, a share of the width (`None` for shapes without one).
-    pub fn notch(self) -> Option<f64> {
+    pub(crate) fn notch(self) -> Option<f64> {
         match self {
             Self::Swallowtail { notch } | Self::Burgee { notch } => Some(notch),
             Self::Rectangle | Self::Pennant | Self::Image => None,
@@ -156,7 +180,7 @@ impl FlagShape {
 
     /// The same shape with another notch (shapes without one stay as they are).
     #[must_use]
-    pub fn with_notch(self, depth: f64) -> Self {
+    pub(crate) fn with_notch(self, depth: f64) -> Self {
         match self {
             Self::Swallowtail { .. } => Self::Swallowtail { notch: depth },
             Self::Burgee { .. } => Self::Burgee { notch: depth },
@@ -179,31 +203,9 @@ impl FlagShape {
         }
     }
 
-    /// Whether the shape covers part of the cell `[u0, u1] × [v0, v1]` (16 × 16 points inside
-    /// it are tried, none on its edges).
-    pub fn covers_cell(self, u: [f64; 2], v: [f64; 2]) -> bool {
-        Outline {
-            shape: self,
-            mask: None,
-        }
-        .covers_cell(u, v)
-    }
-
-    /// Whether a spring from `a` to `b` belongs to the cloth: one of 31 points strictly
-    /// between its ends is inside the shape and none is in its notch ([`FlagShape::in_notch`]).
-    /// A spring wholly outside a pennant does not, nor one that crosses a notch, even near its
-    /// point. (31 points tell every spring of a 10 × 10 grid apart as a dense test does.)
-    pub fn covers_segment(self, a: [f64; 2], b: [f64; 2]) -> bool {
-        Outline {
-            shape: self,
-            mask: None,
-        }
-        .covers_segment(a, b)
-    }
-
     /// Whether `(u, v)` is in the shape's notch (the triangle cut from a swallowtail's or a
     /// burgee's fly), where no spring may pass.
-    pub fn in_notch(self, u: f64, v: f64) -> bool {
+    pub(crate) fn in_notch(self, u: f64, v: f64) -> bool {
         let off = (v - 0.5).abs();
         match self {
             Self::Swallowtail { notch } => in_notch(u, off, notch, 0.5),
@@ -214,7 +216,7 @@ impl FlagShape {
 
     /// The shape's numbers for the cloth shader: its kind (0 rectangle, 1 swallowtail,
     /// 2 pennant, 3 burgee, 4 the image's alpha) and its notch.
-    pub fn gpu(self) -> (u32, f32) {
+    pub(crate) fn gpu(self) -> (u32, f32) {
         match self {
             Self::Rectangle => (0, 0.0),
             Self::Swallowtail { notch } => (1, notch as f32),
@@ -226,7 +228,7 @@ impl FlagShape {
 
     /// The failure, naming the field, when the notch is outside [`NOTCH_RANGE`] (or not a
     /// number).
-    pub fn check(self) -> Result<(), SimError> {
+    pub(crate) fn check(self) -> Result<(), SimError> {
         match self.notch() {
             Some(n) if !(n.is_finite() && NOTCH_RANGE.contains(&n)) => Err(SimError::BadNumber {
                 field: format!("cloth.grid.shape.{}.notch", self.name()),

@@ -5,9 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::setting::Setting;
-use crate::sim::error::SimError;
-use crate::sim::params::spec;
+use crate::sim::format::error::SimError;
+use crate::sim::format::params::spec;
+use crate::sim::format::setting::Setting;
 
 /// What the render mesh shows (paper Fig. 9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -29,7 +29,7 @@ impl DisplayMode {
         DisplayMode::Wrinkled,
     ];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             DisplayMode::KeyOnly => "key-only",
             DisplayMode::Smooth => "smooth",
@@ -85,11 +85,11 @@ impl Default for RenderSettings {
 }
 
 /// Largest render resolution per axis accepted from a scene or the UI.
-pub const MAX_RESOLUTION: u32 = spec::RESOLUTION.max;
+pub(crate) const MAX_RESOLUTION: u32 = spec::RESOLUTION.max;
 
 impl RenderSettings {
     /// Checks ranges; the failure names the field.
-    pub fn validate(&self) -> Result<(), SimError> {
+    pub(crate) fn validate(&self) -> Result<(), SimError> {
         for (axis, r) in ["u", "v"].iter().zip(self.resolution) {
             spec::RESOLUTION.check(r).map_err(|e| match e {
                 SimError::CountOutOfRange {
@@ -110,7 +110,7 @@ impl RenderSettings {
     }
 
     /// The mode actually drawn: `wrinkles = false` turns `wrinkled` into `smooth`.
-    pub fn effective_mode(&self) -> DisplayMode {
+    pub(crate) fn effective_mode(&self) -> DisplayMode {
         match self.mode {
             DisplayMode::Wrinkled if !self.wrinkles => DisplayMode::Smooth,
             m => m,

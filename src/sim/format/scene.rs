@@ -1,4 +1,4 @@
-//! Scene files (JSON, `interface.md`) and the built-in presets.
+//! Scene files (JSON, docs/scenes.md) and the built-in presets.
 //!
 //! A scene is a cloth (a grid, or explicit nodes and springs), the simulation parameters and the
 //! render settings. Unknown fields are errors; omitted fields take their documented defaults.
@@ -6,22 +6,19 @@
 
 use std::path::{Path, PathBuf};
 
-use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
-use super::cloth::{Cloth, GridInfo, Spring, SpringFamily};
-use super::device::DeviceChoice;
-use super::error::{SimError, nearest_name};
-use super::flag_spec::FlagSpec;
-use super::outline::{AlphaMask, FlagShape, Outline};
-use super::params::{IntegratorKind, Params};
-use super::simulation::Simulation;
-use crate::upsample::RenderSettings;
+use crate::sim::format::device_choice::DeviceChoice;
+use crate::sim::format::error::{SimError, nearest_name};
+use crate::sim::format::flag_spec::FlagSpec;
+use crate::sim::format::outline::{AlphaMask, FlagShape, Outline};
+use crate::sim::format::params::{IntegratorKind, Params};
+use crate::sim::format::render_settings::RenderSettings;
 
 /// Ceiling on nodes, to protect memory (1024 × 1024).
-pub const MAX_NODES: usize = 1 << 20;
+pub(crate) const MAX_NODES: usize = 1 << 20;
 /// Ceiling on springs.
-pub const MAX_SPRINGS: usize = 8 << 20;
+pub(crate) const MAX_SPRINGS: usize = 8 << 20;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -36,7 +33,7 @@ pub struct Scene {
     pub params: Params,
     #[serde(default)]
     pub render: RenderSettings,
-    /// Several flags, each on its own pole ([`super::flags`]); empty (the default): the scene
+    /// Several flags, each on its own pole ([`crate::sim::runtime::flags`]); empty (the default): the scene
     /// is its one cloth.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<FlagSpec>,
@@ -271,7 +268,7 @@ impl Scene {
     }
 
     /// Where the cloth steps; `gpu` makes the integrator `kang-mg`, the one the GPU steps.
-    pub fn set_device(&mut self, device: DeviceChoice) {
+    pub(crate) fn set_device(&mut self, device: DeviceChoice) {
         self.device = device;
         if device == DeviceChoice::Gpu {
             self.params.integrator = IntegratorKind::KangMg;
@@ -414,27 +411,6 @@ impl Scene {
             }),
         }
     }
-
-    /// Builds the cloth (of several flags, the first: [`Scene::flag_scene`]). Call only on a
-    /// validated scene.
-    pub fn build_cloth(&self) -> Cloth {
-        if !self.flags.is_empty() {
-            return self.flag_scene(0).build_cloth();
-        }
-        match &self.cloth.grid {
-            Some(g) => build_grid(g),
-            None => build_explicit(&self.cloth),
-        }
-    }
-
-    /// A ready simulation of this scene (of several flags, the first, with its hoist; every
-    /// flag: [`super::flags::FlagSet`]).
-    pub fn simulation(&self) -> Result<Simulation, SimError> {
-        if !self.flags.is_empty() {
-            return self.flag_scene(0).simulation();
-        }
-        Simulation::new(self.build_cloth(), self.params.clone())
-    }
 }
 
 fn finite3(field: &str, v: [f64; 3]) -> Result<(), SimError> {
@@ -475,7 +451,7 @@ fn validate_grid(g: &GridSpec) -> Result<(), SimError> {
             });
         }
     }
-    super::params::spec::TOTAL_MASS.check(g.mass)?;
+    crate::sim::format::params::spec::TOTAL_MASS.check(g.mass)?;
     finite3("cloth.grid.origin", g.origin)?;
     g.shape.check()?;
     if let Pins::List(list) = &g.pins {
@@ -605,7 +581,7 @@ fn is_rectangle(shape: &FlagShape) -> bool {
 }
 
 /// `g`'s shape with its image's mask.
-fn outline(g: &GridSpec) -> Outline<'_> {
+pub(crate) fn outline(g: &GridSpec) -> Outline<'_> {
     Outline {
         shape: g.shape,
         mask: g.alpha.as_deref(),
@@ -613,13 +589,13 @@ fn outline(g: &GridSpec) -> Outline<'_> {
 }
 
 /// Where node `(i, j)` of `g` sits in the flag's `(u, v)`.
-fn grid_uv(g: &GridSpec, i: usize, j: usize) -> [f64; 2] {
+pub(crate) fn grid_uv(g: &GridSpec, i: usize, j: usize) -> [f64; 2] {
     [i as f64 / (g.nx - 1) as f64, j as f64 / (g.ny - 1) as f64]
 }
 
 /// Per node, whether `g`'s shape keeps it: whether the shape covers part of one of the (up to
 /// four) cells it is a corner of.
-fn kept_nodes(g: &GridSpec) -> Vec<bool> {
+pub(crate) fn kept_nodes(g: &GridSpec) -> Vec<bool> {
     let (nx, ny) = (g.nx, g.ny);
     if g.shape == FlagShape::Rectangle {
         return vec![true; nx * ny];
@@ -647,212 +623,38 @@ fn kept_nodes(g: &GridSpec) -> Vec<bool> {
         .collect()
 }
 
-fn build_grid(g: &GridSpec) -> Cloth {
-    let (nx, ny) = (g.nx, g.ny);
-    let du = g.width / (nx - 1) as f64;
-    let dv = g.height / (ny - 1) as f64;
-    let origin = DVec3::from_array(g.origin);
-    let (axis_u, axis_v) = match g.plane {
-        Plane::Xy => (DVec3::X, DVec3::Y),
-        Plane::Xz => (DVec3::X, DVec3::NEG_Z),
-    };
-    let idx = |i: usize, j: usize| j * nx + i;
-    let x: Vec<DVec3> = match &g.positions {
-        Some(p) => p.iter().map(|a| DVec3::from_array(*a)).collect(),
-        None => (0..ny)
-            .flat_map(|j| (0..nx).map(move |i| (i, j)))
-            .map(|(i, j)| origin + axis_u * (i as f64 * du) + axis_v * (j as f64 * dv))
-            .collect(),
-    };
-    let n = nx * ny;
-    let mut springs = Vec::new();
-    let mut add = |a: usize, b: usize, family: SpringFamily, rest: f64| {
-        springs.push(Spring {
-            a,
-            b,
-            family,
-            rest,
-            k_custom: 0.0,
-        });
-    };
-    let diag = (du * du + dv * dv).sqrt();
-    for j in 0..ny {
-        for i in 0..nx {
-            if i + 1 < nx {
-                add(idx(i, j), idx(i + 1, j), SpringFamily::Structural, du);
-            }
-            if j + 1 < ny {
-                add(idx(i, j), idx(i, j + 1), SpringFamily::Structural, dv);
-            }
-        }
-    }
-    if g.shear != ShearMode::None {
-        for j in 0..ny - 1 {
-            for i in 0..nx - 1 {
-                add(idx(i, j), idx(i + 1, j + 1), SpringFamily::Shear, diag);
-                if g.shear == ShearMode::Both {
-                    add(idx(i + 1, j), idx(i, j + 1), SpringFamily::Shear, diag);
-                }
-            }
-        }
-    }
-    if g.bend {
-        for j in 0..ny {
-            for i in 0..nx {
-                if i + 2 < nx {
-                    add(idx(i, j), idx(i + 2, j), SpringFamily::Bend, 2.0 * du);
-                }
-                if j + 2 < ny {
-                    add(idx(i, j), idx(i, j + 2), SpringFamily::Bend, 2.0 * dv);
-                }
-            }
-        }
-    }
-    let mut triangles = Vec::with_capacity(2 * (nx - 1) * (ny - 1));
-    for j in 0..ny - 1 {
-        for i in 0..nx - 1 {
-            // Counter-clockwise seen from +u × +v, matching the spring diagonal (i,j)–(i+1,j+1).
-            triangles.push([idx(i, j), idx(i + 1, j), idx(i + 1, j + 1)]);
-            triangles.push([idx(i, j), idx(i + 1, j + 1), idx(i, j + 1)]);
-        }
-    }
-    let mut pinned = vec![false; n];
-    match &g.pins {
-        Pins::Preset(PinPreset::Hoist) => (0..ny).for_each(|j| pinned[idx(0, j)] = true),
-        Pins::Preset(PinPreset::TopCorners) => {
-            pinned[idx(0, ny - 1)] = true;
-            pinned[idx(nx - 1, ny - 1)] = true;
-        }
-        Pins::Preset(PinPreset::TopEdge) => (0..nx).for_each(|i| pinned[idx(i, ny - 1)] = true),
-        Pins::Preset(PinPreset::None) => {}
-        Pins::List(list) => list.iter().for_each(|[i, j]| pinned[idx(*i, *j)] = true),
-    }
-    let grid = Some(GridInfo {
-        nx,
-        ny,
-        l0_u: du,
-        l0_v: dv,
-        shape: g.shape,
-    });
-    if g.shape == FlagShape::Rectangle {
-        let m = vec![g.mass / n as f64; n];
-        return Cloth::new(x, vec![DVec3::ZERO; n], m, pinned, springs, triangles, grid);
-    }
-    // A shaped flag: the nodes of the cells the shape covers, the springs that run through it,
-    // the triangles of those nodes with a point in it; the mass spread over the nodes kept.
-    // Pinned nodes stay, tied to the cloth by the springs that reach into the shape (a round
-    // image's hoist is mostly transparent, and the flag still hangs from its pole).
-    let mut kept = kept_nodes(g);
-    for (k, p) in kept.iter_mut().zip(&pinned) {
-        *k |= *p;
-    }
-    let uv = |k: usize| grid_uv(g, k % nx, k / nx);
-    let outline = outline(g);
-    springs.retain(|s| {
-        let (a, b) = (uv(s.a), uv(s.b));
-        kept[s.a]
-            && kept[s.b]
-            && if pinned[s.a] || pinned[s.b] {
-                outline.reaches_segment(a, b)
-            } else {
-                outline.covers_segment(a, b)
-            }
-    });
-    // A free node left with fewer than two springs (by a notch's edge) would swing loose: it
-    // is cut too, and so on until none is.
-    loop {
-        let mut degree = vec![0usize; n];
-        for s in &springs {
-            degree[s.a] += 1;
-            degree[s.b] += 1;
-        }
-        let loose: Vec<usize> = (0..n)
-            .filter(|&k| kept[k] && !pinned[k] && degree[k] < 2)
-            .collect();
-        if loose.is_empty() {
-            break;
-        }
-        for k in loose {
-            kept[k] = false;
-        }
-        springs.retain(|s| kept[s.a] && kept[s.b]);
-    }
-    triangles.retain(|t| {
-        let [a, b, c] = t.map(uv);
-        let centre = [(a[0] + b[0] + c[0]) / 3.0, (a[1] + b[1] + c[1]) / 3.0];
-        t.iter().all(|&k| kept[k])
-            && [a, b, c].iter().any(|corner| {
-                outline.covers_segment(centre, *corner) || outline.inside(centre[0], centre[1])
-            })
-    });
-    let count = kept.iter().filter(|k| **k).count().max(1);
-    let m = vec![g.mass / count as f64; n];
-    let cut = kept.iter().map(|k| !k).collect();
-    let mask = (g.shape == FlagShape::Image)
-        .then(|| g.alpha.clone())
-        .flatten();
-    Cloth::with_cut(
-        x,
-        vec![DVec3::ZERO; n],
-        m,
-        pinned,
-        springs,
-        triangles,
-        grid,
-        (cut, mask),
-    )
-}
-
-fn build_explicit(c: &ClothSpec) -> Cloth {
-    let nodes = c.nodes.as_deref().unwrap_or(&[]);
-    let x: Vec<DVec3> = nodes.iter().map(|n| DVec3::from_array(n.x)).collect();
-    let springs = c
-        .springs
-        .as_deref()
-        .unwrap_or(&[])
-        .iter()
-        .map(|s| Spring {
-            a: s.a,
-            b: s.b,
-            family: SpringFamily::Custom,
-            rest: s.rest.unwrap_or_else(|| (x[s.b] - x[s.a]).length()),
-            k_custom: s.k,
-        })
-        .collect();
-    Cloth::new(
-        x,
-        nodes.iter().map(|n| DVec3::from_array(n.v)).collect(),
-        nodes.iter().map(|n| n.m).collect(),
-        nodes.iter().map(|n| n.pinned).collect(),
-        springs,
-        c.triangles.clone().unwrap_or_default(),
-        None,
-    )
-}
-
 /// The built-in presets: name and JSON text (the files in `assets/presets/`).
 pub const PRESETS: [(&str, &str); 9] = [
-    ("flag", include_str!("../../assets/presets/flag.json")),
+    ("flag", include_str!("../../../assets/presets/flag.json")),
     (
         "paper-fig7",
-        include_str!("../../assets/presets/paper-fig7.json"),
+        include_str!("../../../assets/presets/paper-fig7.json"),
     ),
-    ("waving", include_str!("../../assets/presets/waving.json")),
-    ("hanging", include_str!("../../assets/presets/hanging.json")),
+    (
+        "waving",
+        include_str!("../../../assets/presets/waving.json"),
+    ),
+    (
+        "hanging",
+        include_str!("../../../assets/presets/hanging.json"),
+    ),
     (
         "horizontal",
-        include_str!("../../assets/presets/horizontal.json"),
+        include_str!("../../../assets/presets/horizontal.json"),
     ),
     (
         "drop-on-ball",
-        include_str!("../../assets/presets/drop-on-ball.json"),
+        include_str!("../../../assets/presets/drop-on-ball.json"),
     ),
     (
         "two-masses",
-        include_str!("../../assets/presets/two-masses.json"),
+        include_str!("../../../assets/presets/two-masses.json"),
     ),
-    ("wavelet", include_str!("../../assets/presets/wavelet.json")),
-    ("flags", include_str!("../../assets/presets/flags.json")),
+    (
+        "wavelet",
+        include_str!("../../../assets/presets/wavelet.json"),
+    ),
+    ("flags", include_str!("../../../assets/presets/flags.json")),
 ];
 
 /// The JSON text of a built-in preset.

@@ -1,6 +1,6 @@
 //! The setting around the flag: the sky, a background image, the ground, the pole's colour and
-//! its finial (issue 26). Pure data, kept in a scene's `render.setting`; the renderer turns it
-//! into what it draws (`render::scene_pass::SceneStyle::from_setting`), the viewer's *Setting*
+//! its finial. Pure data, kept in a scene's `render.setting`; the renderer turns it
+//! into what it draws (`render::passes::scene_pass::SceneStyle::from_setting`), the viewer's *Setting*
 //! panel edits it, and a saved scene writes it back.
 //!
 //! Colours are sRGB with each channel in `0..=1`; a scene file writes one as `"#rrggbb"` (or
@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::sim::params::spec;
+use crate::sim::format::params::spec;
 
 /// An sRGB colour, each channel in `0..=1`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -23,12 +23,12 @@ impl Color {
     }
 
     /// The colour as 8-bit sRGB, rounded.
-    pub fn to_rgb8(self) -> [u8; 3] {
+    pub(crate) fn to_rgb8(self) -> [u8; 3] {
         self.0.map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8)
     }
 
     /// `"#rrggbb"`.
-    pub fn hex(self) -> String {
+    pub(crate) fn hex(self) -> String {
         let [r, g, b] = self.to_rgb8();
         format!("#{r:02x}{g:02x}{b:02x}")
     }
@@ -43,7 +43,7 @@ impl Color {
 
     /// A colour from a scene file: `"#rrggbb"`, `"#rgb"` or `[r, g, b]` with each in `0..=1`.
     /// The message says what was wrong with `value`.
-    pub fn from_json(value: &serde_json::Value) -> Result<Self, String> {
+    pub(crate) fn from_json(value: &serde_json::Value) -> Result<Self, String> {
         const FORM: &str = "a colour is \"#rrggbb\" or [r, g, b] with each in 0–1";
         match value {
             serde_json::Value::String(text) => Self::parse_hex(text)
@@ -64,7 +64,7 @@ impl Color {
     }
 
     /// `#rrggbb` or `#rgb` (either case).
-    pub fn parse_hex(text: &str) -> Option<Self> {
+    pub(crate) fn parse_hex(text: &str) -> Option<Self> {
         let digits = text.trim().strip_prefix('#')?;
         if !digits.chars().all(|c| c.is_ascii_hexdigit()) {
             return None;
@@ -130,7 +130,7 @@ impl Sky {
     }
 
     /// Whether it is one colour.
-    pub fn is_plain(&self) -> bool {
+    pub(crate) fn is_plain(&self) -> bool {
         self.zenith == self.horizon
     }
 }
@@ -201,7 +201,7 @@ impl Finial {
     pub const ALL: [Self; 3] = [Self::Ball, Self::Spear, Self::None];
 
     /// The name in a scene file.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Ball => "ball",
             Self::Spear => "spear",

@@ -10,16 +10,17 @@
 
 use std::fmt;
 
-use super::device::{DeviceChoice, DeviceProvider, DeviceStepper};
-use super::error::{SimError, nearest_name};
-use super::params::IntegratorKind;
-use super::scene::Scene;
-use super::shape::{self, Distance};
-use super::simulation::Simulation;
+use crate::sim::format::device_choice::DeviceChoice;
+use crate::sim::format::error::{SimError, nearest_name};
+use crate::sim::format::params::IntegratorKind;
+use crate::sim::format::scene::Scene;
+use crate::sim::model::shape::{self, Distance};
+use crate::sim::runtime::device::{DeviceProvider, DeviceStepper};
+use crate::sim::runtime::simulation::Simulation;
 
 /// The fewest and the most copies a lab holds.
-pub const MIN_COPIES: usize = 2;
-pub const MAX_COPIES: usize = 4;
+pub(crate) const MIN_COPIES: usize = 2;
+pub(crate) const MAX_COPIES: usize = 4;
 
 /// One copy as asked for: its integrator, optionally its own `dt`, and its device.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -71,7 +72,7 @@ impl CopySpec {
                 let v: f64 = dt.parse().map_err(|_| SimError::CopyDtNotANumber {
                     text: text.to_string(),
                 })?;
-                let spec = &super::params::spec::DT;
+                let spec = &crate::sim::format::params::spec::DT;
                 spec.check(v).map_err(|e| SimError::CopyText {
                     text: text.to_string(),
                     source: Box::new(e),
@@ -118,7 +119,7 @@ impl fmt::Display for CopySpec {
 }
 
 /// `Ok` for 2 to 4 copies; otherwise the failure.
-pub fn check_count(n: usize) -> Result<(), SimError> {
+pub(crate) fn check_count(n: usize) -> Result<(), SimError> {
     if (MIN_COPIES..=MAX_COPIES).contains(&n) {
         Ok(())
     } else {
@@ -186,7 +187,7 @@ pub struct LabCopy {
 
 impl LabCopy {
     /// The copy's published step, s.
-    pub fn dt(&self) -> f64 {
+    pub(crate) fn dt(&self) -> f64 {
         self.sim.params().dt
     }
 }
@@ -258,7 +259,7 @@ impl Lab {
     /// The lab with a reference copy of `scene` (the scene the copies were made from): an
     /// accurate solve of the same springs from the same initial state. Only before the first
     /// lab step, so that the reference starts where the copies started.
-    pub fn with_reference(mut self, scene: &Scene) -> Result<Self, SimError> {
+    pub(crate) fn with_reference(mut self, scene: &Scene) -> Result<Self, SimError> {
         if self.ticks > 0 {
             return Err(SimError::ReferenceLate);
         }
@@ -321,7 +322,7 @@ impl Lab {
 /// Steps `sim` as long as its next step ends at or before `time` (s) and the guard lets it:
 /// how a copy keeps in lock-step with the lab whatever its own `dt`. Returns the steps taken
 /// and their wall time, s.
-pub fn advance_to(sim: &mut Simulation, time: f64) -> (u32, f64) {
+pub(crate) fn advance_to(sim: &mut Simulation, time: f64) -> (u32, f64) {
     let (mut taken, mut wall) = (0u32, 0.0);
     loop {
         let dt = sim.params().dt;
@@ -342,7 +343,7 @@ pub fn advance_to(sim: &mut Simulation, time: f64) -> (u32, f64) {
 /// (with `wait`) its state read back through the guard. The wall time is the submission's
 /// and, with `wait`, the wait for the device. A device that fails stops the copy as the guard
 /// does (its divergence says why).
-pub fn advance_on(
+pub(crate) fn advance_on(
     sim: &mut Simulation,
     device: &mut dyn DeviceStepper,
     time: f64,
@@ -364,7 +365,7 @@ pub fn advance_on(
         .and_then(|()| if wait { device.sync(sim) } else { Ok(()) });
     if let Err(e) = done {
         sim.paused = true;
-        sim.divergence = Some(super::simulation::Divergence {
+        sim.divergence = Some(crate::sim::runtime::simulation::Divergence {
             integrator: sim.params().integrator,
             step: sim.step_index,
             time: sim.time,

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use glam::DVec3;
 
-use super::params::Stiffness;
+use crate::sim::format::params::Stiffness;
 
 /// Which stiffness a spring takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +47,7 @@ pub struct GridInfo {
     pub l0_v: f64,
     /// The flag's outline: the renderer draws the surface only inside it. The rectangle
     /// unless the scene gives a shape (`cloth.grid.shape`).
-    pub shape: crate::sim::outline::FlagShape,
+    pub shape: crate::sim::format::outline::FlagShape,
 }
 
 /// One neighbour of a node: the node at the other end and the spring index.
@@ -64,11 +64,11 @@ pub struct KeyMesh {
     pub springs: Vec<[u32; 2]>,
     /// Triangles with consistent orientation (for normals and air).
     pub triangles: Vec<[usize; 3]>,
-    /// Per node, whether a shaped flag cut it away ([`crate::sim::outline`]): it has no springs
+    /// Per node, whether a shaped flag cut it away ([`crate::sim::format::outline`]): it has no springs
     /// and no triangles, never moves and is not drawn. Empty when nothing is cut.
     pub cut: Vec<bool>,
     /// The flag image's transparency the cloth was cut to (its image shape), for picking.
-    pub alpha: Option<Arc<crate::sim::outline::AlphaMask>>,
+    pub alpha: Option<Arc<crate::sim::format::outline::AlphaMask>>,
 }
 
 impl KeyMesh {
@@ -121,14 +121,15 @@ pub struct Topology {
 }
 
 impl Topology {
+    #[cfg(test)]
+    pub(crate) fn node_count(&self) -> usize {
+        self.link_start.len() - 1
+    }
+
     /// Node `i`'s neighbours.
     #[inline]
     pub fn links(&self, i: usize) -> &[Link] {
         &self.links[self.link_start[i]..self.link_start[i + 1]]
-    }
-
-    pub fn node_count(&self) -> usize {
-        self.link_start.len() - 1
     }
 }
 
@@ -144,7 +145,7 @@ pub struct SpringStiffness {
 
 impl SpringStiffness {
     /// The tables for `k` (per spring, N/m) on `topology`. `k` must have one entry per spring.
-    pub fn new(topology: &Topology, k: Vec<f64>) -> Self {
+    pub(crate) fn new(topology: &Topology, k: Vec<f64>) -> Self {
         assert_eq!(k.len(), topology.springs.len(), "one stiffness per spring");
         let link_k: Vec<f64> = topology
             .links
@@ -160,17 +161,17 @@ impl SpringStiffness {
     }
 
     /// Per spring: its stiffness `k`, N/m.
-    pub fn k(&self) -> &[f64] {
+    pub(crate) fn k(&self) -> &[f64] {
         &self.k
     }
 
     /// Per link (parallel to [`Topology::links`]): its spring's `k`, N/m.
-    pub fn link_k(&self) -> &[f64] {
+    pub(crate) fn link_k(&self) -> &[f64] {
         &self.link_k
     }
 
     /// Per node: `Σ_j k_ij` over its links, N/m (so `D_i = m_i + h² Σ_j k_ij` needs no loop).
-    pub fn k_sum(&self) -> &[f64] {
+    pub(crate) fn k_sum(&self) -> &[f64] {
         &self.k_sum
     }
 }
@@ -224,7 +225,7 @@ impl Cloth {
     /// triangles may use them) are held where they are and not drawn ([`KeyMesh::cut`]); `alpha`
     /// is the image's transparency an image shape was cut to ([`KeyMesh::alpha`]).
     #[allow(clippy::too_many_arguments)] // reason: `new`'s parts, plus the one this adds
-    pub fn with_cut(
+    pub(crate) fn with_cut(
         x: Vec<DVec3>,
         v: Vec<DVec3>,
         m: Vec<f64>,
@@ -232,7 +233,10 @@ impl Cloth {
         springs: Vec<Spring>,
         triangles: Vec<[usize; 3]>,
         grid: Option<GridInfo>,
-        (cut, alpha): (Vec<bool>, Option<Arc<crate::sim::outline::AlphaMask>>),
+        (cut, alpha): (
+            Vec<bool>,
+            Option<Arc<crate::sim::format::outline::AlphaMask>>,
+        ),
     ) -> Self {
         let n = x.len();
         let mut degree = vec![0usize; n + 1];
@@ -398,7 +402,7 @@ impl Cloth {
     }
 
     /// Scales every mass so the total becomes `total` kg (> 0).
-    pub fn set_total_mass(&mut self, total: f64) {
+    pub(crate) fn set_total_mass(&mut self, total: f64) {
         let scale = total / self.total_mass();
         for m in &mut self.m {
             *m *= scale;
@@ -458,7 +462,7 @@ impl Cloth {
         let triangles = &topology.mesh.triangles;
         tri_normals.resize(triangles.len(), DVec3::ZERO);
         let x = &self.x;
-        super::par::for_each_node(parallel, tri_normals, |ti, n| {
+        crate::sim::model::par::for_each_node(parallel, tri_normals, |ti, n| {
             let [a, b, c] = triangles[ti];
             *n = (x[b] - x[a]).cross(x[c] - x[a]);
         });
@@ -471,7 +475,9 @@ impl Cloth {
             sum
         };
         if parallel {
-            super::par::for_each_node(parallel, out, |i, n| *n = gather(i).normalize_or_zero());
+            crate::sim::model::par::for_each_node(parallel, out, |i, n| {
+                *n = gather(i).normalize_or_zero();
+            });
         } else {
             // On one thread normalised in a loop of their own: each node's square root and
             // division then overlap the others' (after each node's gather they waited).
@@ -489,10 +495,9 @@ impl Cloth {
 /// row by row from node 0), within *bands* of [`StrainOrder::BAND_NODES`] consecutive nodes.
 ///
 /// A Gauss–Seidel sweep in spring order carries a correction along the whole sweep direction
-/// at once, where a sweep colour by colour moves it one node per sweep (on a hanging 96 × 96
-/// flag, 4 sweeps left structural springs at 1.23 × their rest length colour by colour, 1.09 in
-/// spring order). The bands make it parallel: a band's springs touch only the band's nodes,
-/// so bands are independent; the springs between bands come after them. The bands depend on
+/// at once, where a sweep colour by colour moves it one node per sweep, so the same few sweeps
+/// leave a hanging cloth's springs less stretched in spring order. The bands make it parallel:
+/// a band's springs touch only the band's nodes, so bands are independent; the springs between bands come after them. The bands depend on
 /// the node count alone, never on the threads, so the serial and parallel sweeps are the same
 /// sequence of corrections, bit for bit.
 #[derive(Debug, Clone, Default)]
@@ -515,9 +520,9 @@ pub struct LimitedSpring {
 }
 
 impl StrainOrder {
-    /// Target number of nodes per band. A band edge slows the sweeps' convergence a little (a
-    /// 96 × 96 flag ended at 1.106 × rest in four bands, 1.087 in one), so bands are large: a
-    /// cloth below 16 384 nodes (128 × 128) is one band, serial.
+    /// Target number of nodes per band. A band edge slows the sweeps' convergence a little (the
+    /// springs between bands are corrected after the bands, not in the sweep's flow), so bands
+    /// are large: a cloth below 16 384 nodes (128 × 128) is one band, serial.
     pub const BAND_NODES: usize = 8192;
 
     fn new(nodes: usize, springs: &[Spring]) -> Self {

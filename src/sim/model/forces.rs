@@ -8,29 +8,14 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
-use super::cloth::Cloth;
-use super::par::{MIN_PARALLEL_CHUNK, for_each_node, for_each_node2};
-use super::params::{DragModel, LiftModel, Params, Wind};
-
-/// Hooke force of spring `s` on its end `a` (the force on `b` is the negative):
-/// `k (|x_ab| - L) x_ab / |x_ab|` written as `k (x_ab - L x̂_ab)` so a zero-rest-length spring is
-/// exactly `k x_ab`; plus damping `c ((v_b - v_a)·x̂) x̂`.
-#[inline]
-pub fn spring_force_on_a(x_ab: DVec3, v_ab: DVec3, k: f64, rest: f64, damping: f64) -> DVec3 {
-    spring_force_with(
-        x_ab,
-        inverse_length(x_ab.length_squared()),
-        v_ab,
-        k,
-        rest,
-        damping,
-    )
-}
+use crate::sim::format::params::{DragModel, LiftModel, Params, Wind};
+use crate::sim::model::cloth::Cloth;
+use crate::sim::model::par::{MIN_PARALLEL_CHUNK, for_each_node, for_each_node2};
 
 /// `1 / |x_ab|` from `|x_ab|²`, 0 for coincident ends: one square root and one division, the
 /// same operations whether a spring is computed alone or in a batch (so both give one answer).
 #[inline]
-pub fn inverse_length(len2: f64) -> f64 {
+pub(crate) fn inverse_length(len2: f64) -> f64 {
     if len2 > 0.0 { 1.0 / len2.sqrt() } else { 0.0 }
 }
 
@@ -141,7 +126,7 @@ pub fn spring_forces(
 /// What spring `s` adds to its end `a` (its end `b` gets the negative): the force of
 /// [`spring_force_with`], plus with `viscosity = Some(h)` the viscosity term `h k (v_b − v_a)`
 /// of eq. 4. One term a spring, so the forces and the viscosity go to the nodes in one pass
-/// (the viscosity had a pass of its own: 10 % of kang-mg's step on the peer's 32² sheets).
+/// (a pass of the viscosity's own would read every spring and node a second time).
 #[inline]
 fn spring_term(
     x_ab: DVec3,
@@ -250,7 +235,7 @@ pub struct External {
 }
 
 impl External {
-    pub fn resize(&mut self, n: usize) {
+    pub(crate) fn resize(&mut self, n: usize) {
         self.air.resize(n, DVec3::ZERO);
         self.air_c.resize(n, 0.0);
         self.drag_c.resize(n, 0.0);
@@ -273,7 +258,7 @@ impl External {
     /// `h (c_drag + c_air)` of node `i`, kg: what the semi-implicit air adds to its mass in an
     /// implicit system (0 without air).
     #[inline]
-    pub fn implicit_air(&self, i: usize, h: f64) -> f64 {
+    pub(crate) fn implicit_air(&self, i: usize, h: f64) -> f64 {
         if self.has_air {
             h * (self.drag_c[i] + self.air_c[i])
         } else {
@@ -284,7 +269,7 @@ impl External {
     /// The unfiltered velocity change of the external forces over `h` for node `i` of mass `m`:
     /// `h g`, the air force `h F / (m + h c_air)`, and the semi-implicit drag
     /// `-(c h / (m + c h)) v_rel`.
-    #[allow(clippy::inline_always)] // reason: the innermost loop of the fast core (issue 11's profile)
+    #[allow(clippy::inline_always)] // reason: the innermost loop of the fast core
     #[inline(always)]
     pub fn delta_v(&self, i: usize, m: f64, h: f64) -> DVec3 {
         if !self.has_air {
@@ -336,7 +321,7 @@ pub fn air_force(wind: &Wind, normal: DVec3, v_rel: DVec3) -> (DVec3, f64) {
 }
 
 /// The node count the air constants are given for (the paper's 10 × 10 key nodes).
-pub const AIR_REFERENCE_NODES: f64 = 100.0;
+pub(crate) const AIR_REFERENCE_NODES: f64 = 100.0;
 
 /// Gravity and air on every node at time `t`, given the key-mesh normals and the base wind
 /// the air currently has (m/s; it lags `params.wind.velocity` by `params.wind.response`).
@@ -427,7 +412,7 @@ impl WindField {
     }
 
     /// The field of `w`'s gusts around another base velocity, m/s.
-    pub fn with_base(w: &Wind, base: DVec3) -> Self {
+    pub(crate) fn with_base(w: &Wind, base: DVec3) -> Self {
         let speed = base.length();
         let dir = if speed > 0.0 { base / speed } else { DVec3::X };
         let side = dir.cross(DVec3::Y).try_normalize().unwrap_or(DVec3::Z);
@@ -446,7 +431,7 @@ impl WindField {
 
     /// The field's frame and gust settings, for a twin of [`Self::velocity`] elsewhere (the GPU
     /// simulation's).
-    pub fn frame(&self) -> WindFrame {
+    pub(crate) fn frame(&self) -> WindFrame {
         WindFrame {
             base: self.base,
             speed: self.speed,
@@ -487,7 +472,7 @@ impl WindField {
     }
 
     /// `out[i] = v[i] − wind(x[i], t)` for every node: the velocity relative to the air.
-    pub fn relative_velocities(
+    pub(crate) fn relative_velocities(
         &self,
         x: &[DVec3],
         v: &[DVec3],
@@ -515,12 +500,12 @@ impl WindField {
 /// The wind's four noise octaves are read at `OCTAVE_SCALE[o] τ + OCTAVE_OFFSET[o]` (octave 0
 /// at `τ` itself), each with its own seed ([`octave_seeds`]): the gusts' two octaves, the
 /// cross-wind swirl and the vertical one.
-pub const OCTAVE_SCALE: [f64; 4] = [1.0, 2.3, 4.0, 3.3];
+pub(crate) const OCTAVE_SCALE: [f64; 4] = [1.0, 2.3, 4.0, 3.3];
 /// See [`OCTAVE_SCALE`].
-pub const OCTAVE_OFFSET: [f64; 4] = [0.0, 0.37, 13.1, 41.7];
+pub(crate) const OCTAVE_OFFSET: [f64; 4] = [0.0, 0.37, 13.1, 41.7];
 
 /// The seeds of the wind's four noise octaves, from the gust seed.
-pub fn octave_seeds(seed: u64) -> [u64; 4] {
+pub(crate) fn octave_seeds(seed: u64) -> [u64; 4] {
     [
         seed,
         seed ^ 0xA5A5,
@@ -531,7 +516,7 @@ pub fn octave_seeds(seed: u64) -> [u64; 4] {
 
 /// A [`WindField`]'s frame and gust settings ([`WindField::frame`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct WindFrame {
+pub(crate) struct WindFrame {
     /// The base velocity, m/s.
     pub base: DVec3,
     /// `|base|`, m/s.
@@ -588,8 +573,7 @@ fn hash_to_unit(seed: u64, k: i64) -> f64 {
 
 /// `t.floor()` (the same value for every `t` but −0, which gives 0), without a call: the
 /// default x86-64 target has no rounding instruction, so `f64::floor` is a library routine,
-/// and the wind reads four floors a node every step (2 % of the default flag's step in that
-/// routine alone).
+/// and the wind reads four floors a node every step.
 #[inline]
 pub fn floor(t: f64) -> f64 {
     floor_with_integer(t).0
@@ -608,18 +592,4 @@ fn floor_with_integer(t: f64) -> (f64, i64) {
         let f = t.floor();
         (f, f as i64)
     }
-}
-
-fn value_noise(seed: u64, t: f64) -> f64 {
-    let k = floor(t);
-    let f = t - k;
-    let s = f * f * f * (f * (f * 6.0 - 15.0) + 10.0);
-    let a = hash_to_unit(seed, k as i64);
-    let b = hash_to_unit(seed, k as i64 + 1);
-    a + (b - a) * s
-}
-
-/// Smooth noise in `[-1, 1]`: two octaves of quintic value noise.
-pub fn smooth_noise(seed: u64, t: f64) -> f64 {
-    (value_noise(seed, t) + 0.5 * value_noise(seed ^ 0xA5A5, 2.3 * t + 0.37)) / 1.5
 }

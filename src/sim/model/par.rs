@@ -5,13 +5,16 @@
 use rayon::prelude::*;
 
 /// Smallest piece of a per-node or per-spring loop handed to one rayon task: smaller pieces
-/// cost more in scheduling than they save. (Measured on 2 cores, `kang-mg` on the peer's 64²
-/// and 96² sheets: 256 is 9–19 % faster a step than 1024, the pieces balancing better.)
-pub const MIN_PARALLEL_CHUNK: usize = 256;
+/// cost more in scheduling than they save, and larger ones balance worse between the threads.
+pub(crate) const MIN_PARALLEL_CHUNK: usize = 256;
 
 /// Runs `f(i, &mut out[i])` for every node, on the rayon pool when `parallel`.
 /// Each call only writes its own element, so both paths give identical results.
-pub fn for_each_node<T: Send>(parallel: bool, out: &mut [T], f: impl Fn(usize, &mut T) + Sync) {
+pub(crate) fn for_each_node<T: Send>(
+    parallel: bool,
+    out: &mut [T],
+    f: impl Fn(usize, &mut T) + Sync,
+) {
     if parallel {
         out.par_iter_mut()
             .with_min_len(MIN_PARALLEL_CHUNK)
@@ -23,7 +26,7 @@ pub fn for_each_node<T: Send>(parallel: bool, out: &mut [T], f: impl Fn(usize, &
 }
 
 /// Like [`for_each_node`] for two per-node arrays written together.
-pub fn for_each_node2<A: Send, B: Send>(
+pub(crate) fn for_each_node2<A: Send, B: Send>(
     parallel: bool,
     a: &mut [A],
     b: &mut [B],
@@ -44,7 +47,7 @@ pub fn for_each_node2<A: Send, B: Send>(
 }
 
 /// Like [`for_each_node`] for three per-node arrays written together.
-pub fn for_each_node3<A: Send, B: Send, C: Send>(
+pub(crate) fn for_each_node3<A: Send, B: Send, C: Send>(
     parallel: bool,
     a: &mut [A],
     b: &mut [B],

@@ -7,18 +7,18 @@
 
 use glam::DVec3;
 
-use super::cloth::{Cloth, SpringFamily};
-use super::params::{IntegratorKind, Params, spec};
+use crate::sim::format::params::{IntegratorKind, Params, spec};
+use crate::sim::model::cloth::{Cloth, SpringFamily};
 
 /// A structural edge shorter than this fraction of its rest length counts as squeezed.
 pub const SHORT_EDGE: f64 = 0.95;
 
 /// The reference's CG tolerance: converged to round-off for these systems.
-pub const REFERENCE_CG_TOLERANCE: f64 = 1e-10;
-/// The reference's CG iteration cap (never reached at that tolerance on the scenes measured).
-pub const REFERENCE_CG_ITERATIONS: u32 = 5000;
+pub(crate) const REFERENCE_CG_TOLERANCE: f64 = 1e-10;
+/// The reference's CG iteration cap: a safeguard, far above what that tolerance needs.
+pub(crate) const REFERENCE_CG_ITERATIONS: u32 = 5000;
 /// The reference takes this many physics steps per step of the run it checks.
-pub const REFERENCE_SUBSTEPS: u32 = 4;
+pub(crate) const REFERENCE_SUBSTEPS: u32 = 4;
 
 /// Distance of one set of node positions from another, m.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

@@ -2,9 +2,9 @@
 
 use glam::DVec3;
 
-use super::error::SimError;
-use super::params::IntegratorKind;
-use super::simulation::Simulation;
+use crate::sim::format::error::SimError;
+use crate::sim::format::params::IntegratorKind;
+use crate::sim::runtime::simulation::Simulation;
 
 /// Two velocity-change fields on the same state and their agreement over the free nodes.
 #[derive(Debug, Clone, PartialEq, Default)]

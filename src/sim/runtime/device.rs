@@ -1,56 +1,21 @@
 //! Where the simulation steps: the CPU (every integrator, f64) or the GPU (`kang-mg`, f32,
 //! [`crate::gpu_sim`]), chosen by a scene's `"device"`, `--device` or the panel's switch.
 //!
-//! This module holds the choice and the two traits the simulation thread steps a cloth on a
+//! This module holds the rule that turns the choice into a device and the two traits the simulation thread steps a cloth on a
 //! device through; [`crate::gpu_sim`] implements them (the simulation never imports the GPU
 //! code: the viewer hands the thread a [`DeviceProvider`]).
 
 use std::fmt;
-use std::str::FromStr;
 
-use serde::{Deserialize, Serialize};
-
-use super::error::SimError;
-use super::simulation::Simulation;
-
-/// Nodes from which `auto` runs a cloth on a hardware GPU: 128 × 128. Measured (README, *The
-/// simulation on the GPU*): on an H200 the GPU step takes 1.2 ms at 64² against the 16-core
-/// CPU's 1.15 ms, and wins from 128² on (4.5 × at 256²); on lavapipe (a CPU adapter) it never
-/// wins (40 ms against 0.6 ms at 64², 139 against 12 ms at 256²), so `auto` never picks one.
-pub const AUTO_GPU_NODES: usize = 128 * 128;
-
-/// Where a scene's cloth steps. Default: `cpu`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DeviceChoice {
-    /// Every integrator, in f64 (the default).
-    #[default]
-    Cpu,
-    /// `kang-mg` on the GPU in f32; the scene's integrator becomes `kang-mg`.
-    Gpu,
-    /// The GPU where it wins: a hardware GPU (not a CPU adapter such as lavapipe), a cloth of
-    /// at least [`AUTO_GPU_NODES`] nodes, `kang-mg`, and a scene the GPU step takes; the CPU
-    /// otherwise.
-    Auto,
-}
+use crate::sim::format::device_choice::{AUTO_GPU_NODES, DeviceChoice};
+use crate::sim::format::error::SimError;
+use crate::sim::runtime::simulation::Simulation;
 
 impl DeviceChoice {
-    /// Every choice, in the order the panel lists them.
-    pub const ALL: [Self; 3] = [Self::Cpu, Self::Gpu, Self::Auto];
-
-    /// The name in scene files and on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Cpu => "cpu",
-            Self::Gpu => "gpu",
-            Self::Auto => "auto",
-        }
-    }
-
     /// Whether `sim` steps on the GPU of `provider` (none: no GPU was opened): `cpu` never,
     /// `gpu` always (an error without a GPU or where the GPU step refuses the scene), `auto`
     /// by the rule of [`DeviceChoice::Auto`].
-    pub fn wants_gpu(
+    pub(crate) fn wants_gpu(
         self,
         provider: Option<&dyn DeviceProvider>,
         sim: &Simulation,
@@ -67,27 +32,10 @@ impl DeviceChoice {
             Self::Auto => Ok(provider.is_some_and(|p| {
                 p.hardware()
                     && sim.cloth.node_count() >= AUTO_GPU_NODES
-                    && sim.params().integrator == super::IntegratorKind::KangMg
+                    && sim.params().integrator == crate::sim::IntegratorKind::KangMg
                     && p.refusal(sim).is_none()
             })),
         }
-    }
-}
-
-impl fmt::Display for DeviceChoice {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for DeviceChoice {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|d| d.name() == s)
-            .ok_or_else(|| format!("unknown device {s:?}: one of cpu, gpu, auto"))
     }
 }
 

@@ -1,12 +1,12 @@
 //! The stability guard (docs/method.md §8): after every step, whether the cloth has blown up.
-//! The step that fails it is discarded by [`Simulation::step`](super::Simulation::step), which
+//! The step that fails it is discarded by [`Simulation::step`](crate::sim::Simulation::step), which
 //! restores the state from before it, pauses and reports the reason given here.
 
 use glam::DVec3;
 use rayon::prelude::*;
 
-use super::cloth::Cloth;
-use super::params::Params;
+use crate::sim::format::params::Params;
+use crate::sim::model::cloth::Cloth;
 
 /// A spring stretched beyond this multiple of its rest length counts as blown up.
 pub const BLOWUP_STRETCH: f64 = 10.0;
@@ -15,10 +15,10 @@ pub const BLOWUP_STRETCH: f64 = 10.0;
 /// times the wind speed, counts as blown up: no flag in a breeze moves that fast, but an unstable
 /// explicit scheme held together by strain limiting does (its positions stay bounded while it
 /// thrashes).
-pub const BLOWUP_SPEED: f64 = 50.0;
+pub(crate) const BLOWUP_SPEED: f64 = 50.0;
 
 /// See [`BLOWUP_SPEED`].
-pub const BLOWUP_WIND_FACTOR: f64 = 2.5;
+pub(crate) const BLOWUP_WIND_FACTOR: f64 = 2.5;
 
 /// The fastest a free node may move before the guard calls it a blow-up, m/s.
 pub fn speed_limit(params: &Params) -> f64 {
@@ -51,7 +51,7 @@ pub fn check(
     let first_bad = if parallel {
         (0..n)
             .into_par_iter()
-            .with_min_len(super::par::MIN_PARALLEL_CHUNK)
+            .with_min_len(crate::sim::model::par::MIN_PARALLEL_CHUNK)
             .find_first(|&i| bad(i))
     } else {
         (0..n).find(|&i| bad(i))

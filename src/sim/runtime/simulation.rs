@@ -21,28 +21,28 @@ use std::time::Instant;
 
 use glam::DVec3;
 
-use super::cloth::Cloth;
-use super::constraints::{self, StrainScratch};
-use super::error::SimError;
-use super::forces::{self, External};
-use super::guard;
-use super::integrators::desbrun::Desbrun;
-use super::integrators::{
+use crate::sim::constraints::limit::StrainScratch;
+use crate::sim::format::error::SimError;
+use crate::sim::format::params::{HandlePath, IntegratorKind, Params};
+use crate::sim::model::cloth::Cloth;
+use crate::sim::model::forces::{self, External};
+use crate::sim::runtime::guard;
+use crate::sim::solvers::integrators::desbrun::Desbrun;
+use crate::sim::solvers::integrators::{
     self, ForceInput, ForceWork, Integrator, Next, SolverReport, Step, StepInput,
 };
-use super::params::{HandlePath, IntegratorKind, Params};
-use super::wavelet::Segmentation;
+use crate::sim::solvers::wavelet::Segmentation;
 
 /// From this many nodes on the per-node loops run on the rayon pool (same results bit for bit).
 /// Below it a loop is too short to pay for handing work to another thread.
-pub const PARALLEL_THRESHOLD: usize = 4096;
+pub(crate) const PARALLEL_THRESHOLD: usize = 4096;
 
 /// The fastest a kinematic node (the grabbed node, the pole's pins) moves toward its target,
 /// as a fraction of [`guard::speed_limit`]: a mouse flick or a pole drag that jumps a
 /// metre between two frames is followed over a few steps instead of in one, so the nodes it
-/// drags along never trip the guard's speed test (measured: a 300-pixel jump of the grab in
-/// one frame moved its neighbour at 58 m/s and stopped the viewer with a divergence).
-pub const KINEMATIC_SPEED_FRACTION: f64 = 0.5;
+/// drags along never trip the guard's speed test (followed in one step, a long jump of the grab
+/// would throw its neighbours past the speed limit and stop the viewer with a divergence).
+pub(crate) const KINEMATIC_SPEED_FRACTION: f64 = 0.5;
 
 /// Why and where the guard stopped a run.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,7 +91,7 @@ pub struct StepStats {
     pub provot_sweeps: u32,
     /// Tether corrections in the last step.
     pub tether_corrections: usize,
-    /// Corrections on the coarse levels in the last step ([`super::strain_levels`]).
+    /// Corrections on the coarse levels in the last step ([`crate::sim::constraints::strain_levels`]).
     pub level_corrections: usize,
     /// Tethers in use (0 when they are off or nothing is kinematic).
     pub tethers: usize,
@@ -144,9 +144,7 @@ struct Work {
 
 /// What a device's physics step takes from the CPU ([`Simulation::begin_device_step`]).
 #[derive(Debug, Clone, Copy)]
-pub struct DeviceStep<'a> {
-    /// The step, s.
-    pub h: f64,
+pub(crate) struct DeviceStep<'a> {
     /// The time at its start, s.
     pub t: f64,
     /// The base wind during it, m/s.
@@ -210,7 +208,11 @@ impl Work {
     /// The wavelet segmentation of this step from the normals: which nodes are interpolated,
     /// and what the Jacobi sweeps hold (kinematic nodes at their known `Δv`, interpolated ones
     /// at their last). Returns the interpolated fraction and the number of regions.
-    fn segment(&mut self, grid: &super::cloth::GridInfo, threshold: f64) -> (f64, usize) {
+    fn segment(
+        &mut self,
+        grid: &crate::sim::model::cloth::GridInfo,
+        threshold: f64,
+    ) -> (f64, usize) {
         let n = self.kinematic.len();
         let seg = &mut self.segmentation;
         seg.classify(grid, &self.normals, &self.kinematic, threshold);
@@ -243,8 +245,8 @@ fn hoist_travel(cloth: &Cloth, params: &Params) -> f64 {
         .colliders
         .iter()
         .find_map(|c| match c {
-            super::params::Collider::Ground(g) => Some(g.height),
-            super::params::Collider::Sphere(_) => None,
+            crate::sim::format::params::Collider::Ground(g) => Some(g.height),
+            crate::sim::format::params::Collider::Sphere(_) => None,
         })
         .unwrap_or(0.0);
     let lowest = (cloth.pinned.iter().zip(&cloth.topology.anchor))
@@ -264,7 +266,7 @@ fn slot(kind: IntegratorKind) -> usize {
 
 impl Simulation {
     /// A simulation of `cloth` with validated `params`.
-    pub fn new(mut cloth: Cloth, params: Params) -> Result<Self, SimError> {
+    pub(crate) fn new(mut cloth: Cloth, params: Params) -> Result<Self, SimError> {
         params.validate()?;
         cloth.apply_stiffness(&params.stiffness);
         let mut sim = Self {
@@ -354,14 +356,14 @@ impl Simulation {
 
     /// Rescales the masses so the cloth weighs `total` kg.
     pub fn set_total_mass(&mut self, total: f64) -> Result<(), SimError> {
-        super::params::spec::TOTAL_MASS.check(total)?;
+        crate::sim::format::params::spec::TOTAL_MASS.check(total)?;
         self.cloth.set_total_mass(total);
         self.stats.h2k_over_m = self.h2k_over_m();
         Ok(())
     }
 
     /// `h² k / m̄` with the structural stiffness (or the mean custom stiffness) and mean mass.
-    pub fn h2k_over_m(&self) -> f64 {
+    pub(crate) fn h2k_over_m(&self) -> f64 {
         let n = self.cloth.cloth_node_count().max(1) as f64;
         let m_mean = self.cloth.total_mass() / n;
         let k = if self.cloth.grid().is_some() {
@@ -397,7 +399,7 @@ impl Simulation {
     }
 
     /// The tethers of the last step (empty before the first step or when they are off).
-    pub fn tethers(&self) -> &super::tethers::Tethers {
+    pub fn tethers(&self) -> &crate::sim::constraints::tethers::Tethers {
         &self.work.strain.tethers
     }
 
@@ -465,7 +467,7 @@ impl Simulation {
         self.stats.level_corrections = 0;
         self.stats.contacts = 0;
         // What only some integrators report: a switch away from one must not leave its
-        // figures standing (the panel showed `implicit-cg`'s CG iterations under `kang`).
+        // figures standing (or the panel would show `implicit-cg`'s CG iterations under `kang`).
         self.stats.solver = SolverReport::None;
         let h = self.params.h();
         // What the next step reads of this one outside the cloth, kept in case the guard
@@ -520,7 +522,7 @@ impl Simulation {
             let w = &mut self.work;
             let (v, v0) = (&self.cloth.v, &w.saved_v);
             w.published_dv.resize(v.len(), DVec3::ZERO);
-            super::par::for_each_node(parallel, &mut w.published_dv, |i, dv| {
+            crate::sim::model::par::for_each_node(parallel, &mut w.published_dv, |i, dv| {
                 *dv = v[i] - v0[i];
             });
             std::mem::swap(&mut self.cloth.dv, &mut w.published_dv);
@@ -532,7 +534,7 @@ impl Simulation {
     }
 
     /// The cloth's kinetic energy `½ Σ m_i |v_i|²` over every node, J.
-    pub fn kinetic_energy(&self) -> f64 {
+    pub(crate) fn kinetic_energy(&self) -> f64 {
         let c = &self.cloth;
         0.5 * c
             .m
@@ -544,7 +546,7 @@ impl Simulation {
 
     /// The fastest a free node may move before the guard calls it a blow-up, m/s
     /// ([`guard::speed_limit`]).
-    pub fn speed_limit(&self) -> f64 {
+    pub(crate) fn speed_limit(&self) -> f64 {
         guard::speed_limit(&self.params)
     }
 
@@ -556,16 +558,15 @@ impl Simulation {
         self.work.strain.coloured = on;
     }
 
-    /// The CPU's share of a physics step that another device takes (the GPU step, issue 27):
+    /// The CPU's share of a physics step that another device takes (the GPU step, docs/gpu.md):
     /// places the kinematic nodes for `t + h` and moves the air on, as [`Simulation::step`]
     /// does before its forces. The device then steps the free nodes; [`Self::end_device_step`]
     /// finishes the step here.
-    pub fn begin_device_step(&mut self) -> DeviceStep<'_> {
+    pub(crate) fn begin_device_step(&mut self) -> DeviceStep<'_> {
         let h = self.params.h();
         self.place_kinematic(h);
         self.base_wind = air_after(&self.params, self.base_wind, h);
         DeviceStep {
-            h,
             t: self.time,
             base_wind: self.base_wind,
             kinematic: &self.work.kinematic,
@@ -580,7 +581,7 @@ impl Simulation {
     /// `h` ([`Simulation::step_index`] counts published steps: the caller counts them). The
     /// free nodes keep the state they had here until the device's is read back into
     /// [`Simulation::cloth`].
-    pub fn end_device_step(&mut self) {
+    pub(crate) fn end_device_step(&mut self) {
         let h = self.params.h();
         let w = &self.work;
         let c = &mut self.cloth;
@@ -641,7 +642,7 @@ impl Simulation {
     /// time `time` (s), and the simulation pauses with the divergence of the step after it, as
     /// [`Simulation::step`] does when its guard fires. (The base wind and the hoisting go on
     /// from where the CPU's share had taken them.)
-    pub fn accept_device_divergence(
+    pub(crate) fn accept_device_divergence(
         &mut self,
         x: Vec<DVec3>,
         v: Vec<DVec3>,
@@ -841,7 +842,7 @@ impl Simulation {
             w.prev_dv.copy_from_slice(&w.dv);
         }
         // Strain limiting, then colliders.
-        let report = constraints::limit_strain(
+        let report = crate::sim::constraints::limit::limit_strain(
             cloth,
             &w.kinematic,
             &w.next_x,
@@ -859,7 +860,8 @@ impl Simulation {
         } else {
             0
         };
-        self.stats.contacts += constraints::collide(cloth, &w.kinematic, &params.colliders);
+        self.stats.contacts +=
+            crate::sim::constraints::colliders::collide(cloth, &w.kinematic, &params.colliders);
         integrator.finish(cloth, h);
         self.time += h;
         Ok(())

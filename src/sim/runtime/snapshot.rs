@@ -1,19 +1,20 @@
 //! What the simulation publishes: [`Snapshot`], a copy of everything the renderer and the
 //! panels show, made between steps. The renderer and the UI read snapshots and nothing else of
-//! the simulation; the thread (`sim::thread`) makes and publishes them.
+//! the simulation; the thread (`sim_thread`) makes and publishes them.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use glam::DVec3;
 
-use super::agreement::Comparison;
-use super::cloth::{GridInfo, KeyMesh};
-use super::device::{DeviceChoice, ReadBacks};
-use super::error::SimError;
-use super::params::Params;
-use super::shape::Distance;
-use super::simulation::{Divergence, Simulation, StepStats};
+use crate::sim::format::device_choice::DeviceChoice;
+use crate::sim::format::error::SimError;
+use crate::sim::format::params::Params;
+use crate::sim::model::cloth::{GridInfo, KeyMesh};
+use crate::sim::model::shape::Distance;
+use crate::sim::runtime::agreement::Comparison;
+use crate::sim::runtime::device::ReadBacks;
+use crate::sim::runtime::simulation::{Divergence, Simulation, StepStats};
 
 /// A copy of everything the renderer and the UI show, published after each batch of steps:
 /// the state is copied, the topology ([`KeyMesh`]) shared.
@@ -94,7 +95,7 @@ pub struct DeviceStatus {
 pub struct ReferenceStatus {
     /// Wall time of its last step, s.
     pub step_seconds: f64,
-    /// Whether its guard has stopped it (the distances are then no longer measured).
+    /// Whether its guard has stopped it (its distances are then not measured).
     pub diverged: bool,
 }
 

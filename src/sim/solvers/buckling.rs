@@ -16,14 +16,14 @@
 //!   `f_b*/|x| (I − x̂x̂ᵀ)`, negative, is dropped (§3.3) so the matrix stays positive definite.
 //! - Damping (§3.4): a linear damper along each type-1 link, `k_d ((v_j − v_i)·x̂) x̂`.
 //!
-//! Forces are evaluated per link and gathered per node in a fixed order, like [`super::forces`],
+//! Forces are evaluated per link and gathered per node in a fixed order, like [`crate::sim::model::forces`],
 //! so the serial and parallel paths agree bit for bit.
 
 use glam::{DMat3, DVec3};
 
-use super::cloth::{Cloth, SpringFamily};
-use super::jacobian::spring_jacobian;
-use super::par::for_each_node;
+use crate::sim::model::cloth::{Cloth, SpringFamily};
+use crate::sim::model::par::for_each_node;
+use crate::sim::solvers::jacobian::spring_jacobian;
 
 /// `(cos θ − sinc θ) / θ²` and its derivative, with series near 0 where the difference cancels.
 /// `g(0) = −1/3`.
@@ -45,7 +45,7 @@ fn g_and_dg_over_theta(theta: f64) -> (f64, f64) {
 }
 
 /// `sinc θ = sin θ / θ` (1 at 0).
-pub fn sinc(theta: f64) -> f64 {
+pub(crate) fn sinc(theta: f64) -> f64 {
     if theta.abs() < 1e-8 {
         1.0 - theta * theta / 6.0
     } else {
@@ -55,7 +55,7 @@ pub fn sinc(theta: f64) -> f64 {
 
 /// The half-angle `θ ∈ [0, π]` of the arc with `sinc θ = s`, for `s ∈ [0, 1]` (`s ≤ 0` gives
 /// `π`, `s ≥ 1` gives 0). Safeguarded Newton: never leaves the bracket, converges to a few ulps.
-pub fn inverse_sinc(s: f64) -> f64 {
+pub(crate) fn inverse_sinc(s: f64) -> f64 {
     if s >= 1.0 {
         return 0.0;
     }
@@ -127,11 +127,11 @@ pub fn type1_force(d: f64, rest: f64, k: f64) -> f64 {
 /// Relative tolerance within which a type-1 link counts as at its rest length, for eq. 3's
 /// `|x| ≥ L` (rest lengths and initial positions are computed separately and may differ in the
 /// last bits).
-pub const AT_REST: f64 = 1e-9;
+pub(crate) const AT_REST: f64 = 1e-9;
 
 /// One interaction of the model.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BuckleLink {
+pub(crate) struct BuckleLink {
     pub a: u32,
     pub b: u32,
     /// Rest length `L`, m.
@@ -141,14 +141,14 @@ pub struct BuckleLink {
 }
 
 impl BuckleLink {
-    pub fn is_type1(&self) -> bool {
+    pub(crate) fn is_type1(&self) -> bool {
         self.spring != u32::MAX
     }
 }
 
 /// The model's links and per-node adjacency (built once per cloth).
 #[derive(Debug, Clone, Default)]
-pub struct BuckleTopology {
+pub(crate) struct BuckleTopology {
     pub links: Vec<BuckleLink>,
     pub start: Vec<usize>,
     /// `(other node, link)` per node, in link order.
@@ -160,7 +160,7 @@ pub struct BuckleTopology {
 impl BuckleTopology {
     /// Type 1 from the structural, shear and custom springs; type 2 from the bend springs plus,
     /// on a grid, the interlaced diagonals `(i, j)–(i ± 2, j + 2)`.
-    pub fn build(cloth: &Cloth) -> Self {
+    pub(crate) fn build(cloth: &Cloth) -> Self {
         let mut links = Vec::new();
         for (si, s) in cloth.topology.springs.iter().enumerate() {
             let type1 = s.family != SpringFamily::Bend;
@@ -213,7 +213,7 @@ impl BuckleTopology {
     }
 
     /// Rebuilds when the cloth is not the one this was built for.
-    pub fn ensure(&mut self, cloth: &Cloth) {
+    pub(crate) fn ensure(&mut self, cloth: &Cloth) {
         if self.built_for != (cloth.node_count(), cloth.topology.springs.len())
             || self.start.is_empty()
         {
@@ -221,14 +221,14 @@ impl BuckleTopology {
         }
     }
 
-    pub fn adjacent(&self, i: usize) -> &[(u32, u32)] {
+    pub(crate) fn adjacent(&self, i: usize) -> &[(u32, u32)] {
         &self.adj[self.start[i]..self.start[i + 1]]
     }
 }
 
 /// Per-link state of one evaluation, kept for the implicit solve.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct LinkState {
+pub(crate) struct LinkState {
     /// Force on end `a`, N (the force on `b` is the negative).
     pub force: DVec3,
     /// `∂f_a/∂x_b`, the link's stiffness block, N/m (type 2: only the `x̂x̂ᵀ` term).
@@ -241,7 +241,7 @@ pub struct LinkState {
 
 /// The model's material constants.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Material {
+pub(crate) struct Material {
     /// Flexural rigidity `k_b`, N·m².
     pub k_b: f64,
     /// Clamp slope `c_b` of eq. 11, N/m.
@@ -252,7 +252,7 @@ pub struct Material {
 
 /// Evaluates every link at the cloth's current state, then gathers the internal force per node
 /// into `out`.
-pub fn evaluate(
+pub(crate) fn evaluate(
     cloth: &Cloth,
     topo: &BuckleTopology,
     material: &Material,

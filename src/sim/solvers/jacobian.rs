@@ -12,14 +12,14 @@
 
 use glam::{DMat3, DVec3};
 
-use super::cloth::Cloth;
-use super::forces::{External, inverse_length};
-use super::par::for_each_node;
+use crate::sim::model::cloth::Cloth;
+use crate::sim::model::forces::{External, inverse_length};
+use crate::sim::model::par::for_each_node;
 
 /// The stiffness block `K_s = ∂f_a/∂x_b = k [P + (1 − L/|x|)(I − P)]` of one spring, its
 /// second term dropped while the spring is compressed (so every block stays positive
 /// semi-definite and the system symmetric positive definite).
-pub fn spring_jacobian(x_ab: DVec3, k: f64, rest: f64) -> DMat3 {
+pub(crate) fn spring_jacobian(x_ab: DVec3, k: f64, rest: f64) -> DMat3 {
     let len = x_ab.length();
     if len == 0.0 {
         return DMat3::from_diagonal(DVec3::splat(k));
@@ -47,7 +47,7 @@ pub fn spring_jacobian(x_ab: DVec3, k: f64, rest: f64) -> DMat3 {
 /// division, and a product `iso u + (β x̂·u) x̂` is 11 multiplications and additions against
 /// the matrix's 15, on a third of the memory.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct SpringBlock {
+pub(crate) struct SpringBlock {
     /// `x̂`, the unit vector from `a` to `b` (zero for a spring of zero length).
     pub dir: DVec3,
     /// `h² k (1 − L/|x|)⁺`: `h² K_s` in every direction.
@@ -59,10 +59,26 @@ pub struct SpringBlock {
 }
 
 impl SpringBlock {
+    /// `h² K_s` as a matrix.
+    #[cfg(test)]
+    pub(crate) fn stiffness_matrix(&self) -> DMat3 {
+        let d = self.dir * self.along;
+        DMat3::from_cols(self.dir * d.x, self.dir * d.y, self.dir * d.z)
+            + DMat3::from_diagonal(DVec3::splat(self.iso))
+    }
+
+    /// `S_s` as a matrix (the diagonal blocks' sums).
+    #[cfg(test)]
+    pub(crate) fn matrix(&self) -> DMat3 {
+        let d = self.dir * self.along_damped;
+        DMat3::from_cols(self.dir * d.x, self.dir * d.y, self.dir * d.z)
+            + DMat3::from_diagonal(DVec3::splat(self.iso))
+    }
+
     /// The blocks of a spring from `a` to `b` (`x_ab = x_b − x_a`) of stiffness `k` (N/m) and
     /// rest length `rest` (m), at step `h` (s) with spring damping `damping` (N·s/m).
     #[inline]
-    pub fn new(x_ab: DVec3, k: f64, rest: f64, h: f64, damping: f64) -> Self {
+    pub(crate) fn new(x_ab: DVec3, k: f64, rest: f64, h: f64, damping: f64) -> Self {
         Self::with_inverse_length(
             x_ab,
             inverse_length(x_ab.length_squared()),
@@ -75,11 +91,11 @@ impl SpringBlock {
 
     /// [`SpringBlock::new`] given `1 / |x_ab|` ([`inverse_length`]: 0 for coincident ends), as
     /// the shared force pass computes it for all springs in batches
-    /// ([`super::forces::ForceWork::inv_len`]). A spring's square root and division feed
-    /// everything else in its block: one spring at a time they stalled `implicit-mg`'s
-    /// assembly (a fifth of its time on the default flag); in a batch they overlap.
+    /// ([`crate::sim::model::forces::ForceWork::inv_len`]). A spring's square root and division feed
+    /// everything else in its block: one spring at a time they would stall `implicit-mg`'s
+    /// assembly; in a batch they overlap.
     #[inline]
-    pub fn with_inverse_length(
+    pub(crate) fn with_inverse_length(
         x_ab: DVec3,
         inv_len: f64,
         k: f64,
@@ -110,39 +126,25 @@ impl SpringBlock {
 
     /// `h² K_s u`.
     #[inline]
-    pub fn stiffness_times(&self, u: DVec3) -> DVec3 {
+    pub(crate) fn stiffness_times(&self, u: DVec3) -> DVec3 {
         self.iso * u + (self.along * self.dir.dot(u)) * self.dir
     }
 
     /// `S_s u`.
     #[inline]
-    pub fn times(&self, u: DVec3) -> DVec3 {
+    pub(crate) fn times(&self, u: DVec3) -> DVec3 {
         self.iso * u + (self.along_damped * self.dir.dot(u)) * self.dir
-    }
-
-    /// `S_s` as a matrix (the diagonal blocks' sums).
-    pub fn matrix(&self) -> DMat3 {
-        let d = self.dir * self.along_damped;
-        DMat3::from_cols(self.dir * d.x, self.dir * d.y, self.dir * d.z)
-            + DMat3::from_diagonal(DVec3::splat(self.iso))
-    }
-
-    /// `h² K_s` as a matrix.
-    pub fn stiffness_matrix(&self) -> DMat3 {
-        let d = self.dir * self.along;
-        DMat3::from_cols(self.dir * d.x, self.dir * d.y, self.dir * d.z)
-            + DMat3::from_diagonal(DVec3::splat(self.iso))
     }
 
     /// The diagonal of `S_s`.
     #[inline]
-    pub fn diagonal(&self) -> DVec3 {
+    pub(crate) fn diagonal(&self) -> DVec3 {
         DVec3::splat(self.iso) + self.along_damped * self.dir * self.dir
     }
 }
 
 /// Every spring's [`SpringBlock`] at step `h` with spring damping `damping` (N·s/m).
-pub fn spring_blocks(
+pub(crate) fn spring_blocks(
     cloth: &Cloth,
     h: f64,
     damping: f64,
@@ -178,7 +180,7 @@ pub struct RhsInput<'a> {
 /// from `b`: `K (−u)` is `−(K u)` exactly and a node's links are in spring order, so every row
 /// receives the gather's terms in the gather's order, the same bits with half the products);
 /// in parallel as a gather per node.
-pub fn right_hand_side(input: &RhsInput, blocks: &[SpringBlock], b: &mut Vec<DVec3>) {
+pub(crate) fn right_hand_side(input: &RhsInput, blocks: &[SpringBlock], b: &mut Vec<DVec3>) {
     let RhsInput {
         cloth,
         kinematic,
@@ -238,7 +240,7 @@ pub fn right_hand_side(input: &RhsInput, blocks: &[SpringBlock], b: &mut Vec<DVe
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::scene::Scene;
+    use crate::sim::format::scene::Scene;
 
     /// A 5 × 4 sheet pinned at its top corners, crumpled (some springs stretched, some
     /// compressed) and moving.

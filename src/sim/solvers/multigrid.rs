@@ -31,21 +31,21 @@
 
 use glam::DVec3;
 
-use super::cloth::Cloth;
-use super::par::{MIN_PARALLEL_CHUNK, for_each_node, for_each_node2};
+use crate::sim::model::cloth::Cloth;
+use crate::sim::model::par::{MIN_PARALLEL_CHUNK, for_each_node, for_each_node2};
 
 /// Smallest level whose loops run on the rayon pool when the caller asks for it: below this a
 /// loop is too short to pay for handing work to another thread. (A 64² cloth's first coarse
-/// level, 33², is above it: measured 10 % faster a step so on 2 cores.)
-pub const PARALLEL_LEVEL: usize = 1024;
+/// level, 33², is above it, and its loops pay for the threads.)
+pub(crate) const PARALLEL_LEVEL: usize = 1024;
 
 /// Largest level solved directly.
-pub const COARSEST_NODES: usize = 64;
+pub(crate) const COARSEST_NODES: usize = 64;
 /// Gauss–Seidel sweeps after the coarse correction.
-pub const POST_SMOOTH: u32 = 1;
+pub(crate) const POST_SMOOTH: u32 = 1;
 /// Jacobi damping `ω`: `x += ω D⁻¹ r`. The operator is a mass matrix plus a weighted graph
 /// Laplacian, `D⁻¹A`'s spectrum lies in (0, 2), and 2/3 damps its upper half by at least 3×.
-pub const JACOBI_WEIGHT: f64 = 2.0 / 3.0;
+pub(crate) const JACOBI_WEIGHT: f64 = 2.0 / 3.0;
 
 /// One level's matrix: the diagonal and the off-diagonal entries row by row (CSR).
 #[derive(Debug, Clone, Default)]
@@ -87,10 +87,8 @@ impl Level {
     /// Puts each row's entries for the nodes just before it in its grid row (which a
     /// Gauss–Seidel sweep has only just updated) last, nearest last: the sum of the others does
     /// not wait for the update before, so a sweep waits only for its last few additions and
-    /// the multiplication by `1 / A_ii`, not for the whole row and a division. (With
-    /// `inv_diag`, measured side by side on the peer's scenes, best of 15 runs: 32² flag
-    /// 201 → 189 µs a step, 32² hanging 199 → 180 µs, 64² flag 788 → 695 µs.) The order of
-    /// every other entry is kept.
+    /// the multiplication by `1 / A_ii` (`inv_diag`), not for the whole row and a division.
+    /// The order of every other entry is kept.
     fn order_for_sweeps(&mut self) {
         let nx = self.nx;
         let mut late: Vec<(u32, f64)> = Vec::new();
@@ -339,7 +337,7 @@ pub struct LevelMatrix<'a> {
 /// ([`Multigrid::coarsest_factor`]): `nodes[p]` is the level node of factor row `p`; row `p`'s
 /// entries left of the diagonal are `l[p (p − 1) / 2 ..][..p]`, and `inv_diag[p] = 1 / L_pp`.
 #[derive(Debug, Clone, Copy)]
-pub struct CoarsestFactor<'a> {
+pub(crate) struct CoarsestFactor<'a> {
     pub nodes: &'a [usize],
     pub l: &'a [f64],
     pub inv_diag: &'a [f64],
@@ -347,7 +345,7 @@ pub struct CoarsestFactor<'a> {
 
 /// Colours along each grid direction of [`node_coloured_sweep`]: nodes three apart along both
 /// directions share a colour, and no row of a grid level reaches farther than two.
-pub const NODE_COLOURS: usize = 3;
+pub(crate) const NODE_COLOURS: usize = 3;
 
 /// One Gauss–Seidel sweep in the GPU's order: nodes coloured by `(x mod 3, y mod 3)`, colour
 /// `3 (y mod 3) + (x mod 3)` in turn, `x_i = (b_i − Σ_j A_ij x_j) / A_ii` on each unknown of the
@@ -355,7 +353,7 @@ pub const NODE_COLOURS: usize = 3;
 /// reaches at most two nodes along each direction), so every order within a colour, and the
 /// GPU's invocations all at once, give this answer. Returns `Σ |r_i|²` of the residuals met.
 /// The twin of `shaders/sim_solve.wgsl`'s `sweep`.
-pub fn node_coloured_sweep(m: &LevelMatrix, b: &[DVec3], x: &mut [DVec3]) -> f64 {
+pub(crate) fn node_coloured_sweep(m: &LevelMatrix, b: &[DVec3], x: &mut [DVec3]) -> f64 {
     assert!(
         m.reach < NODE_COLOURS,
         "a row reaching {} nodes couples nodes of one colour",
@@ -401,14 +399,14 @@ impl Multigrid {
     }
 
     /// Level 0's diagonal without the extra, as the hierarchy was built.
-    pub fn base_diagonal(&self) -> &[f64] {
+    pub(crate) fn base_diagonal(&self) -> &[f64] {
         &self.base_diag
     }
 
     /// The coarsest level's factor (of its matrix as built: with a single level, without
     /// the extra diagonal). Empty when a single level is too large to factor (conjugate
     /// gradients solve it).
-    pub fn coarsest_factor(&self) -> CoarsestFactor<'_> {
+    pub(crate) fn coarsest_factor(&self) -> CoarsestFactor<'_> {
         CoarsestFactor {
             nodes: &self.coarsest.nodes,
             l: &self.coarsest.l,
@@ -499,8 +497,8 @@ impl Multigrid {
     /// Solves `A x = b` on the free nodes: V-cycles from the `x` given (a warm start) until
     /// `|b − A x| ≤ tolerance · scale` or `max_cycles`, at least one (so a cloth at rest keeps
     /// converging to the springs' own equilibrium, past the tolerance; stopping before the
-    /// first cycle saved a tenth of the cycles on the peer's 32² sheets and left nodes at rest
-    /// with 0.5 % of their weight unbalanced). Held nodes' `x` is left as it is. The residual a
+    /// first cycle would save a few cycles but leave nodes at rest with part of their weight
+    /// unbalanced). Held nodes' `x` is left as it is. The residual a
     /// cycle is judged by is the one its last smoothing sweep starts from (computed there at no
     /// cost): the sweep itself only lowers it further.
     /// With a single level the solve is direct when it is small, and conjugate gradients
@@ -564,7 +562,7 @@ impl Multigrid {
     /// whose matrix is close to this one: `e = P A₁⁻¹ Pᵀ r`, `A₁⁻¹` taken by one V-cycle from
     /// level 1 (exactly when level 1 is the coarsest). `e` is written on level 0's active
     /// nodes and zero elsewhere; with a single level there is no coarser grid and `e = 0`.
-    pub fn coarse_correction(&mut self, r: &[DVec3], e: &mut [DVec3], parallel: bool) {
+    pub(crate) fn coarse_correction(&mut self, r: &[DVec3], e: &mut [DVec3], parallel: bool) {
         e.fill(DVec3::ZERO);
         if self.levels.len() < 2 {
             return;
@@ -747,7 +745,7 @@ fn row_active(acc: &[f64], c: usize, slots: usize, center: usize) -> bool {
 }
 
 /// `(A x)_i` of an active row `i`, from the diagonal and the row's off-diagonal entries.
-#[allow(clippy::inline_always)] // reason: the innermost loop of kang-mg (issue 23's profile)
+#[allow(clippy::inline_always)] // reason: the innermost loop of kang-mg
 #[inline(always)]
 fn row_times(
     diag: &[f64],
@@ -760,10 +758,10 @@ fn row_times(
     off_diagonal_times(diag[i] * x[i], start, col, val, i, x)
 }
 
-/// `first + Σ_j A_ij x_j` over row `i`'s off-diagonal entries, summed in storage order. (Two
-/// chains of additions, even and odd places apart, were tried: no faster on the peer's 32²
-/// and 64² sheets.)
-#[allow(clippy::inline_always)] // reason: the innermost loop of kang-mg (issue 23's profile)
+/// `first + Σ_j A_ij x_j` over row `i`'s off-diagonal entries, summed in storage order, in one
+/// chain of additions (two chains, even and odd places apart, are no faster on the peer's
+/// sheets).
+#[allow(clippy::inline_always)] // reason: the innermost loop of kang-mg
 #[inline(always)]
 fn off_diagonal_times(
     first: DVec3,
@@ -1160,7 +1158,7 @@ fn pcg(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::scene::Scene;
+    use crate::sim::format::scene::Scene;
 
     /// An `nx × ny` sheet with bend springs, pinned at its top corners: rows reach two nodes
     /// each way.

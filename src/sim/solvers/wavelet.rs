@@ -25,7 +25,7 @@
 
 use glam::DVec3;
 
-use super::cloth::GridInfo;
+use crate::sim::model::cloth::GridInfo;
 
 /// One Haar level on the leading `s × s` corner of a row-major `size × size` array
 /// (`data[j * size + i]`): rows then columns, averages first, differences second.
@@ -280,7 +280,7 @@ impl Segmentation {
     }
 
     /// Fills the interior nodes of every region from its edge nodes.
-    pub fn interpolate(&self, nx: usize, values: &mut [DVec3]) {
+    pub(crate) fn interpolate(&self, nx: usize, values: &mut [DVec3]) {
         interpolate_regions(&self.regions, nx, values);
     }
 }

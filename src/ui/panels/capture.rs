@@ -3,9 +3,9 @@
 
 use egui::Ui;
 
-use super::{RecordFormat, UiAction, UiState};
+use crate::ui::{RecordFormat, UiAction, UiState};
 
-pub fn capture_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
+pub(crate) fn capture_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
     ui.checkbox(&mut state.screenshot_panels, "include the panels");
     if ui
         .button("screenshot (F12)")

@@ -2,11 +2,11 @@
 
 use egui::Ui;
 
-use super::widgets::{self, Edit};
-use super::{UiAction, UiState};
-use crate::sim::params::spec;
-use crate::sim::params::{Handle, HandlePath, Hoist, Provot, Stiffness};
-use crate::sim::thread::Command;
+use crate::sim::format::params::spec;
+use crate::sim::format::params::{Handle, HandlePath, Hoist, Provot, Stiffness};
+use crate::sim_thread::Command;
+use crate::ui::widgets::{self, Edit};
+use crate::ui::{UiAction, UiState};
 
 impl Edit for Stiffness {
     fn ui(&mut self, ui: &mut Ui) -> bool {
@@ -57,7 +57,7 @@ impl Edit for Handle {
 }
 
 /// Where a flag goes: to the top of its pole, half-mast, or down.
-pub const HOIST_STOPS: [(&str, f64, &str); 3] = [
+pub(crate) const HOIST_STOPS: [(&str, f64, &str); 3] = [
     (
         "raise",
         Hoist::TOP,
@@ -109,7 +109,7 @@ fn hoist_ui(ui: &mut Ui, hoist: &mut Hoist, now: f64, which: &str) -> bool {
 }
 
 /// Mass, springs, strain limiting and the pole; sends what changed.
-pub fn cloth_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
+pub(crate) fn cloth_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
     if widgets::real(ui, &spec::TOTAL_MASS, &mut state.total_mass) {
         actions.push(UiAction::Sim(Command::SetTotalMass(state.total_mass)));
     }

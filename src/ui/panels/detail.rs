@@ -2,10 +2,10 @@
 
 use egui::Ui;
 
-use super::widgets::{self, Edit};
-use super::{FrameInfo, UiAction, UiState};
 use crate::render::{RenderQuality, ScaleMode};
-use crate::sim::params::spec;
+use crate::sim::format::params::spec;
+use crate::ui::widgets::{self, Edit};
+use crate::ui::{FrameInfo, UiAction, UiState};
 use crate::upsample::{DisplayMode, RenderSettings};
 
 impl Edit for RenderSettings {
@@ -35,7 +35,7 @@ impl Edit for RenderSettings {
     }
 }
 
-pub fn detail_ui(
+pub(crate) fn detail_ui(
     ui: &mut Ui,
     state: &mut UiState,
     info: &FrameInfo<'_>,
@@ -76,18 +76,18 @@ pub fn detail_ui(
 
 /// The anti-aliasing choices of the *Detail* panel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Antialiasing {
+pub(crate) enum Antialiasing {
     Off,
     Fxaa,
     Msaa4,
 }
 
 impl Antialiasing {
-    pub const ALL: [Self; 3] = [Self::Off, Self::Fxaa, Self::Msaa4];
+    pub(crate) const ALL: [Self; 3] = [Self::Off, Self::Fxaa, Self::Msaa4];
 
     /// What `quality` applies: 4× MSAA when it multisamples (FXAA is then not applied), else
     /// FXAA or nothing.
-    pub fn of(quality: RenderQuality) -> Self {
+    pub(crate) fn of(quality: RenderQuality) -> Self {
         if quality.msaa_samples > 1 {
             Self::Msaa4
         } else if quality.fxaa {
@@ -97,7 +97,7 @@ impl Antialiasing {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Off => "off",
             Self::Fxaa => "FXAA",

@@ -8,14 +8,20 @@
 
 use egui::Ui;
 
-use super::{UiAction, UiState};
-use crate::render::flag_texture;
-use crate::sim::flags::{FlagSpec, MAX_FLAGS, MAX_POLE_HEIGHT};
-use crate::sim::scene::Scene;
-use crate::sim::snapshot::Snapshot;
-use crate::sim::thread::Command;
+use crate::render::passes::flag_texture;
+use crate::sim::format::flag_spec::{FlagSpec, MAX_POLE_HEIGHT};
+use crate::sim::format::flags::MAX_FLAGS;
+use crate::sim::format::scene::Scene;
+use crate::sim::runtime::snapshot::Snapshot;
+use crate::sim_thread::Command;
+use crate::ui::{UiAction, UiState};
 
-pub fn flags_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mut Vec<UiAction>) {
+pub(crate) fn flags_ui(
+    ui: &mut Ui,
+    state: &mut UiState,
+    snap: &Snapshot,
+    actions: &mut Vec<UiAction>,
+) {
     if !snap.lab.is_empty() {
         ui.label("The lab compares copies of the first flag; close it to change the flags.");
         return;
@@ -160,7 +166,7 @@ pub fn remove_flag(state: &mut UiState, actions: &mut Vec<UiAction>, k: usize) {
 
 /// Flag `k` becomes `flag`, starting afresh (the others fly on); refused with a message when
 /// the scene refuses it.
-pub fn set_flag(state: &mut UiState, actions: &mut Vec<UiAction>, k: usize, flag: FlagSpec) {
+pub(crate) fn set_flag(state: &mut UiState, actions: &mut Vec<UiAction>, k: usize, flag: FlagSpec) {
     let mut scene = state.scene.clone();
     scene.place_flags();
     let Some(slot) = scene.flags.get_mut(k) else {
@@ -180,7 +186,7 @@ pub fn set_flag(state: &mut UiState, actions: &mut Vec<UiAction>, k: usize, flag
 
 /// Flag `k`'s image (its own, the scene's, or the built-in flag), decoded and checked, with
 /// the flag fitted to its proportions and cut to its transparency.
-pub fn flag_image(scene: &mut Scene, k: usize) -> Result<image::RgbaImage, String> {
+pub(crate) fn flag_image(scene: &mut Scene, k: usize) -> Result<image::RgbaImage, String> {
     let texture = scene.flag_scene(k).render.texture;
     let image = match &texture {
         Some(path) => flag_texture::load_flag_image(path),

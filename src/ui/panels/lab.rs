@@ -3,18 +3,19 @@
 
 use egui::{RichText, Ui};
 
-use super::plots::colour;
-use super::stats::REFRESH;
-use super::{UiAction, UiState};
-use crate::sim::lab::{CopySpec, MAX_COPIES, MIN_COPIES};
-use crate::sim::shape;
-use crate::sim::snapshot::Snapshot;
-use crate::sim::stability::{self, Found};
-use crate::sim::thread::Command;
+use crate::sim::lab::copies::{CopySpec, MAX_COPIES, MIN_COPIES};
+use crate::sim::lab::stability;
+use crate::sim::model::shape;
+use crate::sim::runtime::snapshot::Snapshot;
 use crate::sim::{DeviceChoice, IntegratorKind};
+use crate::sim_thread::Command;
+use crate::sim_thread::Found;
+use crate::ui::panels::stats::REFRESH;
+use crate::ui::plots::colour;
+use crate::ui::{UiAction, UiState};
 
 /// The integrators of the cloths shown: copy 0's, then the lab's others.
-pub fn shown_integrators(snap: &Snapshot) -> Vec<IntegratorKind> {
+pub(crate) fn shown_integrators(snap: &Snapshot) -> Vec<IntegratorKind> {
     std::iter::once(snap)
         .chain(&snap.lab)
         .map(|s| s.params.integrator)
@@ -23,7 +24,7 @@ pub fn shown_integrators(snap: &Snapshot) -> Vec<IntegratorKind> {
 
 /// The largest stable and accurate `dt` found so far for each cloth shown, by a search for
 /// exactly these integrators.
-pub fn stable_dt(state: &UiState, snap: &Snapshot) -> Vec<Found> {
+pub(crate) fn stable_dt(state: &UiState, snap: &Snapshot) -> Vec<Found> {
     let kinds = shown_integrators(snap);
     match &state.dt_search {
         Some(s) if s.integrators == kinds && !s.cancelled() => s.found(),
@@ -32,7 +33,7 @@ pub fn stable_dt(state: &UiState, snap: &Snapshot) -> Vec<Found> {
 }
 
 /// A search's findings for one cloth in a few words (`None` before the first is found).
-pub fn found_text(found: &Found) -> Option<String> {
+pub(crate) fn found_text(found: &Found) -> Option<String> {
     let stable = found.stable?;
     let accurate = found
         .accurate
@@ -45,7 +46,7 @@ pub fn found_text(found: &Found) -> Option<String> {
 
 /// The largest accurate `dt` as the panels write it, "(all stable)" added when it is the
 /// stable one (every stable `dt` tried was accurate).
-pub fn accurate_text(dt: f64, stable: f64) -> String {
+pub(crate) fn accurate_text(dt: f64, stable: f64) -> String {
     if dt <= 0.0 {
         format!("below {} s", stability::DT_MIN)
     } else if dt >= stable {
@@ -58,7 +59,7 @@ pub fn accurate_text(dt: f64, stable: f64) -> String {
 /// Each cloth's step time and strain for its label, refreshed as the Stats panel is (every
 /// [`REFRESH`] while running, at once while paused), so the labels do not make the panels be
 /// painted anew every frame.
-pub fn figures(state: &mut UiState, snap: &Snapshot) -> Vec<String> {
+pub(crate) fn figures(state: &mut UiState, snap: &Snapshot) -> Vec<String> {
     let now = std::time::Instant::now();
     let n = 1 + snap.lab.len();
     let stale = state.lab_figures.as_ref().is_none_or(|(at, rows)| {
@@ -95,7 +96,7 @@ pub fn figures(state: &mut UiState, snap: &Snapshot) -> Vec<String> {
 
 /// A search's result as the panels write it: the top of the search range and nothing stable
 /// are said as such.
-pub fn stable_text(dt: f64) -> String {
+pub(crate) fn stable_text(dt: f64) -> String {
     if dt >= stability::DT_MAX {
         format!("{} s or more", stability::DT_MAX)
     } else if dt <= 0.0 {
@@ -105,7 +106,12 @@ pub fn stable_text(dt: f64) -> String {
     }
 }
 
-pub fn lab_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mut Vec<UiAction>) {
+pub(crate) fn lab_ui(
+    ui: &mut Ui,
+    state: &mut UiState,
+    snap: &Snapshot,
+    actions: &mut Vec<UiAction>,
+) {
     if snap.lab.is_empty() {
         ui.label("Compare integrators side by side, from the same state, in lock-step:");
         ui.horizontal_wrapped(|ui| {

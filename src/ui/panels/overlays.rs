@@ -3,12 +3,17 @@
 
 use egui::Ui;
 
-use super::{UiAction, UiState};
 use crate::render::ColorMode;
-use crate::sim::snapshot::Snapshot;
-use crate::sim::thread::Command;
+use crate::sim::runtime::snapshot::Snapshot;
+use crate::sim_thread::Command;
+use crate::ui::{UiAction, UiState};
 
-pub fn overlays_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mut Vec<UiAction>) {
+pub(crate) fn overlays_ui(
+    ui: &mut Ui,
+    state: &mut UiState,
+    snap: &Snapshot,
+    actions: &mut Vec<UiAction>,
+) {
     let v = &mut state.view;
     ui.checkbox(&mut v.key_wireframe, "key mesh (w)")
         .on_hover_text("The 10 × 10 simulated springs as lines.");

@@ -4,18 +4,18 @@
 //! leaves a message and the current scene, flag and simulation as they were. Files come from
 //! the path fields, a native file dialog (*open…*, *save as…*: [`UiAction::FileDialog`], run
 //! by the application off the event loop), a file dropped on the window or the recent list;
-//! every file opened or saved goes to the top of [`super::recent::RecentFiles`].
+//! every file opened or saved goes to the top of [`crate::ui::recent::RecentFiles`].
 
 use std::path::{Path, PathBuf};
 
 use egui::Ui;
 
-use super::recent::FileKind;
-use super::{UiAction, UiState};
-use crate::render::flag_texture;
-use crate::sim::outline::{FlagShape, NOTCH_RANGE};
-use crate::sim::scene::{PRESETS, Scene};
-use crate::sim::thread::Command;
+use crate::render::passes::flag_texture;
+use crate::sim::format::outline::{FlagShape, NOTCH_RANGE};
+use crate::sim::format::scene::{PRESETS, Scene};
+use crate::sim_thread::Command;
+use crate::ui::recent::FileKind;
+use crate::ui::{UiAction, UiState};
 
 /// The background image `scene` asks for (its `render.setting.background`), decoded and
 /// checked; `None` for the sky. The message names the file.
@@ -63,7 +63,7 @@ pub fn load_scene(
 ) -> bool {
     let mut scene = scene;
     let images: Result<Vec<_>, String> = (0..scene.flag_count())
-        .map(|k| super::flags::flag_image(&mut scene, k))
+        .map(|k| crate::ui::panels::flags::flag_image(&mut scene, k))
         .collect();
     let (images, background) = match (images, scene_background(&scene)) {
         (Ok(images), Ok(background)) => (images, background),
@@ -203,7 +203,7 @@ fn set_image_of_flag(
     scene.set_alpha_of_flag(k, image.width() as usize, image.height() as usize, &alpha);
     let flag = scene.flags[k].clone();
     let before = actions.len();
-    super::flags::set_flag(state, actions, k, flag);
+    crate::ui::panels::flags::set_flag(state, actions, k, flag);
     if actions.len() == before {
         return;
     }
@@ -258,7 +258,7 @@ pub fn drop_file(state: &mut UiState, actions: &mut Vec<UiAction>, path: &Path) 
     }
 }
 
-pub fn scene_files_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
+pub(crate) fn scene_files_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
     egui::ComboBox::from_label("preset")
         .selected_text("load a preset…")
         .show_ui(ui, |ui| {
@@ -370,7 +370,7 @@ pub fn set_shape(state: &mut UiState, actions: &mut Vec<UiAction>, shape: FlagSh
         let k = state.selected_flag;
         if let Some(mut flag) = state.scene.flags.get(k).cloned() {
             flag.shape = Some(shape);
-            super::flags::set_flag(state, actions, k, flag);
+            crate::ui::panels::flags::set_flag(state, actions, k, flag);
         }
         return;
     }

@@ -7,10 +7,10 @@ use std::path::PathBuf;
 
 use egui::Ui;
 
-use super::scene_files::{self, Pick};
-use super::{UiAction, UiState, widgets};
-use crate::setting::{Color, Finial, Setting};
-use crate::sim::params::spec;
+use crate::sim::format::params::spec;
+use crate::sim::format::setting::{Color, Finial, Setting};
+use crate::ui::panels::scene_files::{self, Pick};
+use crate::ui::{UiAction, UiState, widgets};
 
 /// A colour button (egui's picker, in 8-bit sRGB as a scene writes `"#rrggbb"`); whether the
 /// colour changed.
@@ -27,11 +27,11 @@ fn color_button(ui: &mut Ui, color: &mut Color, tip: &str) -> bool {
 }
 
 /// A horizon for a sky that was one colour: the colour two thirds of the way to white.
-pub fn paler(color: Color) -> Color {
+pub(crate) fn paler(color: Color) -> Color {
     Color(color.0.map(|c| c + (1.0 - c) * (2.0 / 3.0)))
 }
 
-pub fn setting_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
+pub(crate) fn setting_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
     sky_ui(ui, &mut state.view.render.setting);
     background_ui(ui, state, actions);
     let setting = &mut state.view.render.setting;

@@ -2,14 +2,14 @@
 
 use egui::Ui;
 
-use super::widgets::{self, Edit};
-use super::{UiAction, UiState};
-use crate::sim::device::AUTO_GPU_NODES;
-use crate::sim::params::spec;
-use crate::sim::params::{CgSettings, ChoiKo, MultigridSettings, Wavelet};
-use crate::sim::snapshot::Snapshot;
-use crate::sim::thread::Command;
+use crate::sim::format::device_choice::AUTO_GPU_NODES;
+use crate::sim::format::params::spec;
+use crate::sim::format::params::{CgSettings, ChoiKo, MultigridSettings, Wavelet};
+use crate::sim::runtime::snapshot::Snapshot;
 use crate::sim::{DeviceChoice, IntegratorKind};
+use crate::sim_thread::Command;
+use crate::ui::widgets::{self, Edit};
+use crate::ui::{UiAction, UiState};
 
 impl Edit for ChoiKo {
     fn ui(&mut self, ui: &mut Ui) -> bool {
@@ -46,7 +46,7 @@ impl Edit for Wavelet {
 }
 
 /// The integrator, its step and its own settings; sends the parameters when they change.
-pub fn integrator_ui(
+pub(crate) fn integrator_ui(
     ui: &mut Ui,
     state: &mut UiState,
     snap: &Snapshot,
@@ -96,7 +96,12 @@ pub fn integrator_ui(
 
 /// Where the cloth steps: the CPU, the GPU (`kang-mg` in f32), or `auto`; and where it does
 /// now, with what the GPU mode has read back.
-pub fn device_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mut Vec<UiAction>) {
+pub(crate) fn device_ui(
+    ui: &mut Ui,
+    state: &mut UiState,
+    snap: &Snapshot,
+    actions: &mut Vec<UiAction>,
+) {
     let status = &snap.device;
     let mut choice = status.choice;
     let gpu_help = match &status.adapter {
@@ -130,7 +135,7 @@ pub fn device_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mu
     // switch back to cpu, with the reason): the line counts them and adds up what was read
     // back.
     let (mut flags, mut on_gpu) = (0, 0);
-    let mut r = crate::sim::device::ReadBacks::default();
+    let mut r = crate::sim::runtime::device::ReadBacks::default();
     for flag in snap.all_flags() {
         flags += 1;
         if flag.device.on_gpu {
@@ -158,7 +163,12 @@ pub fn device_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mu
 }
 
 /// Run, step, reset and the time scale.
-pub fn run_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mut Vec<UiAction>) {
+pub(crate) fn run_ui(
+    ui: &mut Ui,
+    state: &mut UiState,
+    snap: &Snapshot,
+    actions: &mut Vec<UiAction>,
+) {
     ui.horizontal(|ui| {
         let label = if snap.paused { "run" } else { "pause" };
         if ui.button(label).on_hover_text("Space").clicked() {

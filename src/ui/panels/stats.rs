@@ -2,18 +2,23 @@
 
 use egui::Ui;
 
-use super::FrameInfo;
 use crate::sim::IntegratorKind;
-use crate::sim::integrators::SolverReport;
-use crate::sim::snapshot::Snapshot;
+use crate::sim::runtime::snapshot::Snapshot;
+use crate::sim::solvers::integrators::SolverReport;
+use crate::ui::FrameInfo;
 
 /// How often the figures are refreshed while the cloth runs: often enough to follow, seldom
 /// enough to read, and the panel does not have to be painted anew every frame (the viewer
 /// reuses the last painted panels while nothing in them changes).
-pub const REFRESH: std::time::Duration = std::time::Duration::from_millis(250);
+pub(crate) const REFRESH: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// The panel: the figures of the last refresh (every [`REFRESH`], and at once while paused).
-pub fn stats_ui(ui: &mut Ui, state: &mut super::UiState, snap: &Snapshot, frame: &FrameInfo<'_>) {
+pub(crate) fn stats_ui(
+    ui: &mut Ui,
+    state: &mut crate::ui::UiState,
+    snap: &Snapshot,
+    frame: &FrameInfo<'_>,
+) {
     let now = std::time::Instant::now();
     let stale = state
         .stats_rows
@@ -38,7 +43,7 @@ pub fn stats_ui(ui: &mut Ui, state: &mut super::UiState, snap: &Snapshot, frame:
 }
 
 /// Every figure of the panel, as `(name, value)`.
-pub fn rows(snap: &Snapshot, frame: &FrameInfo<'_>) -> Vec<(&'static str, String)> {
+pub(crate) fn rows(snap: &Snapshot, frame: &FrameInfo<'_>) -> Vec<(&'static str, String)> {
     let st = &snap.stats;
     let status = if snap.divergence.is_some() {
         "stopped by the guard"
@@ -155,7 +160,7 @@ pub fn rows(snap: &Snapshot, frame: &FrameInfo<'_>) -> Vec<(&'static str, String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::scene::Scene;
+    use crate::sim::format::scene::Scene;
     use crate::ui::UiState;
 
     fn shown_step(state: &UiState) -> String {
@@ -209,7 +214,7 @@ mod tests {
         snap.stats.step_seconds = 123e-6;
         snap.stats.provot_corrections = 77;
         snap.stats.solver =
-            SolverReport::Iterative(crate::sim::integrators::implicit_cg::CgReport {
+            SolverReport::Iterative(crate::sim::solvers::integrators::implicit_cg::CgReport {
                 iterations: 9,
                 ..Default::default()
             });

@@ -2,14 +2,14 @@
 
 use egui::Ui;
 
-use super::widgets::{self, Edit};
-use super::{UiAction, UiState};
-use crate::sim::params::spec;
-use crate::sim::params::{DragModel, Gust, LiftModel};
-use crate::sim::thread::Command;
+use crate::sim::format::params::spec;
+use crate::sim::format::params::{DragModel, Gust, LiftModel};
+use crate::sim_thread::Command;
+use crate::ui::widgets::{self, Edit};
+use crate::ui::{UiAction, UiState};
 
 /// `(speed m/s, azimuth deg from +X toward +Z, elevation deg)`.
-pub fn wind_polar(v: [f64; 3]) -> (f64, f64, f64) {
+pub(crate) fn wind_polar(v: [f64; 3]) -> (f64, f64, f64) {
     let [x, y, z] = v;
     let speed = (x * x + y * y + z * z).sqrt();
     if speed < 1e-12 {
@@ -20,7 +20,7 @@ pub fn wind_polar(v: [f64; 3]) -> (f64, f64, f64) {
     (speed, az, el)
 }
 
-pub fn wind_vector(speed: f64, az_deg: f64, el_deg: f64) -> [f64; 3] {
+pub(crate) fn wind_vector(speed: f64, az_deg: f64, el_deg: f64) -> [f64; 3] {
     let (az, el) = (az_deg.to_radians(), el_deg.to_radians());
     [
         speed * el.cos() * az.cos(),
@@ -74,7 +74,7 @@ fn choice<T: PartialEq + Copy>(
     changed
 }
 
-pub fn wind_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
+pub(crate) fn wind_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
     let (mut speed, _, _) = wind_polar(state.params.wind.velocity);
     let mut changed = widgets::real(ui, &spec::WIND_SPEED, &mut speed);
     changed |= ui

@@ -84,7 +84,8 @@ impl Decimated {
 
 /// `points` (in order of time) as the plots draw them with columns `width` seconds wide: see
 /// [`Decimated`].
-pub fn decimate(points: impl IntoIterator<Item = [f64; 2]>, width: f64) -> Vec<PlotPoint> {
+#[cfg(test)]
+pub(crate) fn decimate(points: impl IntoIterator<Item = [f64; 2]>, width: f64) -> Vec<PlotPoint> {
     let mut d = Decimated::default();
     for p in points {
         d.push(p, width);

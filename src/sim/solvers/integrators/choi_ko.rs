@@ -14,7 +14,7 @@
 //! backward Euler in the same form): `(M − h²K − hC) Δx = h M vⁿ + h² (fⁿ − C vⁿ)`,
 //! `vⁿ⁺¹ = Δx / h`.
 //!
-//! `K` comes from the immediate buckling model ([`crate::sim::buckling`]): positive
+//! `K` comes from the immediate buckling model ([`crate::sim::solvers::buckling`]): positive
 //! semidefinite by construction, so the matrix is SPD. `C` holds the type-1 dampers and the
 //! semi-implicit air coefficients `c_i I` (as in `implicit-cg`). Kinematic nodes are removed from
 //! the unknowns; their known `Δx` moves to the right-hand side.
@@ -25,12 +25,12 @@ use super::SolverReport;
 use super::StepInput;
 use super::implicit_cg::{CgReport, pcg};
 use super::{ForceInput, ForceWork, Integrator, Next, Step, kinematic_next};
-use crate::sim::buckling::{self, BuckleTopology, LinkState};
-use crate::sim::cloth::Cloth;
-use crate::sim::error::SimError;
-use crate::sim::forces::External;
-use crate::sim::par::{for_each_node, for_each_node2};
-use crate::sim::params::{CgSettings, IntegratorKind};
+use crate::sim::format::error::SimError;
+use crate::sim::format::params::{CgSettings, IntegratorKind};
+use crate::sim::model::cloth::Cloth;
+use crate::sim::model::forces::External;
+use crate::sim::model::par::{for_each_node, for_each_node2};
+use crate::sim::solvers::buckling::{self, BuckleTopology, LinkState};
 
 /// `choi-ko`: the buckling model's forces, the BDF2 solve, and its history.
 #[derive(Debug, Clone, Default)]
@@ -46,7 +46,7 @@ impl Integrator for ChoiKo {
         IntegratorKind::ChoiKo
     }
 
-    /// The immediate buckling model (`sim::buckling`) in place of Hooke springs.
+    /// The immediate buckling model (`sim::solvers::buckling`) in place of Hooke springs.
     fn internal_forces(&mut self, at: &ForceInput<'_>, _: &mut ForceWork, force: &mut [DVec3]) {
         let (input, params) = (at.input, at.params);
         let s = &mut self.scratch;
@@ -124,7 +124,7 @@ impl Integrator for ChoiKo {
 
 /// State at the start and the end of the last step, to tell whether BDF2 may use it.
 #[derive(Debug, Clone, Default)]
-pub struct History {
+pub(crate) struct History {
     h: f64,
     x_prev: Vec<DVec3>,
     v_prev: Vec<DVec3>,
@@ -134,7 +134,7 @@ pub struct History {
 
 /// Work arrays and the BDF2 history, reused between steps.
 #[derive(Debug, Clone, Default)]
-pub struct ChoiKoScratch {
+pub(crate) struct ChoiKoScratch {
     pub topology: BuckleTopology,
     pub links: Vec<LinkState>,
     block: Vec<DMat3>,
@@ -167,7 +167,7 @@ impl History {
 impl ChoiKoScratch {
     /// Records the state after a finished step (after strain limiting and colliders) as the
     /// history of the next one.
-    pub fn finish(&mut self, x: &[DVec3], v: &[DVec3], h: f64) {
+    pub(crate) fn finish(&mut self, x: &[DVec3], v: &[DVec3], h: f64) {
         let hist = self.history.get_or_insert_with(History::default);
         hist.h = h;
         hist.x_prev.clone_from(&self.start_x);
@@ -178,9 +178,9 @@ impl ChoiKoScratch {
         hist.v_end.extend_from_slice(v);
     }
 
-    /// Keeps the history before a step the guard may discard (a copy into the arrays kept
-    /// last time).
-    pub fn checkpoint(&mut self) {
+    /// Keeps the history before a step the guard may discard (a copy into the arrays the
+    /// previous checkpoint kept).
+    pub(crate) fn checkpoint(&mut self) {
         match (&self.history, &mut self.history_kept) {
             (Some(h), Some(kept)) => kept.copy_from(h),
             (history, kept) => kept.clone_from(history),
@@ -188,20 +188,15 @@ impl ChoiKoScratch {
     }
 
     /// Puts back the history [`Self::checkpoint`] kept.
-    pub fn rollback(&mut self) {
+    pub(crate) fn rollback(&mut self) {
         std::mem::swap(&mut self.history, &mut self.history_kept);
-    }
-
-    /// A copy of the history (to probe a step without disturbing the next real one).
-    pub fn save_history(&self) -> Option<History> {
-        self.history.clone()
     }
 }
 
 /// One step: `dx` receives `Δx`, `dv` receives `vⁿ⁺¹ − vⁿ` (kinematic nodes: their known values).
 /// `force` is the buckling model's internal force, evaluated into `s.links` beforehand.
 #[allow(clippy::too_many_arguments)]
-pub fn solve(
+pub(crate) fn solve(
     input: &StepInput,
     force: &[DVec3],
     ext: &External,

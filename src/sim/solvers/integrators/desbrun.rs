@@ -14,14 +14,14 @@ use rayon::prelude::*;
 
 use super::SolverReport;
 use super::{Integrator, Next, Step, StepInput, advance_symplectic};
-use crate::sim::cloth::Cloth;
-use crate::sim::error::SimError;
-use crate::sim::par::for_each_node;
-use crate::sim::params::IntegratorKind;
+use crate::sim::format::error::SimError;
+use crate::sim::format::params::IntegratorKind;
+use crate::sim::model::cloth::Cloth;
+use crate::sim::model::par::for_each_node;
 
 /// `desbrun`: the filter itself, then eq. 1.
 #[derive(Debug, Clone, Default)]
-pub struct Desbrun {
+pub(crate) struct Desbrun {
     filter: DesbrunFilter,
     ftilde: Vec<DVec3>,
     dv: Vec<DVec3>,
@@ -29,7 +29,7 @@ pub struct Desbrun {
 
 impl Desbrun {
     /// Whether a cloth with these pinned nodes fits the dense filter.
-    pub fn check_fits(pinned: &[bool]) -> Result<(), SimError> {
+    pub(crate) fn check_fits(pinned: &[bool]) -> Result<(), SimError> {
         let free = pinned.iter().filter(|k| !**k).count();
         if free > MAX_DESBRUN_NODES {
             return Err(SimError::FilterTooLarge {
@@ -100,11 +100,11 @@ impl Integrator for Desbrun {
 }
 
 /// Largest free-node count for the dense filter (4096² doubles = 128 MiB).
-pub const MAX_DESBRUN_NODES: usize = 4096;
+pub(crate) const MAX_DESBRUN_NODES: usize = 4096;
 
 /// The cached inverse and what it was built from.
 #[derive(Debug, Clone, Default)]
-pub struct DesbrunFilter {
+pub(crate) struct DesbrunFilter {
     fingerprint: u64,
     /// Free nodes in row order.
     free: Vec<usize>,
@@ -133,13 +133,13 @@ fn fingerprint(cloth: &Cloth, kinematic: &[bool], h: f64) -> u64 {
 }
 
 impl DesbrunFilter {
-    /// Number of free nodes in the current inverse.
-    pub fn size(&self) -> usize {
-        self.free.len()
-    }
-
     /// Rebuilds the inverse if its inputs changed. Returns whether it did.
-    pub fn prepare(&mut self, cloth: &Cloth, kinematic: &[bool], h: f64) -> Result<bool, SimError> {
+    pub(crate) fn prepare(
+        &mut self,
+        cloth: &Cloth,
+        kinematic: &[bool],
+        h: f64,
+    ) -> Result<bool, SimError> {
         let fp = fingerprint(cloth, kinematic, h);
         if fp == self.fingerprint && !self.inverse.is_empty() {
             return Ok(false);
@@ -182,7 +182,7 @@ impl DesbrunFilter {
     /// `Δv` for the free nodes: `(D - h² K)⁻¹ (h F̃ + h² Σ_{j kinematic} k_ij Δv_j)`.
     /// Call [`prepare`](Self::prepare) first with the same inputs.
     #[allow(clippy::too_many_arguments)] // reason: the filter's inputs, each used once
-    pub fn apply(
+    pub(crate) fn apply(
         &mut self,
         cloth: &Cloth,
         kinematic: &[bool],
@@ -228,7 +228,7 @@ impl DesbrunFilter {
 
 /// Inverse of a symmetric positive-definite `n × n` row-major matrix by Cholesky factorisation
 /// `A = L Lᵀ` and one forward/back substitution per column (columns in parallel).
-pub fn spd_inverse(mut a: Vec<f64>, n: usize) -> Vec<f64> {
+pub(crate) fn spd_inverse(mut a: Vec<f64>, n: usize) -> Vec<f64> {
     // In-place Cholesky: lower triangle of `a` becomes L.
     for j in 0..n {
         let mut d = a[j * n + j];

@@ -3,16 +3,16 @@
 //! `Δv = h F / m` (external forces through [`External::delta_v`], so the semi-implicit drag is
 //! shared). They differ only in how positions advance, which each scheme's file says.
 //!
-//! [`External::delta_v`]: crate::sim::forces::External::delta_v
+//! [`External::delta_v`]: crate::sim::model::forces::External::delta_v
 
 use glam::DVec3;
 
 use super::{Next, Step, StepInput, kinematic_next};
-use crate::sim::par::for_each_node3;
+use crate::sim::model::par::for_each_node3;
 
 /// One explicit step in one pass: `Δv_i = h F_i / m_i + Δv_ext,i` for free nodes, then
 /// `update(x, v, Δv) -> (x', v')`; kinematic nodes go to their targets.
-pub fn advance_explicit(
+pub(crate) fn advance_explicit(
     step: &Step,
     next: &mut Next,
     update: impl Fn(DVec3, DVec3, DVec3, f64) -> (DVec3, DVec3) + Sync,

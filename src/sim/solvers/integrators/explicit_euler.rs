@@ -2,11 +2,11 @@
 
 use super::explicit::advance_explicit;
 use super::{Integrator, Next, Step};
-use crate::sim::error::SimError;
-use crate::sim::params::IntegratorKind;
+use crate::sim::format::error::SimError;
+use crate::sim::format::params::IntegratorKind;
 
 #[derive(Debug, Clone, Default)]
-pub struct ExplicitEuler;
+pub(crate) struct ExplicitEuler;
 
 impl Integrator for ExplicitEuler {
     fn kind(&self) -> IntegratorKind {

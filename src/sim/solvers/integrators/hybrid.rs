@@ -3,21 +3,17 @@
 
 use super::kang::{Jacobi, Update};
 use super::{Integrator, Next, Step};
-use crate::sim::error::SimError;
-use crate::sim::params::IntegratorKind;
+use crate::sim::format::error::SimError;
+use crate::sim::format::params::IntegratorKind;
 
 #[derive(Debug, Clone, Default)]
-pub struct Hybrid {
+pub(crate) struct Hybrid {
     jacobi: Jacobi,
 }
 
 impl Integrator for Hybrid {
     fn kind(&self) -> IntegratorKind {
         IntegratorKind::Hybrid
-    }
-
-    fn supports_wavelet(&self) -> bool {
-        true
     }
 
     fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), SimError> {

@@ -16,15 +16,15 @@ use glam::DVec3;
 
 use super::SolverReport;
 use super::{Integrator, Next, Step, StepInput, advance_symplectic};
-use crate::sim::error::SimError;
-use crate::sim::forces::External;
-use crate::sim::jacobian::{RhsInput, SpringBlock, right_hand_side, spring_blocks};
-use crate::sim::par::for_each_node;
-use crate::sim::params::{CgSettings, IntegratorKind};
+use crate::sim::format::error::SimError;
+use crate::sim::format::params::{CgSettings, IntegratorKind};
+use crate::sim::model::forces::External;
+use crate::sim::model::par::for_each_node;
+use crate::sim::solvers::jacobian::{RhsInput, SpringBlock, right_hand_side, spring_blocks};
 
 /// `implicit-cg`.
 #[derive(Debug, Clone, Default)]
-pub struct ImplicitCg {
+pub(crate) struct ImplicitCg {
     scratch: CgScratch,
     dv: Vec<DVec3>,
     report: CgReport,
@@ -61,7 +61,7 @@ impl Integrator for ImplicitCg {
 
 /// Work arrays, reused between steps.
 #[derive(Debug, Clone, Default)]
-pub struct CgScratch {
+pub(crate) struct CgScratch {
     /// Per spring: `S_s = h c P + h² K_s` (the off-diagonal block is `-S_s`) and `h² K_s`,
     /// for the right-hand side's `h² ∂f/∂x v`.
     pub blocks: Vec<SpringBlock>,
@@ -83,7 +83,7 @@ pub struct CgReport {
 
 /// Solves for `Δv` (kinematic nodes get their known value). `damping` is the spring damping
 /// coefficient, N·s/m.
-pub fn solve(
+pub(crate) fn solve(
     input: &StepInput,
     damping: f64,
     force: &[DVec3],

@@ -9,7 +9,7 @@
 //! `k` across its length too, where the true Jacobian has `k (1 − L/|x|)`, nearly nothing at
 //! rest length. Solved exactly, that system stiffens every bending and flapping motion by
 //! `h² k` and damps it: at the default flag's `h² k / m ≈ 23` the flag flies nearly still
-//! (mean node speed 0.17 m/s against the accurate solve's 0.56 m/s). The true Jacobian has no
+//! (docs/method.md §2). The true Jacobian has no
 //! such term; solved to a tolerance, this is the accurate solve at one substep.
 //!
 //! The solver is flexible CG (one search direction kept, Notay 2000) preconditioned by a
@@ -28,26 +28,26 @@ use glam::{DMat3, DVec3};
 use super::SolverReport;
 use super::implicit_cg::CgReport;
 use super::{Integrator, Next, Step, StepInput, advance_symplectic};
-use crate::sim::cloth::{Cloth, Link, Topology};
-use crate::sim::error::SimError;
-use crate::sim::jacobian::{RhsInput, SpringBlock, right_hand_side, spring_blocks};
-use crate::sim::multigrid::Multigrid;
-use crate::sim::par::for_each_node;
-use crate::sim::params::IntegratorKind;
+use crate::sim::format::error::SimError;
+use crate::sim::format::params::IntegratorKind;
+use crate::sim::model::cloth::{Cloth, Link, Topology};
+use crate::sim::model::par::for_each_node;
+use crate::sim::solvers::jacobian::{RhsInput, SpringBlock, right_hand_side, spring_blocks};
+use crate::sim::solvers::multigrid::Multigrid;
 
 /// A spring couples its ends in the preconditioner's sweeps when `h² k` is at least this
 /// fraction of its lighter end's mass. A weaker spring barely moves a node against its own
 /// inertia: its block stays in the diagonal and the product, and the outer iteration accounts
 /// for it. On the default flag this leaves out the bending springs (`h² k / m ≈ 0.23`), a third
 /// of each sweep's products, and the iterations a step go from 1.164 to 1.173.
-pub const COUPLING: f64 = 1.0;
+pub(crate) const COUPLING: f64 = 1.0;
 
 /// Preconditioned iterations per step at most, per `params.multigrid.max_cycles`.
 pub const ITERATIONS_PER_CYCLE: u32 = 4;
 
 /// `implicit-mg`'s solver state and its warm start.
 #[derive(Debug, Clone, Default)]
-pub struct ImplicitMg {
+pub(crate) struct ImplicitMg {
     mg: Multigrid,
     /// Per spring: `h² K_s` (the true stiffness block) and `S_s = h² K_s + h c P` (the
     /// matrix's off-diagonal block is `−S_s`).
@@ -337,10 +337,10 @@ impl ImplicitMg {
     /// [`ImplicitMg::assemble`] on one thread, with the warm start's product `q = A y` (the
     /// first thing the solve needs), in one pass over the springs: each spring's block is
     /// built and, while it is at hand, added to both ends' diagonal blocks and applied to the
-    /// velocities (the right-hand side) and to the warm start. On the 10 × 10 default flag the
-    /// separate passes (blocks, diagonal, right-hand side, product) were a third of the step;
-    /// one pass saves 6 % of its instructions (536 608 → 503 703 a step: the arithmetic stays,
-    /// the reloads and loops go). A node's links are in spring order, so every node
+    /// velocities (the right-hand side) and to the warm start. On a small cloth such as the
+    /// 10 × 10 default flag separate passes (blocks, diagonal, right-hand side, product) weigh
+    /// much in the step; one pass keeps the arithmetic and drops the reloads and the loops. A
+    /// node's links are in spring order, so every node
     /// receives its terms in the order of the node-by-node passes: the same bits (the parallel
     /// path keeps those passes, and gives this path's step bit for bit).
     fn assemble_by_springs(&mut self, step: &Step) {
@@ -620,7 +620,7 @@ impl Integrator for ImplicitMg {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::scene::Scene;
+    use crate::sim::format::scene::Scene;
 
     /// A 6 × 5 sheet with every spring family, pinned at its top corners, crumpled (springs
     /// stretched and compressed).

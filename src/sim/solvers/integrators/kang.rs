@@ -17,13 +17,13 @@
 use glam::DVec3;
 
 use super::{Integrator, Next, Step, StepInput, kinematic_next};
-use crate::sim::error::SimError;
-use crate::sim::par::{for_each_node, for_each_node3};
-use crate::sim::params::IntegratorKind;
+use crate::sim::format::error::SimError;
+use crate::sim::format::params::IntegratorKind;
+use crate::sim::model::par::{for_each_node, for_each_node3};
 
 /// The scratch of the Jacobi iterations.
 #[derive(Debug, Clone, Default)]
-pub struct Jacobi {
+pub(crate) struct Jacobi {
     dv: Vec<DVec3>,
     tmp: Vec<DVec3>,
     near_held: Vec<bool>,
@@ -31,13 +31,13 @@ pub struct Jacobi {
 
 /// `kang`: eq. 10 (`params.jacobi_iterations` Jacobi iterations, 2 by default).
 #[derive(Debug, Clone, Default)]
-pub struct Kang {
+pub(crate) struct Kang {
     jacobi: Jacobi,
 }
 
 /// How the end of a Jacobi step advances positions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Update {
+pub(crate) enum Update {
     /// `v' = v + Δv`, `x' = x + h v'` (eq. 1).
     Implicit,
     /// `x' = x + h v`, then `v' = v + Δv` (chi-2007 §4.3, `hybrid`).
@@ -48,7 +48,7 @@ impl Jacobi {
     /// `params.jacobi_iterations` Jacobi iterations from `Δv⁰` (the held nodes' `Δv`, zero
     /// elsewhere), the last one fused with the position update `update`. External forces are
     /// added unfiltered after the sweeps (docs/method.md §2) unless `params.filter_external`.
-    pub fn step(&mut self, step: &Step, update: Update, next: &mut Next) {
+    pub(crate) fn step(&mut self, step: &Step, update: Update, next: &mut Next) {
         let StepInput {
             cloth,
             kinematic,
@@ -148,10 +148,6 @@ impl Jacobi {
 impl Integrator for Kang {
     fn kind(&self) -> IntegratorKind {
         IntegratorKind::Kang
-    }
-
-    fn supports_wavelet(&self) -> bool {
-        true
     }
 
     fn advance(&mut self, step: &Step, next: &mut Next) -> Result<(), SimError> {

@@ -9,7 +9,7 @@
 //!
 //! where `C` is each node's semi-implicit air coefficient (drag and the other air forces taken
 //! at the end velocity, as the semi-implicit air model does). It is solved to a relative residual
-//! of `params.multigrid.tolerance` by multigrid V-cycles ([`crate::sim::multigrid`]),
+//! of `params.multigrid.tolerance` by multigrid V-cycles ([`crate::sim::solvers::multigrid`]),
 //! warm-started from the last step's `Δv`, then `v += Δv`, `x += h v` (eq. 1).
 //!
 //! Why not eq. 10: two Jacobi sweeps from zero carry a load only two springs far per step, and
@@ -24,12 +24,12 @@ use glam::DVec3;
 use super::SolverReport;
 use super::implicit_cg::CgReport;
 use super::{Integrator, Next, Step, StepInput, advance_symplectic};
-use crate::sim::cloth::Cloth;
-use crate::sim::error::SimError;
-use crate::sim::jacobian::RhsInput;
-use crate::sim::multigrid::Multigrid;
-use crate::sim::par::for_each_node;
-use crate::sim::params::IntegratorKind;
+use crate::sim::format::error::SimError;
+use crate::sim::format::params::IntegratorKind;
+use crate::sim::model::cloth::Cloth;
+use crate::sim::model::par::for_each_node;
+use crate::sim::solvers::jacobian::RhsInput;
+use crate::sim::solvers::multigrid::Multigrid;
 
 /// The free nodes with a held neighbour: their right-hand side takes the neighbours' known `Δv`.
 pub fn near_held(cloth: &Cloth, kinematic: &[bool]) -> Vec<usize> {
@@ -78,7 +78,7 @@ pub fn right_hand_side(input: &RhsInput, near_held: &[usize], rhs: &mut Vec<DVec
 
 /// `kang-mg`'s solver and its warm start.
 #[derive(Debug, Clone, Default)]
-pub struct KangMg {
+pub(crate) struct KangMg {
     mg: Multigrid,
     rhs: Vec<DVec3>,
     /// The last step's `Δv`: the next solve starts from it.

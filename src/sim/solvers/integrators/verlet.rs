@@ -5,11 +5,11 @@
 
 use super::explicit::advance_explicit;
 use super::{Integrator, Next, Step};
-use crate::sim::error::SimError;
-use crate::sim::params::IntegratorKind;
+use crate::sim::format::error::SimError;
+use crate::sim::format::params::IntegratorKind;
 
 #[derive(Debug, Clone, Default)]
-pub struct Verlet;
+pub(crate) struct Verlet;
 
 impl Integrator for Verlet {
     fn kind(&self) -> IntegratorKind {

@@ -18,15 +18,15 @@
 use glam::DVec3;
 
 use super::{ForceInput, ForceWork, Integrator, Next, Step};
-use crate::sim::cloth::Cloth;
-use crate::sim::error::SimError;
-use crate::sim::forces::External;
-use crate::sim::par::{for_each_node, for_each_node3};
-use crate::sim::params::IntegratorKind;
+use crate::sim::format::error::SimError;
+use crate::sim::format::params::IntegratorKind;
+use crate::sim::model::cloth::Cloth;
+use crate::sim::model::forces::External;
+use crate::sim::model::par::{for_each_node, for_each_node3};
 
 /// Work arrays, reused between steps.
 #[derive(Debug, Clone, Default)]
-pub struct XpbdScratch {
+pub(crate) struct XpbdScratch {
     x_prev: Vec<DVec3>,
     lambda: Vec<f64>,
     moves: Vec<Option<(f64, [DVec3; 2])>>,
@@ -58,7 +58,7 @@ pub fn project(
 
 /// `xpbd`: distance constraints in substeps; spring forces are not used.
 #[derive(Debug, Clone, Default)]
-pub struct Xpbd {
+pub(crate) struct Xpbd {
     scratch: XpbdScratch,
 }
 
@@ -96,7 +96,7 @@ impl Integrator for Xpbd {
 
 /// What one XPBD step reads besides the cloth and the external forces.
 #[derive(Debug, Clone, Copy)]
-pub struct XpbdInput<'a> {
+pub(crate) struct XpbdInput<'a> {
     /// Nodes whose motion is prescribed.
     pub kinematic: &'a [bool],
     /// Where each kinematic node must be at the end of the step, m.
@@ -110,7 +110,7 @@ pub struct XpbdInput<'a> {
 
 /// Advances the state in `cloth` over `h` in `substeps` XPBD substeps into `x` and `v`.
 /// Kinematic nodes move linearly to their targets over the step.
-pub fn advance(
+pub(crate) fn advance(
     input: &XpbdInput,
     cloth: &Cloth,
     ext: &External,

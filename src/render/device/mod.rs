@@ -1,0 +1,8 @@
+//! The GPU device and what every pass builds on: attachment formats and pixel rectangles, the
+//! WGSL sources, the GPU timer, the renderer's errors.
+
+pub(crate) mod error;
+pub(crate) mod gpu;
+pub(crate) mod gpu_timer;
+pub mod shaders;
+pub(crate) mod targets;

@@ -1,0 +1,9 @@
+//! How forces become `Δv` and `Δx`: the integrators, one file each, and what they solve with
+//! (the springs' Jacobian, the geometric multigrid, the buckling model, the wavelet
+//! interpolation of smooth regions).
+
+pub mod buckling;
+pub mod integrators;
+pub mod jacobian;
+pub mod multigrid;
+pub mod wavelet;

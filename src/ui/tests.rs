@@ -1,0 +1,171 @@
+//! The panels against the parameter table: every slider spans what the validation accepts.
+use crate::sim::IntegratorKind;
+use crate::sim::format::scene::Scene;
+use crate::sim::runtime::snapshot::Snapshot;
+use crate::sim_thread::Command;
+use crate::ui::panels::*;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crate::sim::format::params::HandlePath;
+use crate::sim::format::params::spec::{Entry, TABLE};
+use crate::sim_thread::{SimThread, wait_for};
+use crate::ui::*;
+
+/// Every slider the parameter panels draw, `path → (low end, high end)`, over the states
+/// that show different controls: each integrator, with the wavelet interpolation and the
+/// waving pole off and on.
+fn drawn_sliders() -> BTreeMap<&'static str, (f64, f64)> {
+    let scene = Scene::load("flag").unwrap();
+    let snap = Snapshot::of(&scene.clone().simulation().unwrap());
+    let ctx = egui::Context::default();
+    widgets::DRAWN.with(|d| d.borrow_mut().clear());
+    for kind in IntegratorKind::ALL {
+        for on in [false, true] {
+            let mut state = UiState::new(scene.clone(), 0.12);
+            state.params.integrator = kind;
+            state.params.wavelet.enabled = on;
+            state.params.handle.path = if on {
+                HandlePath::Figure8
+            } else {
+                HandlePath::None
+            };
+            let mut actions = Vec::new();
+            let mut output = ctx.run_ui(egui::RawInput::default(), |ui| {
+                simulation::integrator_ui(ui, &mut state, &snap, &mut actions);
+                cloth::cloth_ui(ui, &mut state, &mut actions);
+                simulation::run_ui(ui, &mut state, &snap, &mut actions);
+                wind::wind_ui(ui, &mut state, &mut actions);
+                detail::detail_ui(ui, &mut state, &FrameInfo::default(), &mut actions);
+            });
+            // Nothing is painted here; egui insists the font texture be dealt with.
+            output.textures_delta.clear();
+            assert!(actions.is_empty(), "drawing alone sent {actions:?}");
+        }
+    }
+    let mut out = BTreeMap::new();
+    widgets::DRAWN.with(|d| {
+        for &(path, lo, hi) in d.borrow().iter() {
+            let before = out.insert(path, (lo, hi));
+            assert!(
+                before.is_none_or(|r| r == (lo, hi)),
+                "{path} drawn with two ranges"
+            );
+        }
+    });
+    out
+}
+
+/// Whether the simulation takes `v` for the parameter at `path`: the scene validation for
+/// scene fields, the simulation thread for the time scale. Where each path lives is written
+/// here from the scene format, independently of the spec table.
+fn accepted(path: &str, v: f64) -> bool {
+    let mut scene = Scene::load("flag").unwrap();
+    let p = &mut scene.params;
+    let whole = v as u32;
+    match path {
+        "params.dt" => p.dt = v,
+        "params.substeps" => p.substeps = whole,
+        "params.jacobi_iterations" => p.jacobi_iterations = whole,
+        "params.xpbd_substeps" => p.xpbd_substeps = whole,
+        "params.stiffness.structural" => p.stiffness.structural = v,
+        "params.stiffness.shear" => p.stiffness.shear = v,
+        "params.stiffness.bend" => p.stiffness.bend = v,
+        "params.damping" => p.damping = v,
+        "params.wind.velocity" => p.wind.velocity = [0.0, 0.0, v],
+        "params.wind.drag" => p.wind.drag = v,
+        "params.wind.lift" => p.wind.lift = v,
+        "params.wind.linear" => p.wind.linear = v,
+        "params.wind.gust.strength" => p.wind.gust.strength = v,
+        "params.wind.gust.period" => p.wind.gust.period = v,
+        "params.wind.response" => p.wind.response = v,
+        "params.provot.max_stretch" => p.provot.max_stretch = v,
+        "params.provot.iterations" => p.provot.iterations = whole,
+        "params.provot.max_compression" => p.provot.max_compression = v,
+        "params.provot.levels" => p.provot.levels = whole,
+        "params.provot.tether_stretch" => p.provot.tether_stretch = v,
+        "params.handle.amplitude" => p.handle.amplitude = v,
+        "params.handle.period" => p.handle.period = v,
+        "params.hoist.height" => p.hoist.height = v,
+        "params.hoist.speed" => p.hoist.speed = v,
+        "params.cg.tolerance" => p.cg.tolerance = v,
+        "params.cg.max_iterations" => p.cg.max_iterations = whole,
+        "params.multigrid.tolerance" => p.multigrid.tolerance = v,
+        "params.multigrid.max_cycles" => p.multigrid.max_cycles = whole,
+        "params.choi_ko.flexural_rigidity" => p.choi_ko.flexural_rigidity = v,
+        "params.choi_ko.buckling_clamp" => p.choi_ko.buckling_clamp = v,
+        "params.wavelet.threshold" => p.wavelet.threshold = v,
+        "cloth.grid.mass" => scene.cloth.grid.as_mut().unwrap().mass = v,
+        "render.resolution" => scene.render.resolution = [whole; 2],
+        "render.wrinkle_c" => scene.render.wrinkle_c = v,
+        "time scale" => {
+            let sim = SimThread::spawn(scene, true).unwrap();
+            let slot = sim.slot();
+            sim.send(Command::SetTimeScale(v));
+            let wait = Duration::from_secs(5);
+            let s = wait_for(&slot, wait, |s| s.error.is_some() || s.time_scale == v)
+                .expect("the thread answered");
+            return s.error.is_none();
+        }
+        other => panic!("this test does not know where {other} lives"),
+    }
+    scene.validate().is_ok()
+}
+
+#[test]
+fn every_slider_spans_exactly_what_the_validation_accepts() {
+    let drawn = drawn_sliders();
+    // Every numeric parameter of the table has its slider, and so do the three values set
+    // outside `params`.
+    let mut expected: Vec<&str> = TABLE
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Real(s) => Some(s.path),
+            Entry::Whole(s) => Some(s.path),
+            _ => None,
+        })
+        .collect();
+    expected.extend(["cloth.grid.mass", "time scale", "params.wind.velocity"]);
+    for path in &expected {
+        assert!(drawn.contains_key(path), "no slider for {path}");
+    }
+    for (path, &(lo, hi)) in &drawn {
+        assert!(
+            accepted(path, lo),
+            "{path}: the slider's low end {lo} is refused"
+        );
+        assert!(
+            accepted(path, hi),
+            "{path}: the slider's high end {hi} is refused"
+        );
+        let integer = matches!(
+            *path,
+            "params.substeps"
+                | "params.jacobi_iterations"
+                | "params.xpbd_substeps"
+                | "params.provot.iterations"
+                | "params.cg.max_iterations"
+                | "params.multigrid.max_cycles"
+                | "params.provot.levels"
+                | "render.resolution"
+        );
+        let (below, above) = if integer {
+            (lo - 1.0, hi + 1.0)
+        } else {
+            (lo - (lo.abs() * 1e-6).max(1e-12), hi + hi.abs() * 1e-6)
+        };
+        // A count or a speed has nothing below 0 to refuse.
+        let nothing_below = lo == 0.0 && (integer || *path == "params.wind.velocity");
+        if !nothing_below {
+            assert!(
+                !accepted(path, below),
+                "{path}: {below}, below the slider, is accepted"
+            );
+        }
+        assert!(
+            !accepted(path, above),
+            "{path}: {above}, above the slider, is accepted"
+        );
+    }
+}
