@@ -239,51 +239,13 @@ impl Cloth {
         ),
     ) -> Self {
         let n = x.len();
-        let mut degree = vec![0usize; n + 1];
-        for s in &springs {
-            degree[s.a] += 1;
-            degree[s.b] += 1;
-        }
-        let mut link_start = vec![0usize; n + 1];
-        for i in 0..n {
-            link_start[i + 1] = link_start[i] + degree[i];
-        }
-        let mut fill = link_start.clone();
-        let mut links = vec![Link { node: 0, spring: 0 }; link_start[n]];
-        for (si, s) in springs.iter().enumerate() {
-            links[fill[s.a]] = Link {
-                node: s.b as u32,
-                spring: si as u32,
-            };
-            fill[s.a] += 1;
-            links[fill[s.b]] = Link {
-                node: s.a as u32,
-                spring: si as u32,
-            };
-            fill[s.b] += 1;
-        }
+        let (link_start, links) = node_links(n, &springs);
         let anchor = x.clone();
         let k = springs.iter().map(|s| s.k_custom).collect();
         let strain_order = StrainOrder::new(n, &springs);
         let all_colors = color_springs(n, &springs, |_| true);
         let all_color_slot = color_slots(n, &springs, &all_colors);
-        let mut tri_start = vec![0usize; n + 1];
-        for t in &triangles {
-            for &i in t {
-                tri_start[i + 1] += 1;
-            }
-        }
-        for i in 0..n {
-            tri_start[i + 1] += tri_start[i];
-        }
-        let mut fill = tri_start.clone();
-        let mut tri_of_node = vec![0u32; tri_start[n]];
-        for (ti, t) in triangles.iter().enumerate() {
-            for &i in t {
-                tri_of_node[fill[i]] = ti as u32;
-                fill[i] += 1;
-            }
-        }
+        let (tri_start, tri_of_node) = node_triangles(n, &triangles);
         let ends = springs.iter().map(|s| [s.a as u32, s.b as u32]).collect();
         let rest: Vec<f64> = springs.iter().map(|s| s.rest).collect();
         let inv_rest2 = rest
@@ -606,6 +568,58 @@ fn color_springs(
         colors[c].push(si as u32);
     }
     colors
+}
+
+/// Each node's springs as a compressed list: node `i`'s links are
+/// `links[link_start[i]..link_start[i + 1]]`, in the springs' order.
+fn node_links(n: usize, springs: &[Spring]) -> (Vec<usize>, Vec<Link>) {
+    let mut degree = vec![0usize; n + 1];
+    for s in springs {
+        degree[s.a] += 1;
+        degree[s.b] += 1;
+    }
+    let mut link_start = vec![0usize; n + 1];
+    for i in 0..n {
+        link_start[i + 1] = link_start[i] + degree[i];
+    }
+    let mut fill = link_start.clone();
+    let mut links = vec![Link { node: 0, spring: 0 }; link_start[n]];
+    for (si, s) in springs.iter().enumerate() {
+        links[fill[s.a]] = Link {
+            node: s.b as u32,
+            spring: si as u32,
+        };
+        fill[s.a] += 1;
+        links[fill[s.b]] = Link {
+            node: s.a as u32,
+            spring: si as u32,
+        };
+        fill[s.b] += 1;
+    }
+    (link_start, links)
+}
+
+/// Each node's triangles as a compressed list: node `i`'s are
+/// `tri_of_node[tri_start[i]..tri_start[i + 1]]`.
+fn node_triangles(n: usize, triangles: &[[usize; 3]]) -> (Vec<usize>, Vec<u32>) {
+    let mut tri_start = vec![0usize; n + 1];
+    for t in triangles {
+        for &i in t {
+            tri_start[i + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        tri_start[i + 1] += tri_start[i];
+    }
+    let mut fill = tri_start.clone();
+    let mut tri_of_node = vec![0u32; tri_start[n]];
+    for (ti, t) in triangles.iter().enumerate() {
+        for &i in t {
+            tri_of_node[fill[i]] = ti as u32;
+            fill[i] += 1;
+        }
+    }
+    (tri_start, tri_of_node)
 }
 
 #[cfg(test)]

@@ -44,7 +44,6 @@ fn build_grid(g: &GridSpec) -> Cloth {
         Plane::Xy => (DVec3::X, DVec3::Y),
         Plane::Xz => (DVec3::X, DVec3::NEG_Z),
     };
-    let idx = |i: usize, j: usize| j * nx + i;
     let x: Vec<DVec3> = match &g.positions {
         Some(p) => p.iter().map(|a| DVec3::from_array(*a)).collect(),
         None => (0..ny)
@@ -53,6 +52,44 @@ fn build_grid(g: &GridSpec) -> Cloth {
             .collect(),
     };
     let n = nx * ny;
+    let springs = grid_springs(g, du, dv);
+    let triangles = grid_triangles(nx, ny);
+    let pinned = grid_pins(g);
+    let grid = Some(GridInfo {
+        nx,
+        ny,
+        l0_u: du,
+        l0_v: dv,
+        shape: g.shape,
+    });
+    if g.shape == FlagShape::Rectangle {
+        let m = vec![g.mass / n as f64; n];
+        return Cloth::new(x, vec![DVec3::ZERO; n], m, pinned, springs, triangles, grid);
+    }
+    let (kept, springs, triangles) = cut_to_shape(g, &pinned, springs, triangles);
+    let count = kept.iter().filter(|k| **k).count().max(1);
+    let m = vec![g.mass / count as f64; n];
+    let cut = kept.iter().map(|k| !k).collect();
+    let mask = (g.shape == FlagShape::Image)
+        .then(|| g.alpha.clone())
+        .flatten();
+    Cloth::with_cut(
+        x,
+        vec![DVec3::ZERO; n],
+        m,
+        pinned,
+        springs,
+        triangles,
+        grid,
+        (cut, mask),
+    )
+}
+
+/// The grid's springs, family by family in the order the step has always read them:
+/// structural (along rows and columns), shear (across each cell), bend (every second node).
+fn grid_springs(g: &GridSpec, du: f64, dv: f64) -> Vec<Spring> {
+    let (nx, ny) = (g.nx, g.ny);
+    let idx = |i: usize, j: usize| j * nx + i;
     let mut springs = Vec::new();
     let mut add = |a: usize, b: usize, family: SpringFamily, rest: f64| {
         springs.push(Spring {
@@ -96,15 +133,28 @@ fn build_grid(g: &GridSpec) -> Cloth {
             }
         }
     }
+    springs
+}
+
+/// Two triangles a cell, counter-clockwise seen from +u × +v, matching the spring diagonal
+/// (i,j)–(i+1,j+1).
+fn grid_triangles(nx: usize, ny: usize) -> Vec<[usize; 3]> {
+    let idx = |i: usize, j: usize| j * nx + i;
     let mut triangles = Vec::with_capacity(2 * (nx - 1) * (ny - 1));
     for j in 0..ny - 1 {
         for i in 0..nx - 1 {
-            // Counter-clockwise seen from +u × +v, matching the spring diagonal (i,j)–(i+1,j+1).
             triangles.push([idx(i, j), idx(i + 1, j), idx(i + 1, j + 1)]);
             triangles.push([idx(i, j), idx(i + 1, j + 1), idx(i, j + 1)]);
         }
     }
-    let mut pinned = vec![false; n];
+    triangles
+}
+
+/// Per node, whether the grid's pins hold it.
+fn grid_pins(g: &GridSpec) -> Vec<bool> {
+    let (nx, ny) = (g.nx, g.ny);
+    let idx = |i: usize, j: usize| j * nx + i;
+    let mut pinned = vec![false; nx * ny];
     match &g.pins {
         Pins::Preset(PinPreset::Hoist) => (0..ny).for_each(|j| pinned[idx(0, j)] = true),
         Pins::Preset(PinPreset::TopCorners) => {
@@ -115,23 +165,22 @@ fn build_grid(g: &GridSpec) -> Cloth {
         Pins::Preset(PinPreset::None) => {}
         Pins::List(list) => list.iter().for_each(|[i, j]| pinned[idx(*i, *j)] = true),
     }
-    let grid = Some(GridInfo {
-        nx,
-        ny,
-        l0_u: du,
-        l0_v: dv,
-        shape: g.shape,
-    });
-    if g.shape == FlagShape::Rectangle {
-        let m = vec![g.mass / n as f64; n];
-        return Cloth::new(x, vec![DVec3::ZERO; n], m, pinned, springs, triangles, grid);
-    }
-    // A shaped flag: the nodes of the cells the shape covers, the springs that run through it,
-    // the triangles of those nodes with a point in it; the mass spread over the nodes kept.
-    // Pinned nodes stay, tied to the cloth by the springs that reach into the shape (a round
-    // image's hoist is mostly transparent, and the flag still hangs from its pole).
+    pinned
+}
+
+/// A shaped flag: the nodes of the cells the shape covers, the springs that run through it,
+/// the triangles of those nodes with a point in it (returned as kept nodes, springs,
+/// triangles). Pinned nodes stay, tied to the cloth by the springs that reach into the shape
+/// (a round image's hoist is mostly transparent, and the flag still hangs from its pole).
+fn cut_to_shape(
+    g: &GridSpec,
+    pinned: &[bool],
+    mut springs: Vec<Spring>,
+    mut triangles: Vec<[usize; 3]>,
+) -> (Vec<bool>, Vec<Spring>, Vec<[usize; 3]>) {
+    let (nx, n) = (g.nx, g.nx * g.ny);
     let mut kept = kept_nodes(g);
-    for (k, p) in kept.iter_mut().zip(&pinned) {
+    for (k, p) in kept.iter_mut().zip(pinned) {
         *k |= *p;
     }
     let uv = |k: usize| grid_uv(g, k % nx, k / nx);
@@ -173,22 +222,7 @@ fn build_grid(g: &GridSpec) -> Cloth {
                 outline.covers_segment(centre, *corner) || outline.inside(centre[0], centre[1])
             })
     });
-    let count = kept.iter().filter(|k| **k).count().max(1);
-    let m = vec![g.mass / count as f64; n];
-    let cut = kept.iter().map(|k| !k).collect();
-    let mask = (g.shape == FlagShape::Image)
-        .then(|| g.alpha.clone())
-        .flatten();
-    Cloth::with_cut(
-        x,
-        vec![DVec3::ZERO; n],
-        m,
-        pinned,
-        springs,
-        triangles,
-        grid,
-        (cut, mask),
-    )
+    (kept, springs, triangles)
 }
 
 fn build_explicit(c: &ClothSpec) -> Cloth {

@@ -747,6 +747,26 @@ impl Simulation {
         Ok(())
     }
 
+    /// The step's first stage: the key mesh's normals (for the air and the wavelet regions),
+    /// then the wavelet segmentation (which nodes this step interpolates instead of
+    /// integrating).
+    fn normals_and_regions(&mut self, n: usize, parallel: bool, wavelet: bool) {
+        let params = &self.params;
+        let w = &mut self.work;
+        let air = params.wind.drag != 0.0 || params.wind.lift != 0.0 || params.wind.linear != 0.0;
+        w.normals.resize(n, DVec3::ZERO);
+        if air || wavelet {
+            self.cloth
+                .node_normals(parallel, &mut w.tri_normals, &mut w.normals);
+        }
+        let (fraction, regions) = match self.cloth.grid() {
+            Some(grid) if wavelet => w.segment(&grid, params.wavelet.threshold),
+            _ => (0.0, 0),
+        };
+        self.stats.interpolated_fraction = fraction;
+        self.stats.interpolated_regions = regions;
+    }
+
     fn run_pipeline(
         &mut self,
         integrator: &mut dyn Integrator,
@@ -756,22 +776,9 @@ impl Simulation {
         parallel: bool,
         wavelet: bool,
     ) -> Result<(), SimError> {
+        self.normals_and_regions(n, parallel, wavelet);
         let params = &self.params;
         let w = &mut self.work;
-        let air = params.wind.drag != 0.0 || params.wind.lift != 0.0 || params.wind.linear != 0.0;
-        // Key-mesh normals, for the air and the wavelet regions.
-        w.normals.resize(n, DVec3::ZERO);
-        if air || wavelet {
-            self.cloth
-                .node_normals(parallel, &mut w.tri_normals, &mut w.normals);
-        }
-        // Wavelet segmentation: which nodes this step interpolates instead of integrating.
-        let (fraction, regions) = match self.cloth.grid() {
-            Some(grid) if wavelet => w.segment(&grid, params.wavelet.threshold),
-            _ => (0.0, 0),
-        };
-        self.stats.interpolated_fraction = fraction;
-        self.stats.interpolated_regions = regions;
         let skip: &[bool] = if wavelet {
             &w.segmentation.interpolated
         } else {
