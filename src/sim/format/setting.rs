@@ -16,6 +16,17 @@ use crate::sim::format::params::spec;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Color(pub [f32; 3]);
 
+/// What is wrong with a colour in a scene file.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ColorError {
+    #[error("a colour is \"#rrggbb\" or [r, g, b] with each in 0–1; \"{0}\" is not a hex colour")]
+    NotHex(String),
+    #[error("a colour is \"#rrggbb\" or [r, g, b] with each in 0–1; got {0}")]
+    Form(String),
+    #[error("a colour is \"#rrggbb\" or [r, g, b] with each in 0–1; {0} is outside 0–1")]
+    OutOfRange(f64),
+}
+
 impl Color {
     /// `#rrggbb`.
     pub fn from_rgb8([r, g, b]: [u8; 3]) -> Self {
@@ -42,24 +53,24 @@ impl Color {
     }
 
     /// A colour from a scene file: `"#rrggbb"`, `"#rgb"` or `[r, g, b]` with each in `0..=1`.
-    /// The message says what was wrong with `value`.
-    pub(crate) fn from_json(value: &serde_json::Value) -> Result<Self, String> {
-        const FORM: &str = "a colour is \"#rrggbb\" or [r, g, b] with each in 0–1";
+    /// The error says what was wrong with `value`.
+    pub(crate) fn from_json(value: &serde_json::Value) -> Result<Self, ColorError> {
         match value {
-            serde_json::Value::String(text) => Self::parse_hex(text)
-                .ok_or_else(|| format!("{FORM}; \"{text}\" is not a hex colour")),
+            serde_json::Value::String(text) => {
+                Self::parse_hex(text).ok_or_else(|| ColorError::NotHex(text.clone()))
+            }
             serde_json::Value::Array(items) => {
                 let numbers: Vec<f64> =
                     items.iter().filter_map(serde_json::Value::as_f64).collect();
                 if items.len() != 3 || numbers.len() != 3 {
-                    return Err(format!("{FORM}; got {value}"));
+                    return Err(ColorError::Form(value.to_string()));
                 }
-                if let Some(bad) = numbers.iter().find(|c| !(0.0..=1.0).contains(*c)) {
-                    return Err(format!("{FORM}; {bad} is outside 0–1"));
+                if let Some(&bad) = numbers.iter().find(|c| !(0.0..=1.0).contains(*c)) {
+                    return Err(ColorError::OutOfRange(bad));
                 }
                 Ok(Self([numbers[0], numbers[1], numbers[2]].map(|c| c as f32)))
             }
-            other => Err(format!("{FORM}; got {other}")),
+            other => Err(ColorError::Form(other.to_string())),
         }
     }
 
