@@ -13,11 +13,21 @@
 //!  screen ◀── render (wgpu: upsample compute → cloth, lines, scene) ◀──┘
 //! ```
 //!
-//! [`sim`] never imports the renderer, winit or egui; [`upsample`] is pure math (the CPU twin of
-//! `shaders/upsample.wgsl`); [`render`] draws snapshots; [`ui`] returns commands and never touches
-//! the simulation; [`gpu_sim`] is the simulation's kernels on the GPU (f32, each with its CPU
-//! twin in [`sim`]; it imports `sim`, never the renderer); [`app`] is the winit application wiring it together; [`cli`] the command line; [`video`] turns
-//! rendered frames into GIF and MP4 files.
+//! [`sim`] is the simulation core: the scene format, the cloth, the solvers, the constraints,
+//! the step and its snapshots; it imports nothing of the desktop program and builds for
+//! `wasm32-unknown-unknown` without the default `desktop` feature. [`upsample`] is pure math
+//! (the CPU twin of `shaders/upsample.wgsl`). The `desktop` feature adds [`sim_thread`] (the
+//! simulation thread), [`gpu_sim`] (the step's kernels on the GPU, each with its CPU twin in
+//! [`sim`]), [`render`] (draws snapshots), [`ui`] (panels that return commands), [`app`] (the
+//! winit viewer), [`video`], [`bench`], [`cli`] and what they share. ARCHITECTURE.md maps the
+//! folders and their layers.
+
+// In the core alone (no `desktop`), what only the desktop program reads of it (the GPU step's
+// hooks, the viewer's accessors) has no reader.
+#![cfg_attr(
+    not(feature = "desktop"),
+    allow(dead_code, unused_imports, reason = "read by the desktop program only")
+)]
 
 #[cfg(feature = "desktop")]
 pub mod app;
