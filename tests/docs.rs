@@ -247,6 +247,46 @@ fn no_document_has_a_dated_heading_a_work_log_word_or_an_issue_number() {
     );
 }
 
+/// Every source and shader file under `dir` (Rust, WGSL, TOML).
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path
+            .extension()
+            .is_some_and(|e| e == "rs" || e == "wgsl" || e == "toml")
+        {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn no_source_or_shader_names_an_issue_or_a_work_log_word() {
+    // The code says what it does and why; how it came to be is in git. (Dates in the source
+    // are data: a screenshot's file name, a test's expected value; a "session" there is a
+    // D-Bus or Wayland one.)
+    let mut files = Vec::new();
+    sources(&repo().join("src"), &mut files);
+    sources(&repo().join("shaders"), &mut files);
+    assert!(files.len() > 100, "only {} files read", files.len());
+    let mut found = Vec::new();
+    for path in files {
+        for (n, line) in read(&path).lines().enumerate() {
+            if let Some(what) = problem(&format!("x {line}")).filter(|w| !w.contains("session")) {
+                let name = path.strip_prefix(repo()).unwrap_or(&path).display();
+                found.push(format!("{name}:{}: {what}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "history in the source:\n{}",
+        found.join("\n")
+    );
+}
+
 // ---- the README's commands ----
 
 /// A command the README shows: its line number, the subcommand and the long options after it.

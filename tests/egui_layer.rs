@@ -325,7 +325,7 @@ fn the_control_panel_keeps_its_width_through_every_lab_view() {
         let stages: [(&str, Change); 3] = [
             ("the lab opened", |_, _, _| {}),
             ("after the largest stable dt", |state, kinds, found| {
-                state.dt_search = Some(std::sync::Arc::new(Search::done(
+                state.lab.dt_search = Some(std::sync::Arc::new(Search::done(
                     kinds.to_vec(),
                     found.to_vec(),
                 )));

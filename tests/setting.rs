@@ -129,7 +129,7 @@ fn the_panel_sets_and_removes_a_background_and_keeps_everything_on_a_bad_one() {
         state.view.render.setting.background.as_deref(),
         Some(good.as_path())
     );
-    assert_eq!(state.background_path, good.display().to_string());
+    assert_eq!(state.files.background_path, good.display().to_string());
 
     // A file that is not an image: a message naming it, nothing else changes.
     let bad = temp("not-an-image.png");
@@ -181,7 +181,7 @@ fn a_scene_with_a_missing_background_is_refused_whole_and_a_good_one_brings_its_
     assert_eq!(backgrounds(&actions), [Some((8, 2))]);
     assert!(!state.view.render.setting.ground);
     assert_eq!(
-        state.background_path,
+        state.files.background_path,
         temp("nowhere.png").display().to_string()
     );
     let mut actions = Vec::new();

@@ -172,95 +172,115 @@ impl Controls {
             return;
         }
         match input {
-            Input::CursorMoved(p) => {
-                let delta = self.cursor.map_or(Vec2::ZERO, |c| p - c);
-                self.cursor = Some(p);
-                match self.drag {
-                    Drag::None => {}
-                    Drag::Orbit => self
-                        .camera
-                        .orbit(-delta.x * ORBIT_PER_PIXEL, delta.y * ORBIT_PER_PIXEL),
-                    Drag::Pan => self.pan(delta),
-                    Drag::Grab {
-                        plane_point,
-                        plane_normal,
-                        node_start,
-                        ..
-                    } => {
-                        let (o, d) = self.ray(p);
-                        if let Some(hit) = ray_plane(o, d, plane_point, plane_normal) {
-                            let target = node_start + (hit - plane_point);
-                            out.push(Command::MoveGrab(target.as_dvec3()));
-                        }
-                    }
-                    Drag::Pole {
-                        start_hit,
-                        plane_normal,
-                        start_offset,
-                    } => {
-                        let (o, d) = self.ray(p);
-                        if let Some(hit) = ray_plane(o, d, start_hit, plane_normal) {
-                            let offset = start_offset + (hit - start_hit).as_dvec3();
-                            out.push(Command::SetPoleOffset(offset));
-                        }
-                    }
-                }
-            }
+            Input::CursorMoved(p) => self.cursor_moved(p, out),
             Input::Button {
                 button,
                 pressed: true,
-            } => {
-                if self.dragging() {
-                    return;
-                }
-                let Some(p) = self.cursor else {
-                    return;
-                };
-                self.drag = match button {
-                    Button::Left if self.shift => self.start_pole_drag(p, snap),
-                    Button::Left => match self.pick(p, snap, view) {
-                        // A click on a flag selects it; dragging a pinned node, tied to the
-                        // pole, moves its pole.
-                        Some((flag, node, _))
-                            if snap.flag(flag).is_some_and(|f| f.pinned[node]) =>
-                        {
-                            self.flag = flag;
-                            self.start_pole_drag(p, snap)
-                        }
-                        Some((flag, node, point)) => {
-                            self.flag = flag;
-                            let x = snap.flag(flag).map_or(glam::DVec3::ZERO, |f| f.x[node]);
-                            out.push(Command::Grab { node, target: x });
-                            Drag::Grab {
-                                flag,
-                                node,
-                                plane_point: point,
-                                plane_normal: self.camera.forward(),
-                                node_start: x.as_vec3(),
-                            }
-                        }
-                        None => Drag::Orbit,
-                    },
-                    Button::Right | Button::Middle => Drag::Pan,
-                };
-            }
-            Input::Button { pressed: false, .. } => {
-                if let Drag::Grab { .. } = self.drag {
-                    out.push(Command::Release);
-                }
-                self.drag = Drag::None;
-            }
+            } => self.press(button, snap, view, out),
+            Input::Button { pressed: false, .. } => self.release(out),
             Input::Wheel(lines) => self.camera.zoom(ZOOM_PER_LINE.powf(-lines)),
-            Input::Key(k) => match k {
-                ViewKey::Left => self.camera.orbit(0.05, 0.0),
-                ViewKey::Right => self.camera.orbit(-0.05, 0.0),
-                ViewKey::Up => self.camera.orbit(0.0, 0.05),
-                ViewKey::Down => self.camera.orbit(0.0, -0.05),
-                ViewKey::ZoomIn => self.camera.zoom(1.0 / ZOOM_PER_LINE),
-                ViewKey::ZoomOut => self.camera.zoom(ZOOM_PER_LINE),
-                ViewKey::Home => self.camera = self.home,
-            },
+            Input::Key(k) => self.view_key(k),
             Input::Shift(_) => {}
+        }
+    }
+
+    /// The cursor moved to `p`: the running drag follows it (orbit, pan, the grabbed node,
+    /// the pole).
+    fn cursor_moved(&mut self, p: Vec2, out: &mut Vec<Command>) {
+        let delta = self.cursor.map_or(Vec2::ZERO, |c| p - c);
+        self.cursor = Some(p);
+        match self.drag {
+            Drag::None => {}
+            Drag::Orbit => self
+                .camera
+                .orbit(-delta.x * ORBIT_PER_PIXEL, delta.y * ORBIT_PER_PIXEL),
+            Drag::Pan => self.pan(delta),
+            Drag::Grab {
+                plane_point,
+                plane_normal,
+                node_start,
+                ..
+            } => {
+                let (o, d) = self.ray(p);
+                if let Some(hit) = ray_plane(o, d, plane_point, plane_normal) {
+                    let target = node_start + (hit - plane_point);
+                    out.push(Command::MoveGrab(target.as_dvec3()));
+                }
+            }
+            Drag::Pole {
+                start_hit,
+                plane_normal,
+                start_offset,
+            } => {
+                let (o, d) = self.ray(p);
+                if let Some(hit) = ray_plane(o, d, start_hit, plane_normal) {
+                    let offset = start_offset + (hit - start_hit).as_dvec3();
+                    out.push(Command::SetPoleOffset(offset));
+                }
+            }
+        }
+    }
+
+    /// A button went down at the cursor: starts a drag (pole with Shift or on a pinned node,
+    /// grab on the cloth, orbit elsewhere, pan with the other buttons) unless one is running.
+    fn press(
+        &mut self,
+        button: Button,
+        snap: &Snapshot,
+        view: &ViewSettings,
+        out: &mut Vec<Command>,
+    ) {
+        if self.dragging() {
+            return;
+        }
+        let Some(p) = self.cursor else {
+            return;
+        };
+        self.drag = match button {
+            Button::Left if self.shift => self.start_pole_drag(p, snap),
+            Button::Left => match self.pick(p, snap, view) {
+                // A click on a flag selects it; dragging a pinned node, tied to the
+                // pole, moves its pole.
+                Some((flag, node, _)) if snap.flag(flag).is_some_and(|f| f.pinned[node]) => {
+                    self.flag = flag;
+                    self.start_pole_drag(p, snap)
+                }
+                Some((flag, node, point)) => {
+                    self.flag = flag;
+                    let x = snap.flag(flag).map_or(glam::DVec3::ZERO, |f| f.x[node]);
+                    out.push(Command::Grab { node, target: x });
+                    Drag::Grab {
+                        flag,
+                        node,
+                        plane_point: point,
+                        plane_normal: self.camera.forward(),
+                        node_start: x.as_vec3(),
+                    }
+                }
+                None => Drag::Orbit,
+            },
+            Button::Right | Button::Middle => Drag::Pan,
+        };
+    }
+
+    /// A button came up: ends the drag (letting go of a grabbed node).
+    fn release(&mut self, out: &mut Vec<Command>) {
+        if let Drag::Grab { .. } = self.drag {
+            out.push(Command::Release);
+        }
+        self.drag = Drag::None;
+    }
+
+    /// A view key: orbits, zooms or puts the camera back home.
+    fn view_key(&mut self, k: ViewKey) {
+        match k {
+            ViewKey::Left => self.camera.orbit(0.05, 0.0),
+            ViewKey::Right => self.camera.orbit(-0.05, 0.0),
+            ViewKey::Up => self.camera.orbit(0.0, 0.05),
+            ViewKey::Down => self.camera.orbit(0.0, -0.05),
+            ViewKey::ZoomIn => self.camera.zoom(1.0 / ZOOM_PER_LINE),
+            ViewKey::ZoomOut => self.camera.zoom(ZOOM_PER_LINE),
+            ViewKey::Home => self.camera = self.home,
         }
     }
 

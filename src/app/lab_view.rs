@@ -258,8 +258,8 @@ pub(crate) fn labels(
 mod tests {
     use super::*;
     use crate::render::OrbitCamera;
-    use crate::sim::Divergence;
     use crate::sim::format::scene::Scene;
+    use crate::sim::runtime::simulation::Divergence;
 
     /// A lab of three copies of the flag at these `dt`s, those marked diverged.
     fn lab_snapshot(dts: [f64; 3], diverged: [bool; 3]) -> Snapshot {

@@ -117,9 +117,9 @@ pub(crate) fn run(options: ViewerOptions) -> Result<(), ViewerError> {
     let remembered = &options.persisted.settings;
     remembered.give_panels(&mut ui);
     if let Some(format) = options.record_format {
-        ui.record_format = format;
+        ui.capture.record_format = format;
     }
-    ui.settings_file = options.persisted.store.path().map(Into::into);
+    ui.files.settings_file = options.persisted.store.path().map(Into::into);
     for w in &options.persisted.warnings {
         log::warn!("{w}");
         ui.notices.error(w.clone());
@@ -368,52 +368,13 @@ impl App {
 
     fn redraw(&mut self, event_loop: &ActiveEventLoop) {
         let started = Instant::now();
-        // The newest snapshot; keep the one before for interpolation.
-        let latest = self.sim.latest();
-        self.feed.update(latest);
-        if let Some((generation, asked)) = self.reframe {
-            if self.feed.current().generation != generation {
-                self.frame_camera();
-                self.reframe = None;
-            } else if asked.elapsed() > Duration::from_secs(1) {
-                self.reframe = None;
-            }
-        }
-        self.ui.sync(self.feed.current());
-        if let Some(e) = self
-            .graphics
-            .gpu_lost
-            .lock()
-            .ok()
-            .and_then(|mut slot| slot.take())
-        {
-            self.failure = Some(ViewerError::DeviceLost(e));
+        self.take_latest();
+        if self.check_gpu_errors() {
             event_loop.exit();
             return;
         }
-        if let Some(e) = self
-            .graphics
-            .gpu_error
-            .lock()
-            .ok()
-            .and_then(|mut slot| slot.take())
-        {
-            self.ui.notices.error(format!("GPU error: {e}"));
-        }
         let snap = self.feed.display(Instant::now());
-        if self.options.press_f12_at_frame == Some(self.clock.frames + 1) {
-            let f12 = winit::keyboard::Key::Named(winit::keyboard::NamedKey::F12);
-            if let Some(action) = keys::action_for(&f12) {
-                self.key(action);
-            }
-        }
-        if self
-            .options
-            .toggle_recording_at_frames
-            .contains(&(self.clock.frames + 1))
-        {
-            self.apply(crate::ui::UiAction::ToggleRecording);
-        }
+        self.scripted_input();
         let visible = self.layout_panels(started);
         let Some(gpu) = self.graphics.gpu.as_mut() else {
             return;
@@ -450,6 +411,80 @@ impl App {
             !panels_repainted && self.capture.shot.is_none() && self.capture.recorder.is_none();
         self.take_screenshot(&frame, &snap);
         self.record_frame(&frame, &snap);
+        self.present_frame(frame, typical, started, acquire);
+        if done {
+            self.report_at_exit([w, h]);
+            event_loop.exit();
+        }
+    }
+
+    /// Takes the newest snapshot (keeping the one before for interpolation), reframes the
+    /// camera once an asked-for generation arrives, and brings the panels up to date with it.
+    fn take_latest(&mut self) {
+        let latest = self.sim.latest();
+        self.feed.update(latest);
+        if let Some((generation, asked)) = self.reframe {
+            if self.feed.current().generation != generation {
+                self.frame_camera();
+                self.reframe = None;
+            } else if asked.elapsed() > Duration::from_secs(1) {
+                self.reframe = None;
+            }
+        }
+        self.ui.sync(self.feed.current());
+    }
+
+    /// Reports what the GPU device said since the last frame: a lost device becomes the
+    /// viewer's failure (true: stop), any other error a notice in the panel.
+    fn check_gpu_errors(&mut self) -> bool {
+        if let Some(e) = self
+            .graphics
+            .gpu_lost
+            .lock()
+            .ok()
+            .and_then(|mut slot| slot.take())
+        {
+            self.failure = Some(ViewerError::DeviceLost(e));
+            return true;
+        }
+        if let Some(e) = self
+            .graphics
+            .gpu_error
+            .lock()
+            .ok()
+            .and_then(|mut slot| slot.take())
+        {
+            self.ui.notices.error(format!("GPU error: {e}"));
+        }
+        false
+    }
+
+    /// Presses F12 and the record button on the frames the tests asked for.
+    fn scripted_input(&mut self) {
+        if self.options.press_f12_at_frame == Some(self.clock.frames + 1) {
+            let f12 = winit::keyboard::Key::Named(winit::keyboard::NamedKey::F12);
+            if let Some(action) = keys::action_for(&f12) {
+                self.key(action);
+            }
+        }
+        if self
+            .options
+            .toggle_recording_at_frames
+            .contains(&(self.clock.frames + 1))
+        {
+            self.apply(crate::ui::UiAction::ToggleRecording);
+        }
+    }
+
+    /// Presents `frame`; a `typical` frame's cost (less the wait to `acquire` it) steers the
+    /// render scale.
+    fn present_frame(
+        &mut self,
+        frame: surface::SurfaceFrame,
+        typical: bool,
+        started: Instant,
+        acquire: Duration,
+    ) {
         if let Some(gpu) = self.graphics.gpu.as_mut() {
             gpu.window.pre_present_notify();
             gpu.surface.present(&gpu.queue, frame);
@@ -463,45 +498,47 @@ impl App {
                 gpu.scene.set_scale(&gpu.device, scale);
             }
         }
-        if done {
-            let auto = self.clock.scale.mode() == ScaleMode::Auto;
-            let rate = self.feed.current().steps_per_second;
-            if let Some(line) = self.clock.stats.report(
+    }
+
+    /// Prints the frame statistics at exit, and in the GPU mode what was read back over the
+    /// run (the automated runs' report).
+    fn report_at_exit(&self, [w, h]: [u32; 2]) {
+        let auto = self.clock.scale.mode() == ScaleMode::Auto;
+        let rate = self.feed.current().steps_per_second;
+        if let Some(line) = self.clock.stats.report(
+            self.clock.frames,
+            [w, h],
+            self.clock.scale.scale(),
+            auto,
+            rate,
+            self.clock.repainted,
+        ) {
+            eprintln!("{line}");
+        }
+        let snap = self.feed.current();
+        let device = &snap.device;
+        if device.on_gpu || device.read_backs != ReadBacks::default() {
+            // What the GPU mode read back over the whole run: the renderer reads nothing,
+            // the simulation only its small snapshots (and a waited read-back per grab or
+            // new parameters).
+            let r = &device.read_backs;
+            let drawn = (self.graphics.gpu.as_ref())
+                .and_then(|g| g.scene.flags.scenes.first())
+                .map_or(0, |s| s.device_frames);
+            eprintln!(
+                "simulation on the GPU ({}): {} steps, {} frames ({} drawn from its node \
+                 buffer), {} snapshots and {} waited read-backs of {} key nodes, {} bytes \
+                 in all, over {:.2} s",
+                device.adapter.as_deref().unwrap_or("?"),
+                snap.step,
                 self.clock.frames,
-                [w, h],
-                self.clock.scale.scale(),
-                auto,
-                rate,
-                self.clock.repainted,
-            ) {
-                eprintln!("{line}");
-            }
-            let snap = self.feed.current();
-            let device = &snap.device;
-            if device.on_gpu || device.read_backs != ReadBacks::default() {
-                // What the GPU mode read back over the whole run: the renderer reads nothing,
-                // the simulation only its small snapshots (and a waited read-back per grab or
-                // new parameters).
-                let r = &device.read_backs;
-                let drawn = (self.graphics.gpu.as_ref())
-                    .and_then(|g| g.scene.flags.scenes.first())
-                    .map_or(0, |s| s.device_frames);
-                eprintln!(
-                    "simulation on the GPU ({}): {} steps, {} frames ({} drawn from its node \
-                     buffer), {} snapshots and {} waited read-backs of {} key nodes, {} bytes \
-                     in all, over {:.2} s",
-                    device.adapter.as_deref().unwrap_or("?"),
-                    snap.step,
-                    self.clock.frames,
-                    drawn,
-                    r.snapshots,
-                    r.waited,
-                    snap.x.len(),
-                    r.bytes,
-                    self.clock.opened.elapsed().as_secs_f64()
-                );
-            }
-            event_loop.exit();
+                drawn,
+                r.snapshots,
+                r.waited,
+                snap.x.len(),
+                r.bytes,
+                self.clock.opened.elapsed().as_secs_f64()
+            );
         }
     }
 

@@ -6,9 +6,10 @@ use serde::Serialize;
 
 use super::{BenchConfig, Stat};
 use crate::app::egui_glue::{Canvas, EguiPainter};
+use crate::app::frame::{FrameView, SceneDraw, panels, uncovered};
 use crate::render::device::gpu::GpuContext;
 use crate::render::drawing::view::{self, ViewSettings};
-use crate::render::{AUTO_MIN_RENDER_SCALE, GpuTimer, OffscreenTarget};
+use crate::render::{AUTO_MIN_RENDER_SCALE, GpuTimer, OffscreenTarget, OrbitCamera, RenderQuality};
 use crate::sim::format::scene::Scene;
 use crate::sim::runtime::flags::FlagSet;
 use crate::sim::runtime::snapshot::Snapshot;
@@ -220,115 +221,43 @@ pub(crate) fn frame_split_of(
     name: &str,
     scene: &Scene,
 ) -> Option<FrameSplit> {
-    use crate::app::frame::{FrameView, SceneDraw, panels, uncovered};
-    use crate::render::RenderQuality;
     let [w, h] = SIZE;
     let bench = Bench {
         device: &gpu.device,
         queue: &gpu.queue,
         timer: GpuTimer::new(&gpu.device, &gpu.queue),
     };
-    let (device, queue) = (bench.device, bench.queue);
-    let device_type = gpu.adapter.get_info().device_type;
-    let quality = RenderQuality::for_device_type(device_type);
-    let render_scale = if device_type == wgpu::DeviceType::Cpu {
-        AUTO_MIN_RENDER_SCALE
-    } else {
-        1.0
-    };
-    let format = OffscreenTarget::FORMAT.remove_srgb_suffix();
-    let target = OffscreenTarget::with_format(device, w, h, format).ok()?;
-    let mut draw = SceneDraw::new(device, queue, format, quality, [w, h]).ok()?;
-    draw.set_scale(device, render_scale);
-    let mut scene = scene.clone();
-    let images = crate::render::passes::flag_texture::flag_images(&mut scene, None).ok()?;
-    draw.set_flag_images(device, queue, images).ok()?;
-    let mut sim = FlagSet::new(&scene).ok()?;
-    for _ in 0..60 {
-        sim.step();
-    }
-    let view_settings = ViewSettings {
-        render: scene.render.clone(),
-        ..ViewSettings::default()
-    };
-    let camera = view::framing_camera(&[&sim.snapshot()]);
-    let egui_ctx = egui::Context::default();
-    let mut painter = EguiPainter::new(device, format);
-    let mut ui_state = crate::ui::UiState::new(scene.clone(), 0.12);
+    let mut rig = FrameRig::new(&bench, gpu, scene)?;
     let frames = if cfg.quick { 3 } else { 30 };
     let screen = input(egui::Rect::from_min_size(
         egui::Pos2::ZERO,
         egui::vec2(w as f32, h as f32),
     ));
-    let (mut t_sim, mut t_up, mut t_repaint) = (Vec::new(), Vec::new(), Vec::new());
-    let mut t_frame = Vec::new();
-    let (mut ups, mut drawing, mut ui) = (Part::default(), Part::default(), Part::default());
+    let mut times = Timings::default();
     for frame in 0..frames + 2 {
-        let t = Instant::now();
-        sim.step();
-        let sim_s = t.elapsed().as_secs_f64();
-        let snap = sim.snapshot();
-        // The viewer's frame, in its parts: upload and record the upsampling …
-        let t = Instant::now();
-        let mut enc = bench.timed_encoder("bench upsampling");
-        draw.prepare(device, queue, &mut enc, &snap, &view_settings)
-            .ok()?;
-        let up_s = t.elapsed().as_secs_f64();
-        // … run it …
-        let ups_s = bench.submit(Instant::now(), Vec::new(), enc);
-        // … lay out the panels (the viewer does this first: the 3-D view shades only what they
-        // leave uncovered) …
-        let t = Instant::now();
-        let info = crate::ui::FrameInfo::default();
-        let mut visible = None;
-        let output = egui_ctx.run_ui(screen.clone(), |root| {
-            panels(root, &mut ui_state, &snap, &info);
-            visible = uncovered(root, [w, h]);
-        });
-        let _ = painter.accept(output);
-        let layout_s = t.elapsed().as_secs_f64();
-        // … draw the 3-D passes …
-        let t = Instant::now();
-        let mut enc = bench.timed_encoder("bench draw");
-        let view = FrameView {
-            snap: &snap,
-            view: &view_settings,
-            camera: &camera,
-            target: target.resolved_view(),
-            visible,
-            scaled: true,
-        };
-        draw.render(device, queue, &mut enc, &view).ok()?;
-        let draw_s = bench.submit(t, Vec::new(), enc);
-        // … and paint the panels over it.
-        let t = Instant::now();
-        let repaint = painter.is_dirty();
-        let mut enc = bench.timed_encoder("bench ui");
-        let extra = paint(&mut painter, &egui_ctx, &bench, &mut enc, &target);
-        let (paint_s, ui_gpu) = bench.submit(t, extra, enc);
-        painter.after_submit();
-        let ui_s = layout_s + paint_s;
+        let parts = rig.measure(&bench, &screen)?;
         if frame >= 2 {
-            t_sim.push(sim_s);
-            t_up.push(up_s);
-            ups.push(ups_s.0, ups_s.1);
-            drawing.push(draw_s.0, draw_s.1);
-            ui.push(ui_s, ui_gpu);
-            if repaint {
-                t_repaint.push(ui_s);
-            }
-            t_frame.push(sim_s + up_s + ups_s.0 + draw_s.0 + ui_s);
+            times.push(&parts);
         }
     }
-    let plots = plots_cost(&bench, &target, &scene, frames)?;
-    let flag_changes = flag_changes(&scene, if cfg.quick { 3 } else { 20 });
+    let plots = plots_cost(&bench, &rig.target, &rig.scene, frames)?;
+    let flag_changes = flag_changes(&rig.scene, if cfg.quick { 3 } else { 20 });
+    let Timings {
+        sim: t_sim,
+        upload: t_up,
+        repaint: t_repaint,
+        frame: t_frame,
+        upsampling: ups,
+        drawing,
+        ui,
+    } = times;
     let gpu_share = ups.gpu().zip(drawing.gpu()).zip(ui.gpu());
     Some(FrameSplit {
         width: w,
         height: h,
         scene: name.to_string(),
-        flags: sim.flags.len(),
-        dt: scene.params.dt,
+        flags: rig.sim.flags.len(),
+        dt: rig.scene.params.dt,
         simulation: Stat::of(t_sim),
         upload: Stat::of(t_up),
         upsampling: Stat::of(ups.wall),
@@ -346,11 +275,182 @@ pub(crate) fn frame_split_of(
         adapter: format!(
             "{} (viewer quality: {:?}, render scale {:.0} %)",
             gpu.adapter_report(),
-            quality,
-            render_scale * 100.0
+            rig.quality,
+            rig.render_scale * 100.0
         ),
-        render_scale,
+        render_scale: rig.render_scale,
     })
+}
+
+/// Everything the measured frames draw with: the scene and its flags' simulation, the
+/// offscreen target, the viewer's 3-D drawing and its panels.
+struct FrameRig {
+    scene: Scene,
+    sim: FlagSet,
+    target: OffscreenTarget,
+    draw: SceneDraw,
+    view_settings: ViewSettings,
+    camera: OrbitCamera,
+    egui_ctx: egui::Context,
+    painter: EguiPainter,
+    ui_state: crate::ui::UiState,
+    quality: RenderQuality,
+    render_scale: f32,
+}
+
+/// What the parts of one frame took, seconds: wall clock, and the GPU's own where timed.
+struct FrameTimes {
+    sim: f64,
+    upload: f64,
+    upsampling: (f64, Option<f64>),
+    drawing: (f64, Option<f64>),
+    /// The panels' layout and paint.
+    ui: f64,
+    ui_gpu: Option<f64>,
+    /// Whether the panels were painted anew (not only their cached layer composited).
+    repaint: bool,
+}
+
+/// The measured frames' times, part by part.
+#[derive(Default)]
+struct Timings {
+    sim: Vec<f64>,
+    upload: Vec<f64>,
+    repaint: Vec<f64>,
+    frame: Vec<f64>,
+    upsampling: Part,
+    drawing: Part,
+    ui: Part,
+}
+
+impl Timings {
+    /// Adds one measured frame's parts, and their sum as the frame's own time.
+    fn push(&mut self, f: &FrameTimes) {
+        self.sim.push(f.sim);
+        self.upload.push(f.upload);
+        self.upsampling.push(f.upsampling.0, f.upsampling.1);
+        self.drawing.push(f.drawing.0, f.drawing.1);
+        self.ui.push(f.ui, f.ui_gpu);
+        if f.repaint {
+            self.repaint.push(f.ui);
+        }
+        self.frame
+            .push(f.sim + f.upload + f.upsampling.0 + f.drawing.0 + f.ui);
+    }
+}
+
+impl FrameRig {
+    /// Sets up the viewer's drawing of `scene` at [`SIZE`] with the quality and render scale
+    /// the viewer picks on this adapter, its flags stepped 60 times so the cloth has moved.
+    fn new(bench: &Bench<'_>, gpu: &GpuContext, scene: &Scene) -> Option<Self> {
+        let [w, h] = SIZE;
+        let (device, queue) = (bench.device, bench.queue);
+        let device_type = gpu.adapter.get_info().device_type;
+        let quality = RenderQuality::for_device_type(device_type);
+        let render_scale = if device_type == wgpu::DeviceType::Cpu {
+            AUTO_MIN_RENDER_SCALE
+        } else {
+            1.0
+        };
+        let format = OffscreenTarget::FORMAT.remove_srgb_suffix();
+        let target = OffscreenTarget::with_format(device, w, h, format).ok()?;
+        let mut draw = SceneDraw::new(device, queue, format, quality, [w, h]).ok()?;
+        draw.set_scale(device, render_scale);
+        let mut scene = scene.clone();
+        let images = crate::render::passes::flag_texture::flag_images(&mut scene, None).ok()?;
+        draw.set_flag_images(device, queue, images).ok()?;
+        let mut sim = FlagSet::new(&scene).ok()?;
+        for _ in 0..60 {
+            sim.step();
+        }
+        let view_settings = ViewSettings {
+            render: scene.render.clone(),
+            ..ViewSettings::default()
+        };
+        let camera = view::framing_camera(&[&sim.snapshot()]);
+        let egui_ctx = egui::Context::default();
+        let painter = EguiPainter::new(device, format);
+        let ui_state = crate::ui::UiState::new(scene.clone(), 0.12);
+        Some(FrameRig {
+            scene,
+            sim,
+            target,
+            draw,
+            view_settings,
+            camera,
+            egui_ctx,
+            painter,
+            ui_state,
+            quality,
+            render_scale,
+        })
+    }
+
+    /// Steps the flags and times the viewer's frame in its parts, the panels laid out over
+    /// `screen`.
+    fn measure(&mut self, bench: &Bench<'_>, screen: &egui::RawInput) -> Option<FrameTimes> {
+        let (device, queue) = (bench.device, bench.queue);
+        let t = Instant::now();
+        self.sim.step();
+        let sim_s = t.elapsed().as_secs_f64();
+        let snap = self.sim.snapshot();
+        // The viewer's frame, in its parts: upload and record the upsampling …
+        let t = Instant::now();
+        let mut enc = bench.timed_encoder("bench upsampling");
+        (self.draw)
+            .prepare(device, queue, &mut enc, &snap, &self.view_settings)
+            .ok()?;
+        let up_s = t.elapsed().as_secs_f64();
+        // … run it …
+        let ups_s = bench.submit(Instant::now(), Vec::new(), enc);
+        // … lay out the panels (the viewer does this first: the 3-D view shades only what they
+        // leave uncovered) …
+        let t = Instant::now();
+        let info = crate::ui::FrameInfo::default();
+        let mut visible = None;
+        let ui_state = &mut self.ui_state;
+        let output = self.egui_ctx.run_ui(screen.clone(), |root| {
+            panels(root, ui_state, &snap, &info);
+            visible = uncovered(root, SIZE);
+        });
+        let _ = self.painter.accept(output);
+        let layout_s = t.elapsed().as_secs_f64();
+        // … draw the 3-D passes …
+        let t = Instant::now();
+        let mut enc = bench.timed_encoder("bench draw");
+        let view = FrameView {
+            snap: &snap,
+            view: &self.view_settings,
+            camera: &self.camera,
+            target: self.target.resolved_view(),
+            visible,
+            scaled: true,
+        };
+        self.draw.render(device, queue, &mut enc, &view).ok()?;
+        let draw_s = bench.submit(t, Vec::new(), enc);
+        // … and paint the panels over it.
+        let t = Instant::now();
+        let repaint = self.painter.is_dirty();
+        let mut enc = bench.timed_encoder("bench ui");
+        let extra = paint(
+            &mut self.painter,
+            &self.egui_ctx,
+            bench,
+            &mut enc,
+            &self.target,
+        );
+        let (paint_s, ui_gpu) = bench.submit(t, extra, enc);
+        self.painter.after_submit();
+        Some(FrameTimes {
+            sim: sim_s,
+            upload: up_s,
+            upsampling: ups_s,
+            drawing: draw_s,
+            ui: layout_s + paint_s,
+            ui_gpu,
+            repaint,
+        })
+    }
 }
 
 /// egui's input for a frame laid out over `rect` (points), with no events.

@@ -21,10 +21,10 @@ pub(crate) use frame::{FrameSplit, frame_split, frame_split_of};
 pub(crate) use plot::plot_svg;
 pub(crate) use report::frame_table;
 pub(crate) use report::table;
-pub use run::*;
+pub(crate) use run::*;
 pub(crate) use stability::Stability;
 pub(crate) use stability::stability;
-pub use stats::Stat;
+pub(crate) use stats::Stat;
 pub(crate) use suite::{
     Accuracy, Parallel, PublishCost, Ratio, Scaling, StepCost, WaveletSaving, publish_costs,
     step_costs,

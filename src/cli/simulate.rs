@@ -10,6 +10,7 @@ use super::{CliError, OutputFormat, Result, SimulateArgs, failed, load_scene_on}
 use crate::render::drawing::headless::HeadlessRenderer;
 use crate::render::drawing::view;
 use crate::sim::format::render_settings::MAX_RESOLUTION;
+use crate::sim::model::shape::Edges;
 use crate::sim::{Scene, Simulation};
 use crate::upsample::{RenderSettings, try_upsample_cpu};
 
@@ -189,9 +190,7 @@ fn run(
 ) -> std::result::Result<(), Stop> {
     let lines = args.format == OutputFormat::Jsonl;
     let start = Instant::now();
-    let mut interpolated_sum = 0.0;
-    let mut sweeps_sum = 0.0;
-    let mut solver_sum = 0.0;
+    let mut sums = StepSums::default();
     let mut recorded = 0u64;
     if args.every.is_some() && !lines {
         out.write_all(b"{\"frames\":[")?;
@@ -219,43 +218,11 @@ fn run(
             break;
         }
         bar.inc(n);
-        match stepping.cycles() {
-            None => {
-                interpolated_sum += sim.stats.interpolated_fraction;
-                sweeps_sum += f64::from(sim.stats.provot_sweeps);
-                solver_sum += f64::from(sim.stats.solver.iterations());
-            }
-            // The GPU runs a fixed number of V-cycles and Provot's sweeps a step.
-            Some(cycles) => {
-                let steps = n as f64;
-                solver_sum += f64::from(cycles) * steps;
-                let p = sim.params();
-                if p.provot.enabled {
-                    sweeps_sum += f64::from(p.provot.iterations) * steps;
-                }
-            }
-        }
+        sums.add(&sim, stepping.cycles(), n);
         if let Some(k) = args.every
             && sim.step_index.is_multiple_of(k)
         {
-            if !lines && recorded > 0 {
-                out.write_all(b",")?;
-            }
-            serde_json::to_writer(
-                &mut *out,
-                &FrameOut {
-                    step: sim.step_index,
-                    time: sim.time,
-                    nodes: nodes_of(&sim),
-                    flags: (others.iter())
-                        .map(|f| FlagFrameOut { nodes: nodes_of(f) })
-                        .collect(),
-                },
-            )
-            .map_err(std::io::Error::from)?;
-            if lines {
-                out.write_all(b"\n")?;
-            }
+            write_frame(out, &sim, &others, lines, recorded)?;
             recorded += 1;
         }
     }
@@ -276,47 +243,128 @@ fn run(
         device: stepping.name(),
         nodes: nodes_of(&sim),
         render,
-        stats: StatsOut {
-            wall_seconds,
-            max_strain: sim.cloth.max_strain(),
-            diverged: sim.divergence.is_some(),
-            divergence: sim
-                .divergence
-                .as_ref()
-                .map(std::string::ToString::to_string),
-            h2k_over_m: sim.h2k_over_m(),
-            interpolated_fraction: sim
-                .wavelet_active()
-                .then(|| interpolated_sum / sim.step_index.max(1) as f64),
-            provot_sweeps: sweeps_sum / sim.step_index.max(1) as f64,
-            tethers: sim.stats.tethers,
-            solver_iterations: sim
-                .params()
-                .integrator
-                .has_solver()
-                .then(|| solver_sum / sim.step_index.max(1) as f64),
-            shortest_edge: edges.shortest,
-            short_edges: edges.share_short,
-        },
-        flags: others
-            .iter()
-            .enumerate()
-            .map(|(k, f)| FlagOut {
-                name: scene
-                    .flags
-                    .get(k + 1)
-                    .map_or_else(|| format!("flag {}", k + 2), |s| s.label(k + 1)),
-                nodes: nodes_of(f),
-                max_strain: f.cloth.max_strain(),
-                diverged: f.divergence.is_some(),
-                divergence: f.divergence.as_ref().map(ToString::to_string),
-                shortest_edge: crate::sim::model::shape::structural_edges(&f.cloth, &f.cloth.x)
-                    .shortest,
-            })
-            .collect(),
+        stats: stats_of(&sim, &sums, wall_seconds, edges),
+        flags: flags_out(&others, scene),
     };
-    let text = serde_json::to_string(&rest).map_err(std::io::Error::from)?;
-    if args.every.is_some() && !lines {
+    write_rest(out, &rest, args.every.is_some() && !lines)
+}
+
+/// The per-step counts summed over the run, averaged into [`StatsOut`] at the end.
+#[derive(Default)]
+struct StepSums {
+    interpolated: f64,
+    sweeps: f64,
+    solver: f64,
+}
+
+impl StepSums {
+    /// Adds the `n` steps just taken: the CPU's own counts, or what the GPU's fixed
+    /// `cycles` a step imply.
+    fn add(&mut self, sim: &Simulation, cycles: Option<u32>, n: u64) {
+        match cycles {
+            None => {
+                self.interpolated += sim.stats.interpolated_fraction;
+                self.sweeps += f64::from(sim.stats.provot_sweeps);
+                self.solver += f64::from(sim.stats.solver.iterations());
+            }
+            // The GPU runs a fixed number of V-cycles and Provot's sweeps a step.
+            Some(cycles) => {
+                let steps = n as f64;
+                self.solver += f64::from(cycles) * steps;
+                let p = sim.params();
+                if p.provot.enabled {
+                    self.sweeps += f64::from(p.provot.iterations) * steps;
+                }
+            }
+        }
+    }
+}
+
+/// Writes one recorded frame (every flag's nodes), after a comma in a JSON array or as a
+/// line of its own with `lines`.
+fn write_frame(
+    out: &mut dyn Write,
+    sim: &Simulation,
+    others: &[Simulation],
+    lines: bool,
+    recorded: u64,
+) -> std::io::Result<()> {
+    if !lines && recorded > 0 {
+        out.write_all(b",")?;
+    }
+    serde_json::to_writer(
+        &mut *out,
+        &FrameOut {
+            step: sim.step_index,
+            time: sim.time,
+            nodes: nodes_of(sim),
+            flags: (others.iter())
+                .map(|f| FlagFrameOut { nodes: nodes_of(f) })
+                .collect(),
+        },
+    )
+    .map_err(std::io::Error::from)?;
+    if lines {
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// The first flag's statistics at the end of the run, the sums averaged over its steps.
+fn stats_of(sim: &Simulation, sums: &StepSums, wall_seconds: f64, edges: Edges) -> StatsOut {
+    StatsOut {
+        wall_seconds,
+        max_strain: sim.cloth.max_strain(),
+        diverged: sim.divergence.is_some(),
+        divergence: sim
+            .divergence
+            .as_ref()
+            .map(std::string::ToString::to_string),
+        h2k_over_m: sim.h2k_over_m(),
+        interpolated_fraction: sim
+            .wavelet_active()
+            .then(|| sums.interpolated / sim.step_index.max(1) as f64),
+        provot_sweeps: sums.sweeps / sim.step_index.max(1) as f64,
+        tethers: sim.stats.tethers,
+        solver_iterations: sim
+            .params()
+            .integrator
+            .has_solver()
+            .then(|| sums.solver / sim.step_index.max(1) as f64),
+        shortest_edge: edges.shortest,
+        short_edges: edges.share_short,
+    }
+}
+
+/// The other flags' final states, named as the scene names them (flag 1 first).
+fn flags_out(others: &[Simulation], scene: &Scene) -> Vec<FlagOut> {
+    others
+        .iter()
+        .enumerate()
+        .map(|(k, f)| FlagOut {
+            name: scene
+                .flags
+                .get(k + 1)
+                .map_or_else(|| format!("flag {}", k + 2), |s| s.label(k + 1)),
+            nodes: nodes_of(f),
+            max_strain: f.cloth.max_strain(),
+            diverged: f.divergence.is_some(),
+            divergence: f.divergence.as_ref().map(ToString::to_string),
+            shortest_edge: crate::sim::model::shape::structural_edges(&f.cloth, &f.cloth.x)
+                .shortest,
+        })
+        .collect()
+}
+
+/// Writes everything but the frames and flushes; `continues` closes the frames' array and
+/// continues the object it opened.
+fn write_rest(
+    out: &mut dyn Write,
+    rest: &SimulateOut,
+    continues: bool,
+) -> std::result::Result<(), Stop> {
+    let text = serde_json::to_string(rest).map_err(std::io::Error::from)?;
+    if continues {
         // `{"steps":...}` continues the object the frames opened.
         out.write_all(b"],")?;
         out.write_all(text.get(1..).unwrap_or_default().as_bytes())?;

@@ -603,6 +603,14 @@ fn check_held(held_index: &[u32], input: &DeviceStep) -> Result<(), GpuSimError>
     }
 }
 
+/// The held-node kernel's `Δv` and target buffers, its bind group and its pipeline.
+type HeldKernel = (
+    wgpu::Buffer,
+    wgpu::Buffer,
+    wgpu::BindGroup,
+    wgpu::ComputePipeline,
+);
+
 /// The step's passes and buffers on the device.
 #[derive(Debug)]
 struct Kernels {
@@ -688,56 +696,7 @@ impl Kernels {
         end.set_targets(queue, held, &cloth.x);
         solve.set_air(queue, h, has_air);
         let (held_dv, held_target, held_group, scatter) =
-            validated(device, "the held-node kernel", || {
-                use Access::{Read, Uniform, Write};
-                let program = Program::new(device, "sim_held.wgsl", SIM_HELD_WGSL);
-                let layout = program.layout(
-                    "gpu_sim held",
-                    &[
-                        (0, Uniform),
-                        (1, Read),
-                        (2, Read),
-                        (3, Read),
-                        (4, Write),
-                        (5, Write),
-                    ],
-                );
-                let count = held_index.len().max(1) as u64;
-                let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("gpu_sim held params"),
-                    contents: bytemuck::bytes_of(&HeldParams {
-                        count: held_index.len() as u32,
-                        pad: [0; 3],
-                    }),
-                    usage: wgpu::BufferUsages::UNIFORM,
-                });
-                let index = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("gpu_sim held nodes"),
-                    contents: bytemuck::cast_slice(if held_index.is_empty() {
-                        &[0]
-                    } else {
-                        &held_index
-                    }),
-                    usage: wgpu::BufferUsages::STORAGE,
-                });
-                let input = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
-                let dv = program.buffer("gpu_sim held dv", count * 16, input);
-                let target = program.buffer("gpu_sim held targets", count * 16, input);
-                let group = program.bind_group(
-                    "gpu_sim held",
-                    &layout,
-                    &[
-                        (0, &params),
-                        (1, &index),
-                        (2, &dv),
-                        (3, &target),
-                        (4, rhs.node()),
-                        (5, end.target()),
-                    ],
-                );
-                let kernel = program.kernel("scatter_held", &layout);
-                (dv, target, group, kernel)
-            })?;
+            Self::held_kernel(device, &held_index, rhs.node(), end.target())?;
         Ok(Self {
             buffers,
             forces,
@@ -753,6 +712,66 @@ impl Kernels {
             held_target,
             held_group,
             scatter,
+        })
+    }
+
+    /// The kernel that writes the held nodes' `Δv` into the right-hand side's node buffer
+    /// `node` and their targets into the step's end `target`, with its two upload buffers.
+    fn held_kernel(
+        device: &wgpu::Device,
+        held_index: &[u32],
+        node: &wgpu::Buffer,
+        target: &wgpu::Buffer,
+    ) -> Result<HeldKernel, GpuSimError> {
+        validated(device, "the held-node kernel", || {
+            use Access::{Read, Uniform, Write};
+            let program = Program::new(device, "sim_held.wgsl", SIM_HELD_WGSL);
+            let layout = program.layout(
+                "gpu_sim held",
+                &[
+                    (0, Uniform),
+                    (1, Read),
+                    (2, Read),
+                    (3, Read),
+                    (4, Write),
+                    (5, Write),
+                ],
+            );
+            let count = held_index.len().max(1) as u64;
+            let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("gpu_sim held params"),
+                contents: bytemuck::bytes_of(&HeldParams {
+                    count: held_index.len() as u32,
+                    pad: [0; 3],
+                }),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+            let index = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("gpu_sim held nodes"),
+                contents: bytemuck::cast_slice(if held_index.is_empty() {
+                    &[0]
+                } else {
+                    held_index
+                }),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+            let input = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+            let dv = program.buffer("gpu_sim held dv", count * 16, input);
+            let targets = program.buffer("gpu_sim held targets", count * 16, input);
+            let group = program.bind_group(
+                "gpu_sim held",
+                &layout,
+                &[
+                    (0, &params),
+                    (1, &index),
+                    (2, &dv),
+                    (3, &targets),
+                    (4, node),
+                    (5, target),
+                ],
+            );
+            let kernel = program.kernel("scatter_held", &layout);
+            (dv, targets, group, kernel)
         })
     }
 
@@ -865,7 +884,7 @@ pub(crate) enum Stage {
 
 impl Stage {
     /// Every stage, in the step's order.
-    pub(crate) const ALL: [Self; 9] = [
+    pub const ALL: [Self; 9] = [
         Self::Held,
         Self::Forces,
         Self::Air,
@@ -878,7 +897,7 @@ impl Stage {
     ];
 
     /// Its name in tables.
-    pub(crate) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Self::Held => "held",
             Self::Forces => "forces",

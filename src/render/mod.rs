@@ -13,7 +13,7 @@ pub mod passes;
 
 pub use camera::globals::{CameraMatrices, Light};
 pub use camera::orbit::OrbitCamera;
-pub use device::error::RenderError;
+pub(crate) use device::error::RenderError;
 pub use device::gpu::{GpuContext, GpuError};
 pub use device::gpu_timer::GpuTimer;
 pub use device::targets::{MsaaAttachments, PixelRect, RenderQuality};
@@ -24,8 +24,6 @@ pub(crate) use drawing::scale::{AUTO_MIN_RENDER_SCALE, MIN_RENDER_SCALE, RenderS
 pub use passes::cloth_pass::{ClothFrame, ClothStyle, ColorMode};
 pub use passes::cut_fill::CutFillPass;
 pub use passes::lines_pass::LineVertex;
-pub use passes::scene_pass::SceneStyle;
 pub use passes::scene_pass::{Pole, SceneFrame, Sphere};
-pub use passes::upsample_pass::UpsampleUniforms;
 pub use passes::upsample_pass::{OutputBuffers, UpsamplePass};
 pub use passes::upscale_pass::UpscalePass;

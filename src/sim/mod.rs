@@ -21,5 +21,4 @@ pub use format::params::{IntegratorKind, Params};
 pub use format::scene::Scene;
 pub use model::cloth::{Cloth, GridInfo};
 pub(crate) use runtime::simulation::DeviceStep;
-pub use runtime::simulation::Divergence;
 pub use runtime::simulation::Simulation;

@@ -84,7 +84,7 @@ pub(crate) fn controls(
 
 /// Where the settings are kept, and *Reset to defaults*.
 fn settings_ui(ui: &mut Ui, state: &UiState, actions: &mut Vec<UiAction>) {
-    match &state.settings_file {
+    match &state.files.settings_file {
         Some(path) => {
             ui.label(
                 "Window, camera, panel values, the last scene and the recent files are kept in",

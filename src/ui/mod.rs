@@ -21,5 +21,5 @@ pub(crate) use action::{RecordFormat, RecordingStatus};
 pub(crate) use banner::divergence_banner;
 pub(crate) use controls::controls;
 /// How often the Stats figures and the live plots refresh while the cloth runs.
-pub(crate) use panels::stats::REFRESH;
-pub use state::UiState;
+pub(crate) use plots::REFRESH;
+pub use state::{CaptureSettings, FilePaths, LabPanel, UiState};

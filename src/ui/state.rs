@@ -12,6 +12,47 @@ use crate::sim_thread::Command;
 use crate::ui::panels::wind::wind_polar;
 use crate::ui::{RecordFormat, RecordingStatus, UiAction, notices, plots, recent};
 
+/// The paths the panels show and remember: the fields typed in, the recent files, where the
+/// settings are kept.
+#[derive(Debug, Clone)]
+pub struct FilePaths {
+    /// Path typed in the load/save field.
+    pub scene_path: String,
+    /// Path typed in the flag image field.
+    pub image_path: String,
+    /// Path typed in the *Setting* panel's background field.
+    pub background_path: String,
+    /// The scenes and images last opened or saved (kept in the settings file).
+    pub recent: recent::RecentFiles,
+    /// Where the settings are kept (`None`: not kept, `--no-persist`), for the panel.
+    pub settings_file: Option<PathBuf>,
+}
+
+/// What the *Capture* panel sets and the recording under way.
+#[derive(Debug, Clone)]
+pub struct CaptureSettings {
+    /// Include the panels in screenshots.
+    pub screenshot_panels: bool,
+    /// Recording rate, simulated frames per second.
+    pub record_fps: f64,
+    /// What a recording writes.
+    pub record_format: RecordFormat,
+    pub recording: Option<RecordingStatus>,
+}
+
+/// The *Lab* panel's choices, its labels' figures and the stable-`dt` search.
+#[derive(Debug, Clone)]
+pub struct LabPanel {
+    /// The integrators ticked in the *Lab* panel, in `IntegratorKind::ALL`'s order.
+    pub pick: [bool; IntegratorKind::ALL.len()],
+    /// Whether the *Lab* panel adds a copy of `kang-mg` on the GPU.
+    pub gpu: bool,
+    /// The lab labels' figures and when they were taken (see [`lab::figures`]).
+    pub(super) figures: Option<(std::time::Instant, Vec<String>)>,
+    /// The last search for the largest stable `dt` (running or done).
+    pub dt_search: Option<std::sync::Arc<crate::sim_thread::Search>>,
+}
+
 /// Everything the panels remember between frames.
 #[derive(Debug, Clone)]
 pub struct UiState {
@@ -32,28 +73,11 @@ pub struct UiState {
     pub time_scale: f64,
     pub show_panels: bool,
     pub show_help: bool,
-    /// Include the panels in screenshots.
-    pub screenshot_panels: bool,
-    /// Recording rate, simulated frames per second.
-    pub record_fps: f64,
-    /// What a recording writes.
-    pub record_format: RecordFormat,
-    pub recording: Option<RecordingStatus>,
-    /// Path typed in the load/save field.
-    pub scene_path: String,
-    /// Path typed in the flag image field.
-    pub image_path: String,
     /// How far up its pole the flag is now (the last snapshot's), for the hoist's label.
     pub hoist_now: f64,
     /// The selected flag of several (0 is the first): the panels edit it, the hoist keys move
     /// it.
     pub selected_flag: usize,
-    /// Path typed in the *Setting* panel's background field.
-    pub background_path: String,
-    /// The scenes and images last opened or saved (kept in the settings file).
-    pub recent: recent::RecentFiles,
-    /// Where the settings are kept (`None`: not kept, `--no-persist`), for the panel.
-    pub settings_file: Option<PathBuf>,
     /// Messages for the user (a saved file, an error): notices over the view and the log.
     pub notices: notices::Notices,
     /// The simulation's last rejected command, already reported (a snapshot repeats it until
@@ -63,15 +87,13 @@ pub struct UiState {
     pub(super) stats_rows: Option<(std::time::Instant, Vec<(&'static str, String)>)>,
     /// The live plots' points and settings.
     pub plots: plots::LivePlots,
-    /// The integrators ticked in the *Lab* panel, in `IntegratorKind::ALL`'s order.
-    pub lab_pick: [bool; IntegratorKind::ALL.len()],
-    /// Whether the *Lab* panel adds a copy of `kang-mg` on the GPU.
-    pub lab_gpu: bool,
-    /// The lab labels' figures and when they were taken (see [`lab::figures`]).
-    pub(super) lab_figures: Option<(std::time::Instant, Vec<String>)>,
-    /// The last search for the largest stable `dt` (running or done).
-    pub dt_search: Option<std::sync::Arc<crate::sim_thread::Search>>,
     /// Wind direction as the user set it, degrees (kept when the speed is zero).
+    /// The paths typed in and the recent files.
+    pub files: FilePaths,
+    /// Screenshots and recording.
+    pub capture: CaptureSettings,
+    /// The integrator lab's panel.
+    pub lab: LabPanel,
     pub(super) azimuth_deg: f64,
     pub(super) elevation_deg: f64,
 }
@@ -108,31 +130,37 @@ impl UiState {
             time_scale: spec::TIME_SCALE.default,
             show_panels: true,
             show_help: false,
-            screenshot_panels: true,
-            record_fps: 30.0,
-            record_format: RecordFormat::default(),
-            recording: None,
-            scene_path: "scene.json".into(),
-            image_path,
             hoist_now: 1.0,
             selected_flag: 0,
-            background_path,
-            recent: recent::RecentFiles::default(),
-            settings_file: None,
             notices: notices::Notices::default(),
             sim_error: None,
             stats_rows: None,
             plots: plots::LivePlots::default(),
-            // kang and xpbd: the paper's step against a position-based one.
-            lab_gpu: false,
-            lab_pick: std::array::from_fn(|i| {
-                matches!(
-                    IntegratorKind::ALL[i],
-                    IntegratorKind::Kang | IntegratorKind::Xpbd
-                )
-            }),
-            dt_search: None,
-            lab_figures: None,
+            files: FilePaths {
+                scene_path: "scene.json".into(),
+                image_path,
+                background_path,
+                recent: recent::RecentFiles::default(),
+                settings_file: None,
+            },
+            capture: CaptureSettings {
+                screenshot_panels: true,
+                record_fps: 30.0,
+                record_format: RecordFormat::default(),
+                recording: None,
+            },
+            lab: LabPanel {
+                // kang and xpbd: the paper's step against a position-based one.
+                pick: std::array::from_fn(|i| {
+                    matches!(
+                        IntegratorKind::ALL[i],
+                        IntegratorKind::Kang | IntegratorKind::Xpbd
+                    )
+                }),
+                gpu: false,
+                figures: None,
+                dt_search: None,
+            },
             azimuth_deg,
             elevation_deg,
         }

@@ -219,21 +219,21 @@ impl Settings {
         self.view = ui.view.clone();
         self.quality = Some(ui.quality);
         self.time_scale = ui.time_scale;
-        self.record_fps = ui.record_fps;
-        self.record_format = ui.record_format.name().into();
-        self.screenshot_panels = ui.screenshot_panels;
+        self.record_fps = ui.capture.record_fps;
+        self.record_format = ui.capture.record_format.name().into();
+        self.screenshot_panels = ui.capture.screenshot_panels;
         self.live_plots = ui.plots.shown;
         self.plot_window = ui.plots.window;
         self.lab = IntegratorKind::ALL
             .iter()
-            .zip(ui.lab_pick)
+            .zip(ui.lab.pick)
             .filter(|(_, on)| *on)
             .map(|(k, _)| k.name().to_string())
             .collect();
-        self.scene_path.clone_from(&ui.scene_path);
-        self.image_path.clone_from(&ui.image_path);
+        self.scene_path.clone_from(&ui.files.scene_path);
+        self.image_path.clone_from(&ui.files.image_path);
         self.csv_path.clone_from(&ui.plots.csv_path);
-        self.recent = ui.recent.clone();
+        self.recent = ui.files.recent.clone();
     }
 
     /// Puts the panels' values into `ui`, whose scene is already the one shown (the view's
@@ -247,24 +247,24 @@ impl Settings {
             ui.quality = q;
         }
         ui.time_scale = self.time_scale;
-        ui.record_fps = self.record_fps;
+        ui.capture.record_fps = self.record_fps;
         if let Ok(format) = crate::ui::RecordFormat::parse(&self.record_format) {
-            ui.record_format = format;
+            ui.capture.record_format = format;
         }
-        ui.screenshot_panels = self.screenshot_panels;
+        ui.capture.screenshot_panels = self.screenshot_panels;
         ui.plots.shown = self.live_plots;
         ui.plots.window = self.plot_window;
-        ui.lab_pick =
+        ui.lab.pick =
             std::array::from_fn(|i| self.lab.iter().any(|n| n == IntegratorKind::ALL[i].name()));
-        ui.scene_path.clone_from(&self.scene_path);
+        ui.files.scene_path.clone_from(&self.scene_path);
         // The image the flag is drawn with (from the command line or the scene) shows in the
         // field; the remembered path only when there is none.
         match &ui.view.render.texture {
-            Some(texture) => ui.image_path = texture.display().to_string(),
-            None => ui.image_path.clone_from(&self.image_path),
+            Some(texture) => ui.files.image_path = texture.display().to_string(),
+            None => ui.files.image_path.clone_from(&self.image_path),
         }
         ui.plots.csv_path.clone_from(&self.csv_path);
-        ui.recent = self.recent.clone();
+        ui.files.recent = self.recent.clone();
     }
 
     /// The render scale remembered, if any (checked when read).

@@ -24,7 +24,7 @@ impl App {
             UiAction::Screenshot => {
                 self.capture.shot = Some(ShotRequest {
                     path: screenshot::timestamped_path(&screenshot::captures_folder()),
-                    with_panels: self.ui.screenshot_panels,
+                    with_panels: self.ui.capture.screenshot_panels,
                     automated: false,
                 });
             }
@@ -95,7 +95,7 @@ impl App {
             UiAction::FileDialog(pick) => self.open_dialog(pick),
             UiAction::ResetSettings => self.reset_settings(),
             UiAction::FindStableDt { scene, integrators } => {
-                self.ui.dt_search = Some(Arc::new(Search::start(*scene, integrators)));
+                self.ui.lab.dt_search = Some(Arc::new(Search::start(*scene, integrators)));
             }
             UiAction::ResetCamera => {
                 // Now, and again when the command before it has made its new snapshot.

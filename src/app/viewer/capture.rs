@@ -49,12 +49,12 @@ pub(super) enum RecordSink {
 impl App {
     pub(super) fn toggle_recording(&mut self) {
         if let Some(r) = self.capture.recorder.take() {
-            self.ui.recording = None;
+            self.ui.capture.recording = None;
             self.finish_recording(r);
             return;
         }
-        let format = self.ui.record_format;
-        let fps = self.ui.record_fps;
+        let format = self.ui.capture.record_format;
+        let fps = self.ui.capture.record_fps;
         let started = match format {
             RecordFormat::PngSequence => {
                 let dir = screenshot::timestamped_file(&screenshot::captures_folder(), "");
@@ -80,10 +80,10 @@ impl App {
             sink,
             lock,
             fps,
-            with_panels: self.ui.screenshot_panels,
+            with_panels: self.ui.capture.screenshot_panels,
             was_running,
         });
-        self.ui.recording = Some(RecordingStatus {
+        self.ui.capture.recording = Some(RecordingStatus {
             path,
             format,
             frames: 0,
@@ -208,13 +208,13 @@ impl App {
             if self.capture.recorder.take().is_some_and(|r| r.was_running) {
                 self.sim.send(Command::Pause(false));
             }
-            self.ui.recording = None;
+            self.ui.capture.recording = None;
             return;
         }
         for _ in 0..rec.lock.captured(self.feed.current().step) {
             self.sim.send(Command::Step);
         }
-        if let Some(status) = self.ui.recording.as_mut() {
+        if let Some(status) = self.ui.capture.recording.as_mut() {
             status.frames = rec.lock.frames;
         }
     }

@@ -59,9 +59,9 @@ impl App {
             return;
         };
         let current = match pick {
-            Pick::OpenScene | Pick::SaveScene => self.ui.scene_path.clone(),
-            Pick::OpenImage => self.ui.image_path.clone(),
-            Pick::OpenBackground => self.ui.background_path.clone(),
+            Pick::OpenScene | Pick::SaveScene => self.ui.files.scene_path.clone(),
+            Pick::OpenImage => self.ui.files.image_path.clone(),
+            Pick::OpenBackground => self.ui.files.background_path.clone(),
         };
         if let Err(e) = self.dialogs.start(pick, &gpu.window, &current) {
             self.ui.notices.error(e);
@@ -98,10 +98,10 @@ impl App {
     /// scale, record rate, live plots, lab choice and path fields as on a first run, written
     /// at once. The scene shown and its parameters stay, and so do the recent files.
     pub(super) fn reset_settings(&mut self) {
-        let recent = self.ui.recent.clone();
+        let recent = self.ui.files.recent.clone();
         let defaults = Settings::default();
         defaults.give_panels(&mut self.ui);
-        self.ui.recent = recent;
+        self.ui.files.recent = recent;
         self.sim.send(Command::SetTimeScale(self.ui.time_scale));
         let quality = self.graphics.default_quality;
         self.ui.quality = quality;

@@ -15,7 +15,7 @@
 use crate::render::camera::globals::{CameraMatrices, GlobalUniforms, GlobalsBinding, Light};
 use crate::render::camera::orbit::OrbitCamera;
 use crate::render::device::error::RenderError;
-pub use crate::render::device::targets::TargetFormats;
+pub(crate) use crate::render::device::targets::TargetFormats;
 pub(crate) use crate::render::device::targets::{PixelRect, RenderQuality};
 use crate::render::passes::cloth_pass::{ClothFrame, ClothPass};
 use crate::render::passes::lines_pass::{LineVertex, LinesPass};

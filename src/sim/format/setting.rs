@@ -212,7 +212,7 @@ impl Finial {
     pub const ALL: [Self; 3] = [Self::Ball, Self::Spear, Self::None];
 
     /// The name in a scene file.
-    pub(crate) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Self::Ball => "ball",
             Self::Spear => "spear",

@@ -6,7 +6,7 @@ use egui::Ui;
 use crate::ui::{RecordFormat, UiAction, UiState};
 
 pub(crate) fn capture_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
-    ui.checkbox(&mut state.screenshot_panels, "include the panels");
+    ui.checkbox(&mut state.capture.screenshot_panels, "include the panels");
     if ui
         .button("screenshot (F12)")
         .on_hover_text("Saves a PNG in screenshots/")
@@ -15,11 +15,11 @@ pub(crate) fn capture_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiA
         actions.push(UiAction::Screenshot);
     }
     ui.separator();
-    ui.add_enabled_ui(state.recording.is_none(), |ui| {
+    ui.add_enabled_ui(state.capture.recording.is_none(), |ui| {
         ui.horizontal(|ui| {
             ui.label("record");
             for format in RecordFormat::ALL {
-                ui.radio_value(&mut state.record_format, format, format.label())
+                ui.radio_value(&mut state.capture.record_format, format, format.label())
                     .on_hover_text(match format {
                         RecordFormat::PngSequence => {
                             "One PNG per frame in a new folder in screenshots/"
@@ -31,10 +31,10 @@ pub(crate) fn capture_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiA
                     });
             }
         });
-        let range = state.record_format.fps_range();
-        state.record_fps = state.record_fps.clamp(*range.start(), *range.end());
+        let range = state.capture.record_format.fps_range();
+        state.capture.record_fps = state.capture.record_fps.clamp(*range.start(), *range.end());
         ui.add(
-            egui::Slider::new(&mut state.record_fps, range)
+            egui::Slider::new(&mut state.capture.record_fps, range)
                 .text("record rate")
                 .suffix(" frames per simulated s"),
         )
@@ -43,14 +43,14 @@ pub(crate) fn capture_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiA
              is paused and stepped by the recorder, and the clip plays at the simulation's speed.",
         );
     });
-    let label = match (&state.recording, state.record_format) {
+    let label = match (&state.capture.recording, state.capture.record_format) {
         (Some(_), _) => "stop recording".to_string(),
         (None, format) => format!("record {}", format.label()),
     };
     if ui.button(label).clicked() {
         actions.push(UiAction::ToggleRecording);
     }
-    if let Some(r) = &state.recording {
+    if let Some(r) = &state.capture.recording {
         ui.label(format!(
             "{} frames ({:.1} s) so far, to {}",
             r.frames,

@@ -10,7 +10,7 @@ use crate::sim::runtime::snapshot::Snapshot;
 use crate::sim::{DeviceChoice, IntegratorKind};
 use crate::sim_thread::Command;
 use crate::sim_thread::Found;
-use crate::ui::panels::stats::REFRESH;
+use crate::ui::plots::REFRESH;
 use crate::ui::plots::colour;
 use crate::ui::{UiAction, UiState};
 
@@ -26,7 +26,7 @@ pub(crate) fn shown_integrators(snap: &Snapshot) -> Vec<IntegratorKind> {
 /// exactly these integrators.
 pub(crate) fn stable_dt(state: &UiState, snap: &Snapshot) -> Vec<Found> {
     let kinds = shown_integrators(snap);
-    match &state.dt_search {
+    match &state.lab.dt_search {
         Some(s) if s.integrators == kinds && !s.cancelled() => s.found(),
         _ => vec![Found::default(); kinds.len()],
     }
@@ -62,7 +62,7 @@ pub(crate) fn accurate_text(dt: f64, stable: f64) -> String {
 pub(crate) fn figures(state: &mut UiState, snap: &Snapshot) -> Vec<String> {
     let now = std::time::Instant::now();
     let n = 1 + snap.lab.len();
-    let stale = state.lab_figures.as_ref().is_none_or(|(at, rows)| {
+    let stale = state.lab.figures.as_ref().is_none_or(|(at, rows)| {
         snap.paused || rows.len() != n || now.duration_since(*at) >= REFRESH
     });
     if stale {
@@ -85,10 +85,11 @@ pub(crate) fn figures(state: &mut UiState, snap: &Snapshot) -> Vec<String> {
                 )
             })
             .collect();
-        state.lab_figures = Some((now, rows));
+        state.lab.figures = Some((now, rows));
     }
     state
-        .lab_figures
+        .lab
+        .figures
         .as_ref()
         .map(|(_, rows)| rows.clone())
         .unwrap_or_default()
@@ -115,7 +116,7 @@ pub(crate) fn lab_ui(
     if snap.lab.is_empty() {
         ui.label("Compare integrators side by side, from the same state, in lock-step:");
         ui.horizontal_wrapped(|ui| {
-            for (kind, picked) in IntegratorKind::ALL.iter().zip(&mut state.lab_pick) {
+            for (kind, picked) in IntegratorKind::ALL.iter().zip(&mut state.lab.pick) {
                 ui.checkbox(picked, kind.name());
             }
         });
@@ -123,13 +124,13 @@ pub(crate) fn lab_ui(
         let gpu = snap.device.adapter.is_some();
         ui.add_enabled(
             gpu,
-            egui::Checkbox::new(&mut state.lab_gpu, "kang-mg on the GPU"),
+            egui::Checkbox::new(&mut state.lab.gpu, "kang-mg on the GPU"),
         )
         .on_hover_text("A copy stepped by kang-mg on the GPU (f32), beside the CPU's")
         .on_disabled_hover_text("No GPU is lent to the simulation");
         let mut picked: Vec<CopySpec> = IntegratorKind::ALL
             .iter()
-            .zip(&state.lab_pick)
+            .zip(&state.lab.pick)
             .filter(|(_, p)| **p)
             .map(|(k, _)| CopySpec {
                 integrator: *k,
@@ -137,7 +138,7 @@ pub(crate) fn lab_ui(
                 device: DeviceChoice::Cpu,
             })
             .collect();
-        if gpu && state.lab_gpu {
+        if gpu && state.lab.gpu {
             picked.push(CopySpec {
                 integrator: IntegratorKind::KangMg,
                 dt: None,
@@ -214,8 +215,8 @@ fn reference_ui(ui: &mut Ui, snap: &Snapshot, actions: &mut Vec<UiAction>) {
 /// after.
 fn search_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mut Vec<UiAction>) {
     let kinds = shown_integrators(snap);
-    let running = state.dt_search.as_ref().is_some_and(|s| !s.finished());
-    if let Some(search) = state.dt_search.as_ref().filter(|_| running) {
+    let running = state.lab.dt_search.as_ref().is_some_and(|s| !s.finished());
+    if let Some(search) = state.lab.dt_search.as_ref().filter(|_| running) {
         // The button first: the bar then takes the width that is left. After the bar, the
         // button stood past the panel's edge and the panel grew by its width every frame.
         ui.horizontal(|ui| {
@@ -272,10 +273,10 @@ fn search_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mut Ve
                 ui.end_row();
             }
         });
-    } else if state.dt_search.as_ref().is_some_and(|s| s.cancelled()) {
+    } else if state.lab.dt_search.as_ref().is_some_and(|s| s.cancelled()) {
         ui.label("cancelled");
     }
-    if let Some(why) = state.dt_search.as_ref().and_then(|s| s.failure()) {
+    if let Some(why) = state.lab.dt_search.as_ref().and_then(|s| s.failure()) {
         ui.label(format!("no accurate dt: {why}"));
     }
 }

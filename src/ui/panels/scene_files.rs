@@ -74,7 +74,7 @@ pub fn load_scene(
     };
     state.notices.info(format!("loaded {what}"));
     state.view.render = scene.render.clone();
-    state.background_path = (scene.render.setting.background.as_ref())
+    state.files.background_path = (scene.render.setting.background.as_ref())
         .map(|p| p.display().to_string())
         .unwrap_or_default();
     state.scene = scene.clone();
@@ -98,8 +98,8 @@ pub fn open_scene_file(state: &mut UiState, actions: &mut Vec<UiAction>, path: &
         }
     };
     if loaded {
-        state.scene_path = what;
-        state.recent.add(FileKind::Scene, path);
+        state.files.scene_path = what;
+        state.files.recent.add(FileKind::Scene, path);
     }
 }
 
@@ -109,9 +109,9 @@ pub fn save_scene(state: &mut UiState, path: &Path) {
     let scene = state.scene_as_shown();
     match crate::files::write_atomically(path, scene.to_json().as_bytes()) {
         Ok(()) => {
-            state.scene_path = path.display().to_string();
+            state.files.scene_path = path.display().to_string();
             state.notices.info(format!("saved {}", path.display()));
-            state.recent.add(FileKind::Scene, path);
+            state.files.recent.add(FileKind::Scene, path);
         }
         Err(e) => (state.notices).error(format!("cannot save {}: {e}", path.display())),
     }
@@ -169,8 +169,8 @@ pub fn set_flag_image(state: &mut UiState, actions: &mut Vec<UiAction>, path: Op
     state.view.render.texture.clone_from(&scene.render.texture);
     state.scene = scene;
     if let Some(path) = path {
-        state.image_path = path.display().to_string();
-        state.recent.add(FileKind::Image, path);
+        state.files.image_path = path.display().to_string();
+        state.files.recent.add(FileKind::Image, path);
     }
     actions.push(UiAction::FlagImage(0, Box::new(image)));
 }
@@ -212,8 +212,8 @@ fn set_image_of_flag(
         None => format!("flag {}: the built-in flag", k + 1),
     });
     if let Some(path) = path {
-        state.image_path = path.display().to_string();
-        state.recent.add(FileKind::Image, path);
+        state.files.image_path = path.display().to_string();
+        state.files.recent.add(FileKind::Image, path);
     }
     actions.push(UiAction::FlagImage(k, Box::new(image)));
 }
@@ -240,7 +240,7 @@ pub fn set_background(state: &mut UiState, actions: &mut Vec<UiAction>, path: Op
     });
     state.view.render.setting.background = path.map(Path::to_path_buf);
     if let Some(path) = path {
-        state.background_path = path.display().to_string();
+        state.files.background_path = path.display().to_string();
     }
     actions.push(UiAction::Background(image.map(Box::new)));
 }
@@ -275,7 +275,7 @@ pub(crate) fn scene_files_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec
         });
     ui.horizontal(|ui| {
         ui.label("file");
-        ui.text_edit_singleline(&mut state.scene_path)
+        ui.text_edit_singleline(&mut state.files.scene_path)
             .on_hover_text("A scene file (.json) to load or save; or drop one on the window");
     });
     ui.horizontal(|ui| {
@@ -291,12 +291,12 @@ pub(crate) fn scene_files_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec
             .on_hover_text("Load the file typed above")
             .clicked()
         {
-            let path = PathBuf::from(state.scene_path.trim());
+            let path = PathBuf::from(state.files.scene_path.trim());
             open_scene_file(state, actions, &path);
         }
         let tip = "The loaded cloth with the current parameters and detail settings";
         if ui.button("save").on_hover_text(tip).clicked() {
-            let path = PathBuf::from(state.scene_path.trim());
+            let path = PathBuf::from(state.files.scene_path.trim());
             save_scene(state, &path);
         }
         if ui.button("save as…").on_hover_text(tip).clicked() {
@@ -395,12 +395,12 @@ pub fn set_shape(state: &mut UiState, actions: &mut Vec<UiAction>, shape: FlagSh
 /// The recent files: a click opens one again (a scene is loaded, an image put on the flag).
 fn recent_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
     let mut open = None;
-    ui.add_enabled_ui(!state.recent.is_empty(), |ui| {
+    ui.add_enabled_ui(!state.files.recent.is_empty(), |ui| {
         egui::ComboBox::from_id_salt("recent files")
             .selected_text("recent files…")
             .width(ui.available_width() - 8.0)
             .show_ui(ui, |ui| {
-                for f in state.recent.iter() {
+                for f in state.files.recent.iter() {
                     let name = f.path.file_name().map_or_else(
                         || f.path.display().to_string(),
                         |n| n.to_string_lossy().into_owned(),
@@ -431,7 +431,7 @@ fn recent_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
 fn flag_image_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
     ui.horizontal(|ui| {
         ui.label("flag image");
-        ui.text_edit_singleline(&mut state.image_path)
+        ui.text_edit_singleline(&mut state.files.image_path)
             .on_hover_text(
                 "A PNG, JPEG or WebP file to draw on the flag; or drop one on the window. \
              The flag takes the image's width/height ratio (its height, along the pole, stays) \
@@ -446,12 +446,12 @@ fn flag_image_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) 
         {
             actions.push(UiAction::FileDialog(Pick::OpenImage));
         }
-        let typed = !state.image_path.trim().is_empty();
+        let typed = !state.files.image_path.trim().is_empty();
         if ui
             .add_enabled(typed, egui::Button::new("use image"))
             .clicked()
         {
-            let path = PathBuf::from(state.image_path.trim());
+            let path = PathBuf::from(state.files.image_path.trim());
             set_flag_image(state, actions, Some(&path));
         }
         if ui

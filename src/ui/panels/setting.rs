@@ -103,7 +103,7 @@ fn sky_ui(ui: &mut Ui, setting: &mut Setting) {
 fn background_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
     ui.horizontal(|ui| {
         ui.label("background");
-        ui.text_edit_singleline(&mut state.background_path)
+        ui.text_edit_singleline(&mut state.files.background_path)
             .on_hover_text(spec::BACKGROUND.help);
     });
     ui.horizontal(|ui| {
@@ -114,12 +114,12 @@ fn background_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) 
         {
             actions.push(UiAction::FileDialog(Pick::OpenBackground));
         }
-        let typed = !state.background_path.trim().is_empty();
+        let typed = !state.files.background_path.trim().is_empty();
         if ui
             .add_enabled(typed, egui::Button::new("use image"))
             .clicked()
         {
-            let path = PathBuf::from(state.background_path.trim());
+            let path = PathBuf::from(state.files.background_path.trim());
             scene_files::set_background(state, actions, Some(&path));
         }
         let shown = state.view.render.setting.background.is_some();

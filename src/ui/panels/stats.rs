@@ -1,16 +1,12 @@
 //! The *Stats* panel: frame and step timings, strain, the guard and each integrator's figures.
 
+use crate::ui::plots::REFRESH;
 use egui::Ui;
 
 use crate::sim::IntegratorKind;
 use crate::sim::runtime::snapshot::Snapshot;
 use crate::sim::solvers::integrators::SolverReport;
 use crate::ui::FrameInfo;
-
-/// How often the figures are refreshed while the cloth runs: often enough to follow, seldom
-/// enough to read, and the panel does not have to be painted anew every frame (the viewer
-/// reuses the last painted panels while nothing in them changes).
-pub(crate) const REFRESH: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// The panel: the figures of the last refresh (every [`REFRESH`], and at once while paused).
 pub(crate) fn stats_ui(
@@ -45,7 +41,39 @@ pub(crate) fn stats_ui(
 /// Every figure of the panel, as `(name, value)`.
 pub(crate) fn rows(snap: &Snapshot, frame: &FrameInfo<'_>) -> Vec<(&'static str, String)> {
     let st = &snap.stats;
-    let status = if snap.divergence.is_some() {
+    let mut out = Vec::new();
+    frame_rows(&mut out, frame);
+    // On the GPU the CPU's step is not taken: its time and its counters (Provot's fixes,
+    // the V-cycles, the tethers pulled) would be the last CPU step's, so they are not shown;
+    // the GPU's own times are `bench --gpu-sim`'s (timestamps).
+    let on_gpu = snap.device.on_gpu;
+    step_rows(&mut out, snap, on_gpu);
+    strain_limit_rows(&mut out, snap, on_gpu);
+    out.push((
+        "guard",
+        match &snap.divergence {
+            Some(d) => format!("fired at step {}", d.step),
+            None => "ok".into(),
+        },
+    ));
+    solver_rows(&mut out, snap, on_gpu);
+    if !snap.interpolated.is_empty() {
+        out.push((
+            "interpolated",
+            format!(
+                "{:.0} % of nodes, {} regions",
+                st.interpolated_fraction * 100.0,
+                st.interpolated_regions
+            ),
+        ));
+    }
+    out.push(("adapter", frame.adapter.to_string()));
+    out
+}
+
+/// What the stepper is doing, in words: stopped, paused, running (behind real time or not).
+fn status_of(snap: &Snapshot) -> &'static str {
+    if snap.divergence.is_some() {
         "stopped by the guard"
     } else if snap.paused {
         "paused"
@@ -53,108 +81,105 @@ pub(crate) fn rows(snap: &Snapshot, frame: &FrameInfo<'_>) -> Vec<(&'static str,
         "running, behind real time"
     } else {
         "running"
-    };
-    let mut out = Vec::new();
-    {
-        let mut row = |k: &'static str, v: String| out.push((k, v));
-        row("fps", format!("{:.0}", frame.fps));
-        row("frame time", format!("{:.1} ms", frame.frame_ms));
-        row("frame CPU", format!("{:.2} ms", frame.cpu_ms));
-        row(
-            "render scale",
-            format!("{:.0} %", frame.render_scale * 100.0),
-        );
-        row("frames drawn", frame.frames.to_string());
-        // On the GPU the CPU's step is not taken: its time and its counters (Provot's fixes,
-        // the V-cycles, the tethers pulled) would be the last CPU step's, so they are not shown;
-        // the GPU's own times are `bench --gpu-sim`'s (timestamps).
-        let on_gpu = snap.device.on_gpu;
-        row(
-            "step time",
-            if on_gpu {
-                "on the GPU, not timed".to_string()
-            } else {
-                format!("{:.1} µs", st.step_seconds * 1e6)
-            },
-        );
-        row("steps / s", format!("{:.0}", snap.steps_per_second));
-        row("stepper", status.to_string());
-        row(
-            "sim time",
-            format!("{:.2} s (step {})", snap.time, snap.step),
-        );
-        row("h²k/m", format!("{:.3}", st.h2k_over_m));
-        row(
-            "max strain",
-            format!("{:.1} %", (st.max_strain - 1.0) * 100.0),
-        );
-        if snap.params.provot.enabled && on_gpu {
-            row("strain limit", "on the GPU, not counted".to_string());
-        } else if snap.params.provot.enabled {
-            // Short rows: the widest figure must not widen the panel as its digits change
-            // (the panel would then be painted anew whole at every refresh).
-            row(
-                "strain limit",
-                format!(
-                    "{} sweeps, {} fixes",
-                    st.provot_sweeps, st.provot_corrections
-                ),
-            );
-            row("coarse fixes", format!("{}", st.level_corrections));
-            row(
-                "tethers",
-                format!("{} ({} pulled)", st.tethers, st.tether_corrections),
-            );
-        }
-        row(
-            "guard",
-            match &snap.divergence {
-                Some(d) => format!("fired at step {}", d.step),
-                None => "ok".into(),
-            },
-        );
-        // What the integrator itself reports, as it reports it (not on the GPU, which runs a
-        // fixed number of V-cycles and reports nothing back).
-        match st.solver {
-            _ if on_gpu => {}
-            SolverReport::None => {}
-            SolverReport::Iterative(solve) => {
-                let what = match snap.params.integrator {
-                    IntegratorKind::KangMg => "V-cycles",
-                    IntegratorKind::ImplicitMg => "MG-CG iterations",
-                    _ => "CG iterations",
-                };
-                row(what, format!("{}", solve.iterations));
-            }
-            SolverReport::Buckling { solve, bdf2 } => row(
-                "PCG iterations",
-                format!(
-                    "{} ({})",
-                    solve.iterations,
-                    if bdf2 { "BDF2" } else { "BDF1 start" }
-                ),
-            ),
-            SolverReport::Filter {
-                precompute_seconds,
-                builds,
-            } => row(
-                "filter inverse",
-                format!("{:.2} ms ({builds} builds)", precompute_seconds * 1e3),
-            ),
-        }
-        if !snap.interpolated.is_empty() {
-            row(
-                "interpolated",
-                format!(
-                    "{:.0} % of nodes, {} regions",
-                    st.interpolated_fraction * 100.0,
-                    st.interpolated_regions
-                ),
-            );
-        }
-        row("adapter", frame.adapter.to_string());
     }
-    out
+}
+
+/// The viewer's own figures: frame rate, frame times, render scale, frames drawn.
+fn frame_rows(out: &mut Vec<(&'static str, String)>, frame: &FrameInfo<'_>) {
+    let mut row = |k: &'static str, v: String| out.push((k, v));
+    row("fps", format!("{:.0}", frame.fps));
+    row("frame time", format!("{:.1} ms", frame.frame_ms));
+    row("frame CPU", format!("{:.2} ms", frame.cpu_ms));
+    row(
+        "render scale",
+        format!("{:.0} %", frame.render_scale * 100.0),
+    );
+    row("frames drawn", frame.frames.to_string());
+}
+
+/// The stepper's figures: the step's time (not on the GPU), its rate and state, the
+/// simulated time, the stiffness ratio and the largest strain.
+fn step_rows(out: &mut Vec<(&'static str, String)>, snap: &Snapshot, on_gpu: bool) {
+    let st = &snap.stats;
+    let status = status_of(snap);
+    let mut row = |k: &'static str, v: String| out.push((k, v));
+    row(
+        "step time",
+        if on_gpu {
+            "on the GPU, not timed".to_string()
+        } else {
+            format!("{:.1} µs", st.step_seconds * 1e6)
+        },
+    );
+    row("steps / s", format!("{:.0}", snap.steps_per_second));
+    row("stepper", status.to_string());
+    row(
+        "sim time",
+        format!("{:.2} s (step {})", snap.time, snap.step),
+    );
+    row("h²k/m", format!("{:.3}", st.h2k_over_m));
+    row(
+        "max strain",
+        format!("{:.1} %", (st.max_strain - 1.0) * 100.0),
+    );
+}
+
+/// The strain limit's counters where it is on (on the GPU only that it is on: the GPU
+/// counts nothing).
+fn strain_limit_rows(out: &mut Vec<(&'static str, String)>, snap: &Snapshot, on_gpu: bool) {
+    let st = &snap.stats;
+    let mut row = |k: &'static str, v: String| out.push((k, v));
+    if snap.params.provot.enabled && on_gpu {
+        row("strain limit", "on the GPU, not counted".to_string());
+    } else if snap.params.provot.enabled {
+        // Short rows: the widest figure must not widen the panel as its digits change
+        // (the panel would then be painted anew whole at every refresh).
+        row(
+            "strain limit",
+            format!(
+                "{} sweeps, {} fixes",
+                st.provot_sweeps, st.provot_corrections
+            ),
+        );
+        row("coarse fixes", format!("{}", st.level_corrections));
+        row(
+            "tethers",
+            format!("{} ({} pulled)", st.tethers, st.tether_corrections),
+        );
+    }
+}
+
+/// What the integrator itself reports, as it reports it (not on the GPU, which runs a
+/// fixed number of V-cycles and reports nothing back).
+fn solver_rows(out: &mut Vec<(&'static str, String)>, snap: &Snapshot, on_gpu: bool) {
+    let mut row = |k: &'static str, v: String| out.push((k, v));
+    match snap.stats.solver {
+        _ if on_gpu => {}
+        SolverReport::None => {}
+        SolverReport::Iterative(solve) => {
+            let what = match snap.params.integrator {
+                IntegratorKind::KangMg => "V-cycles",
+                IntegratorKind::ImplicitMg => "MG-CG iterations",
+                _ => "CG iterations",
+            };
+            row(what, format!("{}", solve.iterations));
+        }
+        SolverReport::Buckling { solve, bdf2 } => row(
+            "PCG iterations",
+            format!(
+                "{} ({})",
+                solve.iterations,
+                if bdf2 { "BDF2" } else { "BDF1 start" }
+            ),
+        ),
+        SolverReport::Filter {
+            precompute_seconds,
+            builds,
+        } => row(
+            "filter inverse",
+            format!("{:.2} ms ({builds} builds)", precompute_seconds * 1e3),
+        ),
+    }
 }
 
 #[cfg(test)]

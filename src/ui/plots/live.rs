@@ -10,7 +10,11 @@ use egui_plot::PlotPoint;
 use super::decimated::Decimated;
 use super::panel::QUANTITIES;
 use crate::sim::runtime::snapshot::Snapshot;
-use crate::ui::panels::stats::REFRESH;
+
+/// How often the figures are refreshed while the cloth runs: often enough to follow, seldom
+/// enough to read, and the panel does not have to be painted anew every frame (the viewer
+/// reuses the last painted panels while nothing in them changes).
+pub(crate) const REFRESH: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// The window's shortest and longest span and its default, simulated seconds.
 pub(crate) const WINDOW_MIN: f64 = 10.0;

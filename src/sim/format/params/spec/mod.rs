@@ -22,7 +22,7 @@ mod declared {
     include!(concat!(env!("OUT_DIR"), "/parameters.rs"));
 }
 
-pub use declared::*;
-pub use entry::*;
-pub use kinds::*;
+pub(crate) use declared::*;
+pub(crate) use entry::*;
+pub(crate) use kinds::*;
 pub use table::*;
