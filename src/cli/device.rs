@@ -73,7 +73,7 @@ impl Stepping {
     }
 
     /// `"cpu"` or `"gpu"`, for the outputs.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Self::Cpu => "cpu",
             Self::Gpu { .. } => "gpu",

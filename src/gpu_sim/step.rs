@@ -884,7 +884,7 @@ pub(crate) enum Stage {
 
 impl Stage {
     /// Every stage, in the step's order.
-    pub const ALL: [Self; 9] = [
+    pub(crate) const ALL: [Self; 9] = [
         Self::Held,
         Self::Forces,
         Self::Air,
@@ -897,7 +897,7 @@ impl Stage {
     ];
 
     /// Its name in tables.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Held => "held",
             Self::Forces => "forces",

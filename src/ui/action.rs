@@ -92,10 +92,10 @@ pub enum RecordFormat {
 }
 
 impl RecordFormat {
-    pub const ALL: [Self; 3] = [Self::PngSequence, Self::Gif, Self::Mp4];
+    pub(crate) const ALL: [Self; 3] = [Self::PngSequence, Self::Gif, Self::Mp4];
 
     /// The name in the settings file.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::PngSequence => "png-sequence",
             Self::Gif => "gif",

@@ -28,10 +28,10 @@ pub enum DeviceChoice {
 
 impl DeviceChoice {
     /// Every choice, in the order the panel lists them.
-    pub const ALL: [Self; 3] = [Self::Cpu, Self::Gpu, Self::Auto];
+    pub(crate) const ALL: [Self; 3] = [Self::Cpu, Self::Gpu, Self::Auto];
 
     /// The name in scene files and on the command line.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Cpu => "cpu",
             Self::Gpu => "gpu",

@@ -76,7 +76,7 @@ pub(crate) struct Outline<'a> {
 
 impl Outline<'_> {
     /// [`FlagShape::inside`], the image's transparency included.
-    pub fn inside(self, u: f64, v: f64) -> bool {
+    pub(crate) fn inside(self, u: f64, v: f64) -> bool {
         match (self.shape, self.mask) {
             (FlagShape::Image, Some(mask)) => mask.opaque_at(u, v),
             (shape, _) => shape.inside(u, v),

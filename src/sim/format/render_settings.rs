@@ -29,7 +29,7 @@ impl DisplayMode {
         DisplayMode::Wrinkled,
     ];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             DisplayMode::KeyOnly => "key-only",
             DisplayMode::Smooth => "smooth",

@@ -18,7 +18,7 @@ pub struct Color(pub [f32; 3]);
 
 /// What is wrong with a colour in a scene file.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ColorError {
+pub(crate) enum ColorError {
     #[error("a colour is \"#rrggbb\" or [r, g, b] with each in 0–1; \"{0}\" is not a hex colour")]
     NotHex(String),
     #[error("a colour is \"#rrggbb\" or [r, g, b] with each in 0–1; got {0}")]
@@ -212,7 +212,7 @@ impl Finial {
     pub const ALL: [Self; 3] = [Self::Ball, Self::Spear, Self::None];
 
     /// The name in a scene file.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Ball => "ball",
             Self::Spear => "spear",

@@ -83,7 +83,7 @@ pub(crate) enum Antialiasing {
 }
 
 impl Antialiasing {
-    pub const ALL: [Self; 3] = [Self::Off, Self::Fxaa, Self::Msaa4];
+    pub(crate) const ALL: [Self; 3] = [Self::Off, Self::Fxaa, Self::Msaa4];
 
     /// What `quality` applies: 4× MSAA when it multisamples (FXAA is then not applied), else
     /// FXAA or nothing.
@@ -97,7 +97,7 @@ impl Antialiasing {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Off => "off",
             Self::Fxaa => "FXAA",

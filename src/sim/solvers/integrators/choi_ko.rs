@@ -34,7 +34,7 @@ use crate::sim::solvers::buckling::{self, BuckleTopology, LinkState};
 
 /// `choi-ko`: the buckling model's forces, the BDF2 solve, and its history.
 #[derive(Debug, Clone, Default)]
-pub struct ChoiKo {
+pub(crate) struct ChoiKo {
     scratch: ChoiKoScratch,
     dx: Vec<DVec3>,
     dv: Vec<DVec3>,

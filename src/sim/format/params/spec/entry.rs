@@ -5,7 +5,7 @@ use crate::sim::format::error::number;
 
 /// One parameter, whatever its kind, for the documentation.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Entry {
+pub(crate) enum Entry {
     Real(&'static Real),
     Whole(&'static Whole),
     Switch(&'static Switch),

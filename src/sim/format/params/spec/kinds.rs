@@ -5,7 +5,7 @@ use crate::sim::format::error::SimError;
 
 /// A real number in `min..=max`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Real {
+pub(crate) struct Real {
     /// Where it sits in a scene file (`params.wind.drag`), as error messages name it.
     pub path: &'static str,
     /// Its name on the panel.
@@ -25,7 +25,7 @@ pub struct Real {
 
 /// A whole number in `min..=max`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Whole {
+pub(crate) struct Whole {
     pub path: &'static str,
     pub label: &'static str,
     pub unit: &'static str,
@@ -38,7 +38,7 @@ pub struct Whole {
 
 /// An on/off switch.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Switch {
+pub(crate) struct Switch {
     pub path: &'static str,
     pub label: &'static str,
     pub default: bool,
@@ -47,7 +47,7 @@ pub struct Switch {
 
 /// A 3-vector whose components each lie in `-bound..=bound`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Vector {
+pub(crate) struct Vector {
     pub path: &'static str,
     pub unit: &'static str,
     pub bound: f64,
@@ -57,7 +57,7 @@ pub struct Vector {
 
 /// One of a few names (an enum in the scene file).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Choice {
+pub(crate) struct Choice {
     pub path: &'static str,
     pub names: &'static [&'static str],
     pub default: &'static str,
@@ -66,7 +66,7 @@ pub struct Choice {
 
 /// A group of fields documented as one row (a collider's fields).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Group {
+pub(crate) struct Group {
     pub path: &'static str,
     pub unit: &'static str,
     /// The default as the documentation writes it; `none` when the entry gives none.
@@ -76,7 +76,7 @@ pub struct Group {
 
 /// A random-number seed: any `u64`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Seed {
+pub(crate) struct Seed {
     pub path: &'static str,
     pub default: u64,
     pub help: &'static str,
