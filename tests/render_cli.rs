@@ -364,7 +364,7 @@ fn hanging_file(name: &str, n: usize, extra: serde_json::Value) -> PathBuf {
 /// frames and the end, and gives the CPU's cloth. Without strain limiting, within 0.1 mm of
 /// an accurate solve of the same springs (the CPU's V-cycles to a relative residual of 1e-7;
 /// the GPU runs 2 a step, in f32). With Provot's sweeps, which are not iterated to the end, the
-/// GPU sweeps the springs in another order (colours, not bands: `tests/gpu_sim.rs` runs the
+/// GPU sweeps the springs in another order (colours, not bands: `src/gpu_sim/tests.rs` runs the
 /// CPU in the GPU's order and finds micrometres): its nodes within 1 cm of the CPU's, and not
 /// the same to the bit (a GPU run is not the CPU's). Limited alike but not the same cloth:
 /// docs/gpu.md, *The same cloth on both devices*.

@@ -14,7 +14,7 @@ mod scene;
 mod simulate;
 
 pub use args::*;
-pub(crate) use error::CliError;
+pub use error::CliError;
 pub(crate) use error::Result;
 use error::failed;
 pub use run::run;

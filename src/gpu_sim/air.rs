@@ -43,10 +43,14 @@ fn vec4(v: DVec3) -> [f32; 4] {
 
 /// The normals and air pass of one cloth: its pipelines, its outputs, its bind group.
 #[derive(Debug)]
-pub struct AirPass {
+pub(crate) struct AirPass {
     nodes: u32,
     triangles: u32,
     params: wgpu::Buffer,
+    #[cfg_attr(
+        not(test),
+        allow(dead_code, reason = "read back by the kernel tests only")
+    )]
     normals: wgpu::Buffer,
     v_rel: wgpu::Buffer,
     air: wgpu::Buffer,
@@ -60,7 +64,7 @@ pub struct AirPass {
 
 impl AirPass {
     /// Compiles the kernels and makes the output buffers for `cloth`.
-    pub fn new(device: &wgpu::Device, cloth: &ClothBuffers) -> Result<Self, GpuSimError> {
+    pub(crate) fn new(device: &wgpu::Device, cloth: &ClothBuffers) -> Result<Self, GpuSimError> {
         use Access::{Read, Uniform, Write};
         validated(device, "the air kernels", || {
             let program = Program::new(device, "sim_air.wgsl", SIM_AIR_WGSL);
@@ -154,7 +158,13 @@ impl AirPass {
     /// them. Each octave's argument `a τ + b` is split here, in f64, into the lattice index
     /// and fraction of its time part `a t / period + b`; the kernel adds the part that varies
     /// over the cloth.
-    pub fn set_params(&self, queue: &wgpu::Queue, params: &Params, t: f64, base_wind: DVec3) {
+    pub(crate) fn set_params(
+        &self,
+        queue: &wgpu::Queue,
+        params: &Params,
+        t: f64,
+        base_wind: DVec3,
+    ) {
         let w = &params.wind;
         let frame = WindField::with_base(w, base_wind).frame();
         let scale = AIR_REFERENCE_NODES / f64::from(self.nodes.max(1));
@@ -204,7 +214,7 @@ impl AirPass {
     }
 
     /// Records the three kernels: the triangles' normals, the nodes' normals, the air forces.
-    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+    pub(crate) fn record(&self, encoder: &mut wgpu::CommandEncoder) {
         dispatch(
             encoder,
             "gpu_sim air",
@@ -217,22 +227,23 @@ impl AirPass {
     }
 
     /// Unit normals per node (`vec4<f32>`).
-    pub fn normals(&self) -> &wgpu::Buffer {
+    #[cfg(test)]
+    pub(crate) fn normals(&self) -> &wgpu::Buffer {
         &self.normals
     }
 
     /// Velocity relative to the air per node, m/s (`vec4<f32>`).
-    pub fn v_rel(&self) -> &wgpu::Buffer {
+    pub(crate) fn v_rel(&self) -> &wgpu::Buffer {
         &self.v_rel
     }
 
     /// The air force other than the semi-implicit drag per node, N (`vec4<f32>`).
-    pub fn air(&self) -> &wgpu::Buffer {
+    pub(crate) fn air(&self) -> &wgpu::Buffer {
         &self.air
     }
 
     /// `(air_c, drag_c)` per node, kg/s (`vec2<f32>`).
-    pub fn coefficients(&self) -> &wgpu::Buffer {
+    pub(crate) fn coefficients(&self) -> &wgpu::Buffer {
         &self.coeff
     }
 }

@@ -73,7 +73,7 @@ fn springs_of(cloth: &Cloth) -> Vec<GpuSpring> {
 
 impl ClothBuffers {
     /// Uploads `cloth`'s state and topology.
-    pub fn new(device: &wgpu::Device, cloth: &Cloth) -> Result<Self, GpuSimError> {
+    pub(crate) fn new(device: &wgpu::Device, cloth: &Cloth) -> Result<Self, GpuSimError> {
         let topology = &*cloth.topology;
         let (nodes, springs) = (cloth.node_count(), topology.ends.len());
         let too_large = || GpuSimError::TooLarge { nodes, springs };
@@ -162,12 +162,12 @@ impl ClothBuffers {
     }
 
     /// Nodes of the cloth.
-    pub fn nodes(&self) -> u32 {
+    pub(crate) fn nodes(&self) -> u32 {
         self.nodes
     }
 
     /// Springs of the cloth.
-    pub fn springs(&self) -> u32 {
+    pub(crate) fn springs(&self) -> u32 {
         self.springs
     }
 
@@ -177,13 +177,14 @@ impl ClothBuffers {
     }
 
     /// Writes `cloth`'s positions and velocities (a cloth of the same topology).
-    pub fn write_state(&self, queue: &wgpu::Queue, cloth: &Cloth) {
+    pub(crate) fn write_state(&self, queue: &wgpu::Queue, cloth: &Cloth) {
         queue.write_buffer(&self.x, 0, bytemuck::cast_slice(&vec4s(&cloth.x)));
         queue.write_buffer(&self.v, 0, bytemuck::cast_slice(&vec4s(&cloth.v)));
     }
 
     /// Writes `cloth`'s spring stiffnesses (after the user changed them).
-    pub fn write_stiffness(&self, queue: &wgpu::Queue, cloth: &Cloth) {
+    #[cfg(test)]
+    pub(crate) fn write_stiffness(&self, queue: &wgpu::Queue, cloth: &Cloth) {
         queue.write_buffer(
             &self.spring_list,
             0,

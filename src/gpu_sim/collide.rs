@@ -10,7 +10,7 @@ use crate::sim::format::params::Collider;
 pub(crate) const SIM_COLLIDE_WGSL: &str = include_str!("../../shaders/sim_collide.wgsl");
 
 /// Colliders the GPU step takes (a scene has a ground and a few spheres).
-pub const MAX_GPU_COLLIDERS: usize = 16;
+pub(crate) const MAX_GPU_COLLIDERS: usize = 16;
 
 /// WGSL `struct Collider`.
 #[repr(C)]
@@ -50,7 +50,7 @@ impl GpuCollider {
 
 /// The colliders of one cloth: the kernel and their parameters.
 #[derive(Debug)]
-pub struct CollidePass {
+pub(crate) struct CollidePass {
     nodes: u32,
     bind_group: wgpu::BindGroup,
     pipeline: wgpu::ComputePipeline,
@@ -60,7 +60,7 @@ impl CollidePass {
     /// Compiles the kernel over `cloth`'s node state with `colliders` (at most
     /// [`MAX_GPU_COLLIDERS`]); `held` is the step end's target buffer, whose `w` marks the held
     /// nodes ([`super::StepEndPass::target`]).
-    pub fn new(
+    pub(crate) fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         cloth: &ClothBuffers,
@@ -106,7 +106,7 @@ impl CollidePass {
     }
 
     /// Records the kernel.
-    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+    pub(crate) fn record(&self, encoder: &mut wgpu::CommandEncoder) {
         dispatch(
             encoder,
             "gpu_sim colliders",

@@ -22,7 +22,7 @@ struct ForceParams {
 /// The spring-force pass of one cloth: its pipelines, its output buffers and the bind group
 /// over the cloth's buffers.
 #[derive(Debug)]
-pub struct ForcePass {
+pub(crate) struct ForcePass {
     nodes: u32,
     springs: u32,
     params: wgpu::Buffer,
@@ -34,7 +34,7 @@ pub struct ForcePass {
 
 impl ForcePass {
     /// Compiles the kernels and makes the output buffers for `cloth`.
-    pub fn new(device: &wgpu::Device, cloth: &ClothBuffers) -> Result<Self, GpuSimError> {
+    pub(crate) fn new(device: &wgpu::Device, cloth: &ClothBuffers) -> Result<Self, GpuSimError> {
         use Access::{Read, Uniform, Write};
         validated(device, "the spring-force kernels", || {
             let program = Program::new(device, "sim_forces.wgsl", SIM_FORCES_WGSL);
@@ -91,7 +91,7 @@ impl ForcePass {
 
     /// Sets the spring damping `c` (N·s/m) and, with `viscosity = Some(h)`, adds eq. 4's
     /// viscosity term `h Σ k (v_j − v_i)`, as `spring_forces` takes them.
-    pub fn set_params(&self, queue: &wgpu::Queue, damping: f64, viscosity: Option<f64>) {
+    pub(crate) fn set_params(&self, queue: &wgpu::Queue, damping: f64, viscosity: Option<f64>) {
         let params = ForceParams {
             nodes: self.nodes,
             springs: self.springs,
@@ -102,7 +102,7 @@ impl ForcePass {
     }
 
     /// Records the two kernels: each spring's term, then each node's sum.
-    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+    pub(crate) fn record(&self, encoder: &mut wgpu::CommandEncoder) {
         dispatch(
             encoder,
             "gpu_sim forces",
@@ -114,7 +114,7 @@ impl ForcePass {
     }
 
     /// The node forces, N (`vec4<f32>` per node), written by [`Self::record`]'s work.
-    pub fn force(&self) -> &wgpu::Buffer {
+    pub(crate) fn force(&self) -> &wgpu::Buffer {
         &self.force
     }
 }

@@ -41,8 +41,9 @@ const NONE: u32 = u32::MAX;
 const REPORT_START: [u32; REPORT_WORDS] = [0, 0, NONE, NONE, 0, NONE, NONE, NONE, 0, 0, 0, 0];
 
 /// What the guard's kernels found after a step.
+#[cfg(test)]
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct GuardReport {
+pub(crate) struct GuardReport {
     /// The largest `|x_ab| / L` over every spring with `L > 0` (non-finite ones left out).
     pub strain_all: f64,
     /// The same over the springs Provot limits.
@@ -54,9 +55,11 @@ pub struct GuardReport {
     pub first_stretched_spring: Option<u32>,
 }
 
+#[cfg(test)]
 impl GuardReport {
     /// Whether the step blew up, as [`crate::sim::runtime::guard::check`] decides it.
-    pub fn blew_up(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn blew_up(&self) -> bool {
         self.first_bad_node.is_some() || self.first_stretched_spring.is_some()
     }
 }
@@ -107,7 +110,7 @@ impl GuardTrip {
 
 /// The guard's pass of one cloth.
 #[derive(Debug)]
-pub struct GuardPass {
+pub(crate) struct GuardPass {
     nodes: u32,
     springs: u32,
     params: wgpu::Buffer,
@@ -128,7 +131,7 @@ pub struct GuardPass {
 
 impl GuardPass {
     /// Compiles the kernels and uploads what the strain test reads of `cloth`'s springs.
-    pub fn new(
+    pub(crate) fn new(
         device: &wgpu::Device,
         buffers: &ClothBuffers,
         cloth: &Cloth,
@@ -221,7 +224,7 @@ impl GuardPass {
 
     /// Sets the speed limit and whether it is tested (strain limiting on), as `params` give
     /// them, and which nodes are held (`kinematic`, one per node).
-    pub fn set_params(&self, queue: &wgpu::Queue, params: &Params, kinematic: &[bool]) {
+    pub(crate) fn set_params(&self, queue: &wgpu::Queue, params: &Params, kinematic: &[bool]) {
         let limit = speed_limit(params);
         let uniforms = GuardParams {
             nodes: self.nodes,
@@ -240,7 +243,8 @@ impl GuardPass {
     }
 
     /// Records the three kernels: clear the report, the springs' strains, the nodes' checks.
-    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+    #[cfg(test)]
+    pub(crate) fn record(&self, encoder: &mut wgpu::CommandEncoder) {
         dispatch(
             encoder,
             "gpu_sim guard",
@@ -283,7 +287,8 @@ impl GuardPass {
     }
 
     /// Reads the report of the last recorded work back ([`REPORT_SIZE`] bytes), waiting for it.
-    pub fn read_report(
+    #[cfg(test)]
+    pub(crate) fn read_report(
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,

@@ -24,7 +24,7 @@ struct RhsParams {
 /// The right-hand side pass of one cloth: its two kernels (the node terms, then the held
 /// neighbours' terms), the node buffer it reads and the `b` it writes.
 #[derive(Debug)]
-pub struct RhsPass {
+pub(crate) struct RhsPass {
     nodes: u32,
     params: wgpu::Buffer,
     node: wgpu::Buffer,
@@ -37,7 +37,7 @@ pub struct RhsPass {
 
 impl RhsPass {
     /// Compiles the kernels over `cloth`'s topology, `forces`' node forces and `air`'s outputs.
-    pub fn new(
+    pub(crate) fn new(
         device: &wgpu::Device,
         cloth: &ClothBuffers,
         forces: &ForcePass,
@@ -121,7 +121,7 @@ impl RhsPass {
     }
 
     /// Sets the step `h` (s), gravity (m/s²) and whether the air pass's forces act.
-    pub fn set_params(&self, queue: &wgpu::Queue, h: f64, gravity: DVec3, has_air: bool) {
+    pub(crate) fn set_params(&self, queue: &wgpu::Queue, h: f64, gravity: DVec3, has_air: bool) {
         let params = RhsParams {
             nodes: self.nodes,
             has_air: u32::from(has_air),
@@ -134,7 +134,13 @@ impl RhsPass {
 
     /// Sets each node's mass (kg) and which nodes are held, with their known `Δv` (m/s).
     /// All three slices have one entry a node.
-    pub fn set_nodes(&self, queue: &wgpu::Queue, mass: &[f64], held: &[bool], known_dv: &[DVec3]) {
+    pub(crate) fn set_nodes(
+        &self,
+        queue: &wgpu::Queue,
+        mass: &[f64],
+        held: &[bool],
+        known_dv: &[DVec3],
+    ) {
         let node: Vec<[f32; 4]> = mass
             .iter()
             .zip(held)
@@ -148,7 +154,7 @@ impl RhsPass {
     }
 
     /// Records the two kernels, after the force and air passes' work.
-    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+    pub(crate) fn record(&self, encoder: &mut wgpu::CommandEncoder) {
         dispatch(
             encoder,
             "gpu_sim rhs",
@@ -166,7 +172,7 @@ impl RhsPass {
     }
 
     /// The right-hand side per node, N·s (`vec4<f32>`), written by [`Self::record`]'s work.
-    pub fn rhs(&self) -> &wgpu::Buffer {
+    pub(crate) fn rhs(&self) -> &wgpu::Buffer {
         &self.b
     }
 }

@@ -59,7 +59,7 @@ struct LevelMatrix {
 
 /// The hierarchy of one cloth's system on the device, and its kernels.
 #[derive(Debug)]
-pub struct GpuMultigrid {
+pub(crate) struct GpuMultigrid {
     levels: Vec<GpuLevel>,
     matrices: Vec<LevelMatrix>,
     transfers: Vec<TransferPass>,
@@ -97,7 +97,7 @@ impl GpuMultigrid {
     /// more than [`crate::sim::solvers::multigrid::COARSEST_NODES`] nodes) and compiles its kernels.
     /// `coefficients` is the air pass's `(c_air, c_drag)` a node, read by
     /// [`Self::record_air_diagonal`].
-    pub fn new(
+    pub(crate) fn new(
         device: &wgpu::Device,
         mg: &Multigrid,
         coefficients: &wgpu::Buffer,
@@ -289,12 +289,12 @@ impl GpuMultigrid {
 
     /// Level `l`'s vectors: level 0's `b` is the system's right-hand side and its `x` the
     /// solution (kept between steps: the next solve starts from it).
-    pub fn level(&self, l: usize) -> &GpuLevel {
+    pub(crate) fn level(&self, l: usize) -> &GpuLevel {
         &self.levels[l]
     }
 
     /// Sets the step `h` (s) and whether the air acts, for [`Self::record_air_diagonal`].
-    pub fn set_air(&self, queue: &wgpu::Queue, h: f64, has_air: bool) {
+    pub(crate) fn set_air(&self, queue: &wgpu::Queue, h: f64, has_air: bool) {
         let level = &self.levels[0];
         let params = LevelParams {
             h: h as f32,
@@ -305,7 +305,7 @@ impl GpuMultigrid {
     }
 
     /// Records level 0's diagonal: as built, plus `h (c_air + c_drag)` where the air acts.
-    pub fn record_air_diagonal(&self, encoder: &mut wgpu::CommandEncoder) {
+    pub(crate) fn record_air_diagonal(&self, encoder: &mut wgpu::CommandEncoder) {
         dispatch(
             encoder,
             "gpu_sim air diagonal",
@@ -352,7 +352,7 @@ impl GpuMultigrid {
     /// Records one V-cycle from level 0, as the CPU's `v_cycle`: on each level but the
     /// coarsest the residual, its restriction, the coarser level from zero, the correction
     /// prolonged, then [`POST_SMOOTH`] sweeps; the coarsest solved exactly.
-    pub fn record_cycle(&self, encoder: &mut wgpu::CommandEncoder) {
+    pub(crate) fn record_cycle(&self, encoder: &mut wgpu::CommandEncoder) {
         self.record_cycle_from(encoder, 0);
     }
 

@@ -94,7 +94,7 @@ pub(crate) fn unsupported(sim: &Simulation) -> Option<String> {
 /// A simulation whose free nodes are stepped on the GPU by `kang-mg`: a [`Simulation`] (the
 /// CPU's share) with its [`GpuStepper`].
 #[derive(Debug)]
-pub struct GpuSimulation {
+pub(crate) struct GpuSimulation {
     /// The CPU's share, and the state as of the last read-back.
     pub sim: Simulation,
     /// V-cycles a step (at least one).
@@ -106,7 +106,7 @@ impl GpuSimulation {
     /// Uploads `sim`'s cloth and builds the step's kernels. `sim`'s integrator becomes
     /// `kang-mg` (its parameters otherwise as they are); a scene the GPU step cannot take yet
     /// is refused with the reason.
-    pub fn new(
+    pub(crate) fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         mut sim: Simulation,
@@ -120,18 +120,20 @@ impl GpuSimulation {
     }
 
     /// Nodes of the cloth.
-    pub fn nodes(&self) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn nodes(&self) -> u32 {
         self.stepper.nodes()
     }
 
     /// The node positions on the device (`vec4<f32>` a node), for a renderer to read.
-    pub fn positions(&self) -> &wgpu::Buffer {
+    #[cfg(test)]
+    pub(crate) fn positions(&self) -> &wgpu::Buffer {
         self.stepper.positions()
     }
 
     /// Records and submits `steps` steps of `params.substeps` physics steps each (nothing is
     /// read back, unless the held set or the parameters changed: [`GpuStepper::step_n`]).
-    pub fn step_n(
+    pub(crate) fn step_n(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -143,7 +145,7 @@ impl GpuSimulation {
 
     /// Reads the device's positions and velocities into [`Self::sim`]'s cloth (waiting for
     /// the submitted steps).
-    pub fn read_back(
+    pub(crate) fn read_back(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -152,7 +154,8 @@ impl GpuSimulation {
     }
 
     /// The read-backs so far.
-    pub fn read_backs(&self) -> ReadBacks {
+    #[cfg(test)]
+    pub(crate) fn read_backs(&self) -> ReadBacks {
         self.stepper.read_backs()
     }
 
@@ -177,7 +180,7 @@ impl GpuSimulation {
 /// [`Self::read_backs`]). A caller that replaces the simulation's state on the CPU (a reset, a
 /// new scene) drops the stepper instead and makes a new one from the new state.
 #[derive(Debug)]
-pub struct GpuStepper {
+pub(crate) struct GpuStepper {
     /// V-cycles a step (at least one).
     pub cycles: u32,
     /// What the kernels were built for.
@@ -216,7 +219,7 @@ impl GpuStepper {
     /// Uploads `sim`'s cloth and builds the step's kernels. `sim`'s integrator becomes
     /// `kang-mg` (its parameters otherwise as they are); a scene the GPU step cannot take yet
     /// is refused with the reason, `sim` unchanged.
-    pub fn new(
+    pub(crate) fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         sim: &mut Simulation,
@@ -254,18 +257,18 @@ impl GpuStepper {
     }
 
     /// Nodes of the cloth.
-    pub fn nodes(&self) -> u32 {
+    pub(crate) fn nodes(&self) -> u32 {
         self.kernels.buffers.nodes()
     }
 
     /// The node positions on the device (`vec4<f32>` a node: `xyz` in m, `w` 0),
     /// for a renderer to read.
-    pub fn positions(&self) -> &wgpu::Buffer {
+    pub(crate) fn positions(&self) -> &wgpu::Buffer {
         &self.kernels.buffers.x
     }
 
     /// The read-backs so far.
-    pub fn read_backs(&self) -> ReadBacks {
+    pub(crate) fn read_backs(&self) -> ReadBacks {
         self.reads
     }
 
@@ -284,7 +287,7 @@ impl GpuStepper {
     /// (nothing is read back). Where `sim` does not fit the kernels (a grab began or ended,
     /// the parameters or the masses changed), the device's state is read back into `sim` and
     /// the kernels are built again first.
-    pub fn step_n(
+    pub(crate) fn step_n(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -419,7 +422,7 @@ impl GpuStepper {
     /// good state and pauses at the step that failed ([`Self::take_trip`]); otherwise through
     /// the CPU's ([`Simulation::accept_device_state`]: a diverged state is not taken, `sim`
     /// pauses with the divergence). Nothing is taken after a trip `sim` already took.
-    pub fn read_back(
+    pub(crate) fn read_back(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -475,7 +478,7 @@ impl GpuStepper {
 
     /// Starts an asynchronous copy of the positions and velocities after the steps submitted
     /// so far for `sim`, unless one is in flight (then false). [`Self::take_snapshot`] collects it.
-    pub fn request_snapshot(
+    pub(crate) fn request_snapshot(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -515,7 +518,8 @@ impl GpuStepper {
     }
 
     /// Whether a snapshot is in flight.
-    pub fn snapshot_pending(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn snapshot_pending(&self) -> bool {
         self.snapshot.is_some()
     }
 
@@ -524,7 +528,7 @@ impl GpuStepper {
     /// cloth (the held ones are the CPU's own, newer) through the guard
     /// ([`Simulation::accept_device_state`]: a diverged state is not taken, `sim` pauses).
     /// Returns whether one arrived.
-    pub fn take_snapshot(
+    pub(crate) fn take_snapshot(
         &mut self,
         device: &wgpu::Device,
         sim: &mut Simulation,

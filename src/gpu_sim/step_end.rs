@@ -22,7 +22,7 @@ struct StepEndParams {
 /// The step's end for one cloth: its kernel, the `Δv` it adds (written by a solver, or from
 /// the CPU with [`Self::write_dv`]) and the held nodes' targets.
 #[derive(Debug)]
-pub struct StepEndPass {
+pub(crate) struct StepEndPass {
     nodes: u32,
     params: wgpu::Buffer,
     dv: wgpu::Buffer,
@@ -39,7 +39,7 @@ fn vec4s(values: impl Iterator<Item = (DVec3, f32)>) -> Vec<[f32; 4]> {
 
 impl StepEndPass {
     /// Compiles the kernel over `cloth`'s node state.
-    pub fn new(device: &wgpu::Device, cloth: &ClothBuffers) -> Result<Self, GpuSimError> {
+    pub(crate) fn new(device: &wgpu::Device, cloth: &ClothBuffers) -> Result<Self, GpuSimError> {
         use Access::{Read, Uniform, Write};
         validated(device, "the step's end kernel", || {
             let program = Program::new(device, "sim_step_end.wgsl", SIM_STEP_END_WGSL);
@@ -75,7 +75,7 @@ impl StepEndPass {
     }
 
     /// Sets the step `h`, s.
-    pub fn set_params(&self, queue: &wgpu::Queue, h: f64) {
+    pub(crate) fn set_params(&self, queue: &wgpu::Queue, h: f64) {
         let params = StepEndParams {
             nodes: self.nodes,
             h: h as f32,
@@ -86,7 +86,7 @@ impl StepEndPass {
 
     /// Sets which nodes are held and where each must be at the end of the step, m (entries of
     /// free nodes are not read). Both slices have one entry a node.
-    pub fn set_targets(&self, queue: &wgpu::Queue, held: &[bool], target: &[DVec3]) {
+    pub(crate) fn set_targets(&self, queue: &wgpu::Queue, held: &[bool], target: &[DVec3]) {
         let rows = vec4s(
             target
                 .iter()
@@ -97,7 +97,8 @@ impl StepEndPass {
     }
 
     /// Writes the step's `Δv` from the CPU, m/s (one a node).
-    pub fn write_dv(&self, queue: &wgpu::Queue, dv: &[DVec3]) {
+    #[cfg(test)]
+    pub(crate) fn write_dv(&self, queue: &wgpu::Queue, dv: &[DVec3]) {
         let rows = vec4s(dv.iter().map(|&d| (d, 0.0)));
         queue.write_buffer(&self.dv, 0, bytemuck::cast_slice(&rows));
     }
@@ -109,12 +110,12 @@ impl StepEndPass {
 
     /// Per node the target (xyz, m) and 1 where held (w): what [`Self::set_targets`] writes,
     /// for a kernel to update the held nodes' targets.
-    pub fn target(&self) -> &wgpu::Buffer {
+    pub(crate) fn target(&self) -> &wgpu::Buffer {
         &self.target
     }
 
     /// Records the kernel; the cloth's `x` and `v` then hold the state at the step's end.
-    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+    pub(crate) fn record(&self, encoder: &mut wgpu::CommandEncoder) {
         dispatch(
             encoder,
             "gpu_sim step end",

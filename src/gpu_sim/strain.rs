@@ -56,7 +56,7 @@ struct GpuLimited {
 
 /// The strain-limiting stage of one cloth with one held set.
 #[derive(Debug)]
-pub struct StrainPass {
+pub(crate) struct StrainPass {
     nodes: u32,
     iterations: u32,
     tethers_on: bool,
@@ -87,7 +87,7 @@ struct CoarseGroups {
 impl StrainPass {
     /// Compiles the kernels for `cloth` held at `kinematic` with `provot`'s settings and step
     /// `h` (s), over `buffers`' node state.
-    pub fn new(
+    pub(crate) fn new(
         device: &wgpu::Device,
         buffers: &ClothBuffers,
         cloth: &Cloth,
@@ -377,13 +377,14 @@ impl StrainPass {
     }
 
     /// Coarse levels limited before the cloth's own springs.
-    pub fn levels(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn levels(&self) -> usize {
         self.levels.len()
     }
 
     /// Records a copy of the positions at the start of the step (before its `x += h v`): a
     /// node the stage moves gets the velocity of its whole move over the step, as on the CPU.
-    pub fn record_keep_start(&self, encoder: &mut wgpu::CommandEncoder) {
+    pub(crate) fn record_keep_start(&self, encoder: &mut wgpu::CommandEncoder) {
         let size = u64::from(self.nodes) * 16;
         encoder.copy_buffer_to_buffer(&self.x, 0, &self.x_before, 0, size);
     }
@@ -391,7 +392,7 @@ impl StrainPass {
     /// Records the stage: the coarse levels (coarsest first, each level's sweeps and its
     /// interpolation to the next finer one), the tethers, the cloth's own sweeps, the moved nodes'
     /// velocities `(x − x_start) / h` from the positions [`Self::record_keep_start`] kept.
-    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+    pub(crate) fn record(&self, encoder: &mut wgpu::CommandEncoder) {
         let tethers = self
             .tethers_on
             .then_some((&self.tether_group, &self.tethers, self.nodes));

@@ -26,7 +26,7 @@ struct TransferParams {
 /// and residual `r` (`vec4<f32>` a node; written and read with
 /// [`super::write_vec3s`] / [`super::read_vec3s`]) and which nodes are its unknowns.
 #[derive(Debug)]
-pub struct GpuLevel {
+pub(crate) struct GpuLevel {
     nx: u32,
     ny: u32,
     pub x: wgpu::Buffer,
@@ -38,7 +38,7 @@ pub struct GpuLevel {
 
 impl GpuLevel {
     /// The level of an `nx × ny` grid whose matrix has diagonal `diag` (one entry a node).
-    pub fn new(
+    pub(crate) fn new(
         device: &wgpu::Device,
         nx: usize,
         ny: usize,
@@ -85,14 +85,14 @@ impl GpuLevel {
     }
 
     /// Nodes of the level.
-    pub fn nodes(&self) -> u32 {
+    pub(crate) fn nodes(&self) -> u32 {
         self.nx * self.ny
     }
 }
 
 /// The transfers between a fine level and the next coarser one.
 #[derive(Debug)]
-pub struct TransferPass {
+pub(crate) struct TransferPass {
     fine_nodes: u32,
     coarse_nodes: u32,
     bind_group: wgpu::BindGroup,
@@ -103,7 +103,7 @@ pub struct TransferPass {
 impl TransferPass {
     /// Compiles the kernels over `fine`'s and `coarse`'s vectors. `coarse` must be the grid
     /// [`coarse_len`] gives along both directions.
-    pub fn new(
+    pub(crate) fn new(
         device: &wgpu::Device,
         fine: &GpuLevel,
         coarse: &GpuLevel,
@@ -166,7 +166,7 @@ impl TransferPass {
     }
 
     /// Records `coarse.b = Pᵀ fine.r` (zero on the coarse nodes that are not unknowns).
-    pub fn record_restrict(&self, encoder: &mut wgpu::CommandEncoder) {
+    pub(crate) fn record_restrict(&self, encoder: &mut wgpu::CommandEncoder) {
         dispatch(
             encoder,
             "gpu_sim restrict",
@@ -175,7 +175,7 @@ impl TransferPass {
     }
 
     /// Records `fine.x += P coarse.x` on the fine unknowns.
-    pub fn record_prolong(&self, encoder: &mut wgpu::CommandEncoder) {
+    pub(crate) fn record_prolong(&self, encoder: &mut wgpu::CommandEncoder) {
         dispatch(
             encoder,
             "gpu_sim prolong",

@@ -19,5 +19,5 @@ pub mod wrinkle;
 pub use crate::sim::format::render_settings::{DisplayMode, RenderSettings};
 pub(crate) use cpu::UpsampleParams;
 pub use cpu::{try_upsample_cpu, upsample_cpu};
-pub(crate) use grid::UpsampleError;
+pub use grid::UpsampleError;
 pub use grid::{KeyGrid, RenderMesh};

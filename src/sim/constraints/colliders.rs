@@ -9,7 +9,7 @@ use crate::sim::model::cloth::Cloth;
 /// Pushes penetrating free nodes to the collider surface (plus its margin), removes the inward
 /// normal velocity and applies Coulomb friction to the tangential velocity: the tangential speed
 /// drops by `μ` times the removed normal speed, never below zero.
-pub fn collide(cloth: &mut Cloth, kinematic: &[bool], colliders: &[Collider]) -> usize {
+pub(crate) fn collide(cloth: &mut Cloth, kinematic: &[bool], colliders: &[Collider]) -> usize {
     let mut contacts = 0;
     for c in colliders {
         for (i, &is_kinematic) in kinematic.iter().enumerate() {

@@ -15,7 +15,7 @@ use crate::sim::model::par::for_each_node2;
 
 /// Work arrays of the strain-limiting stage, reused between steps.
 #[derive(Debug, Clone, Default)]
-pub struct StrainScratch {
+pub(crate) struct StrainScratch {
     /// Per node, whether the stage moved it this step.
     pub moved: Vec<bool>,
     pub tethers: Tethers,
@@ -30,7 +30,7 @@ pub struct StrainScratch {
 
 /// What one strain-limiting stage did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct StrainReport {
+pub(crate) struct StrainReport {
     /// Provot corrections.
     pub corrections: usize,
     /// Provot sweeps run (they stop at the first sweep that corrects nothing).
@@ -55,7 +55,7 @@ pub struct StrainReport {
 /// The sweeps come last: they may push a node a little beyond its tether (the tests hold a
 /// sheet far too soft to carry itself within `1 + τ` of its pins), but tethers after them
 /// would re-stretch the springs the sweeps have just limited.
-pub fn limit_strain(
+pub(crate) fn limit_strain(
     cloth: &mut Cloth,
     kinematic: &[bool],
     x_before: &[DVec3],
@@ -192,7 +192,7 @@ pub fn provot_sweeps(
 /// of a colour share a node: greedily in spring order, each the first colour neither end has.
 /// The GPU's sweeps (`shaders/sim_strain.wgsl`) correct a colour's springs all at once, which
 /// then gives what correcting them one after another does.
-pub fn coloured_limited_springs(cloth: &Cloth) -> Vec<Vec<LimitedSpring>> {
+pub(crate) fn coloured_limited_springs(cloth: &Cloth) -> Vec<Vec<LimitedSpring>> {
     let order = &cloth.topology.strain_order;
     let mut springs: Vec<LimitedSpring> = order.bands.iter().flatten().copied().collect();
     springs.extend_from_slice(&order.boundary);
@@ -205,7 +205,7 @@ pub fn coloured_limited_springs(cloth: &Cloth) -> Vec<Vec<LimitedSpring>> {
 /// nothing; each spring as [`provot_sweeps`] corrects it. Moved nodes are marked in `moved`.
 /// Returns `(corrections, sweeps)`. The twin of `shaders/sim_strain.wgsl`'s `provot`, which
 /// runs every sweep (one that corrects nothing changes nothing, nor do the ones after it).
-pub fn provot_sweeps_coloured(
+pub(crate) fn provot_sweeps_coloured(
     x: &mut [DVec3],
     kinematic: &[bool],
     moved: &mut [bool],

@@ -1,8 +1,8 @@
 //! What happens after `x += h v`: strain limiting (tethers, Provot's sweeps, the same limit on a
 //! grid's coarse levels), then colliders.
 
-pub mod colliders;
+pub(crate) mod colliders;
 pub mod limit;
 pub(crate) mod provot;
 pub(crate) mod strain_levels;
-pub mod tethers;
+pub(crate) mod tethers;

@@ -33,7 +33,7 @@ use crate::sim::solvers::multigrid::{coarse_len, parents};
 
 /// One coarse level.
 #[derive(Debug, Clone, PartialEq)]
-pub struct StrainLevel {
+pub(crate) struct StrainLevel {
     /// The cloth's column of each of the level's columns.
     pub cols: Vec<usize>,
     /// The cloth's row of each of the level's rows.
@@ -53,7 +53,7 @@ impl StrainLevel {
 
 /// The coarse levels of one grid and their work arrays.
 #[derive(Debug, Clone, Default)]
-pub struct StrainLevels {
+pub(crate) struct StrainLevels {
     /// What the levels were built for: the grid's size and the levels asked for.
     built_for: (usize, usize, u32),
     /// Levels 1, 2, …: `levels[0]` is every second node.

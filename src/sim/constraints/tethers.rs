@@ -159,7 +159,7 @@ impl Search {
 impl Tethers {
     /// Rebuilds the tethers if `kinematic` is not the set they were built for. Returns whether
     /// it rebuilt.
-    pub fn update(&mut self, cloth: &Cloth, kinematic: &[bool]) -> bool {
+    pub(crate) fn update(&mut self, cloth: &Cloth, kinematic: &[bool]) -> bool {
         if !self.built_for.is_empty() && self.built_for == kinematic {
             return false;
         }
@@ -284,7 +284,7 @@ impl Tethers {
     /// anchor back onto that sphere (tethers of one node in order), and marks it in `moved`.
     /// Kinematic nodes are never moved. Returns the number of corrections. Each node reads only
     /// the anchors, which no node writes, so the parallel path gives the serial answer.
-    pub fn project(
+    pub(crate) fn project(
         &mut self,
         x: &mut [DVec3],
         moved: &mut [bool],

@@ -677,7 +677,7 @@ fn with_suggestion(message: &str) -> String {
 }
 
 /// The built-in presets' names, in `flagsim presets`' order.
-pub fn preset_names() -> Vec<&'static str> {
+pub(crate) fn preset_names() -> Vec<&'static str> {
     PRESETS.iter().map(|(n, _)| *n).collect()
 }
 

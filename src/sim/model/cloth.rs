@@ -332,7 +332,7 @@ impl Cloth {
     }
 
     /// Resolves every spring's `k` from its family (grid springs) or keeps its own (custom).
-    pub fn apply_stiffness(&mut self, s: &Stiffness) {
+    pub(crate) fn apply_stiffness(&mut self, s: &Stiffness) {
         let k = self
             .topology
             .springs

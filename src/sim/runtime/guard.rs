@@ -9,7 +9,7 @@ use crate::sim::format::params::Params;
 use crate::sim::model::cloth::Cloth;
 
 /// A spring stretched beyond this multiple of its rest length counts as blown up.
-pub const BLOWUP_STRETCH: f64 = 10.0;
+pub(crate) const BLOWUP_STRETCH: f64 = 10.0;
 
 /// With strain limiting on, a free node faster than this (m/s), or than [`BLOWUP_WIND_FACTOR`]
 /// times the wind speed, counts as blown up: no flag in a breeze moves that fast, but an unstable
@@ -21,7 +21,7 @@ pub(crate) const BLOWUP_SPEED: f64 = 50.0;
 pub(crate) const BLOWUP_WIND_FACTOR: f64 = 2.5;
 
 /// The fastest a free node may move before the guard calls it a blow-up, m/s.
-pub fn speed_limit(params: &Params) -> f64 {
+pub(crate) fn speed_limit(params: &Params) -> f64 {
     let wind = DVec3::from_array(params.wind.velocity).length();
     BLOWUP_SPEED.max(BLOWUP_WIND_FACTOR * wind)
 }
@@ -29,7 +29,7 @@ pub fn speed_limit(params: &Params) -> f64 {
 /// The guard's test: non-finite values, a free node faster than [`speed_limit`] (with strain
 /// limiting on), or a spring beyond [`BLOWUP_STRETCH`] times its rest length. `strain_all` is the
 /// largest `|x_ab| / L` over every spring ([`Cloth::strain_maxima`]). Returns why it failed.
-pub fn check(
+pub(crate) fn check(
     c: &Cloth,
     params: &Params,
     kinematic: &[bool],
@@ -76,7 +76,7 @@ pub fn check(
 
 /// Why node `i` failed the guard: its `speed` (m/s) beyond `limit`, or (`None`) a non-finite
 /// position or velocity. [`check`]'s words, and the GPU guard's.
-pub fn node_reason(i: usize, speed: Option<f64>, limit: f64) -> String {
+pub(crate) fn node_reason(i: usize, speed: Option<f64>, limit: f64) -> String {
     match speed {
         Some(speed) => format!(
             "node {i} moves at {speed:.0} m/s (limit {limit:.0} m/s): the scheme is unstable at this step"
@@ -87,6 +87,6 @@ pub fn node_reason(i: usize, speed: Option<f64>, limit: f64) -> String {
 
 /// Why spring `si` (from node `a` to node `b`) failed the guard: stretched to `ratio` times
 /// its rest length. [`check`]'s words, and the GPU guard's.
-pub fn spring_reason(si: usize, a: usize, b: usize, ratio: f64) -> String {
+pub(crate) fn spring_reason(si: usize, a: usize, b: usize, ratio: f64) -> String {
     format!("spring {si} ({a}–{b}) stretched to {ratio:.1}× its rest length")
 }

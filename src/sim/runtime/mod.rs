@@ -6,7 +6,7 @@ pub mod agreement;
 pub(crate) mod build;
 pub mod device;
 pub mod flags;
-pub mod guard;
+pub(crate) mod guard;
 pub mod simulation;
 pub mod snapshot;
 pub mod stepper;

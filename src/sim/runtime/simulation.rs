@@ -554,7 +554,8 @@ impl Simulation {
     /// on (`true`), or by bands (`false`, the default: faster on the CPU). Both limit every
     /// spring alike; where the sweeps correct much they leave different, equally limited
     /// cloths, so a CPU run that is to follow the GPU's step sweeps in its order.
-    pub fn set_gpu_strain_order(&mut self, on: bool) {
+    #[cfg(test)]
+    pub(crate) fn set_gpu_strain_order(&mut self, on: bool) {
         self.work.strain.coloured = on;
     }
 
@@ -599,7 +600,7 @@ impl Simulation {
     /// guard as [`Simulation::step`] does: a state that fails it is not taken (the cloth keeps
     /// the last good one), the simulation pauses with the divergence, and `false` is returned.
     /// Each node's `dv` becomes its mean change of velocity a published step over them.
-    pub fn accept_device_state(&mut self, x: Vec<DVec3>, v: Vec<DVec3>, steps: u64) -> bool {
+    pub(crate) fn accept_device_state(&mut self, x: Vec<DVec3>, v: Vec<DVec3>, steps: u64) -> bool {
         let n = self.cloth.node_count();
         if x.len() != n || v.len() != n {
             return false;
@@ -668,7 +669,7 @@ impl Simulation {
 
     /// The nodes the next step holds: the pins, a shaped flag's cut nodes and the grabbed
     /// node.
-    pub fn held_now(&self) -> Vec<bool> {
+    pub(crate) fn held_now(&self) -> Vec<bool> {
         let c = &self.cloth;
         let mut held = c.pinned.clone();
         for (h, &cut) in held.iter_mut().zip(&c.topology.mesh.cut) {

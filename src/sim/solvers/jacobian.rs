@@ -163,7 +163,7 @@ pub(crate) fn spring_blocks(
 
 /// What the right-hand side reads besides the blocks.
 #[derive(Clone, Copy)]
-pub struct RhsInput<'a> {
+pub(crate) struct RhsInput<'a> {
     pub cloth: &'a Cloth,
     pub kinematic: &'a [bool],
     pub known_dv: &'a [DVec3],

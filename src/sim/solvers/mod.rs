@@ -4,6 +4,6 @@
 
 pub mod buckling;
 pub mod integrators;
-pub mod jacobian;
+pub(crate) mod jacobian;
 pub mod multigrid;
 pub mod wavelet;

@@ -321,7 +321,7 @@ pub struct Multigrid {
 /// `A_ii = diag[i]` (0 on rows that are not unknowns), `1 / A_ii`, and row `i`'s off-diagonal
 /// entries `val[e]` at columns `col[e]`, `e` in `start[i]..start[i + 1]`.
 #[derive(Debug, Clone, Copy)]
-pub struct LevelMatrix<'a> {
+pub(crate) struct LevelMatrix<'a> {
     pub nx: usize,
     pub ny: usize,
     pub diag: &'a [f64],
@@ -384,7 +384,7 @@ impl Multigrid {
 
     /// Level `l`'s matrix (level 0 with the extra diagonal of the last
     /// [`Multigrid::set_extra_diagonal`]).
-    pub fn level_matrix(&self, l: usize) -> LevelMatrix<'_> {
+    pub(crate) fn level_matrix(&self, l: usize) -> LevelMatrix<'_> {
         let level = &self.levels[l];
         LevelMatrix {
             nx: level.nx,
@@ -418,7 +418,8 @@ impl Multigrid {
     /// coloured grid rows (`false`, the default: faster on the CPU, since a row's updates
     /// follow each other in memory). Both solve the same system; with the GPU's order a V-cycle
     /// is the f64 twin of the GPU's.
-    pub fn set_node_colours(&mut self, on: bool) {
+    #[cfg(test)]
+    pub(crate) fn set_node_colours(&mut self, on: bool) {
         self.node_colours = on;
     }
 
@@ -471,7 +472,11 @@ impl Multigrid {
     /// Adds `extra(i) ≥ 0` to level 0's diagonal for this solve (the implicit drag `h c_i`); the
     /// coarse levels keep the operator they were built with, which only slows convergence a
     /// little when the extra is small against `h² Σ k`.
-    pub fn set_extra_diagonal(&mut self, extra: impl Fn(usize) -> f64 + Sync, parallel: bool) {
+    pub(crate) fn set_extra_diagonal(
+        &mut self,
+        extra: impl Fn(usize) -> f64 + Sync,
+        parallel: bool,
+    ) {
         let had = self.extra;
         self.extra = (0..self.base_diag.len()).any(|i| self.base_diag[i] > 0.0 && extra(i) != 0.0);
         if !self.extra && !had {
@@ -1000,7 +1005,7 @@ fn for_each_row<T: Send>(
 /// ([`coarse_len`] along each direction): linear interpolation along each direction
 /// ([`parents`]) and its transpose, each per node of the grid it writes.
 #[derive(Debug, Clone, Default)]
-pub struct GridTransfer {
+pub(crate) struct GridTransfer {
     nx: usize,
     cx: usize,
     /// Per fine index along x and y, its parents ([`parents`]).
@@ -1012,7 +1017,7 @@ pub struct GridTransfer {
 }
 
 impl GridTransfer {
-    pub fn new(nx: usize, ny: usize) -> Self {
+    pub(crate) fn new(nx: usize, ny: usize) -> Self {
         Self {
             nx,
             cx: coarse_len(nx),
@@ -1026,7 +1031,13 @@ impl GridTransfer {
     /// `b = Pᵀ r` on the coarse nodes whose `coarse_diag` is positive (zero on the others),
     /// gathered per coarse node from the fine nodes that interpolate from it (the tensor
     /// product of `children_1d` along both directions, y outside, x inside).
-    pub fn restrict(&self, r: &[DVec3], coarse_diag: &[f64], b: &mut [DVec3], parallel: bool) {
+    pub(crate) fn restrict(
+        &self,
+        r: &[DVec3],
+        coarse_diag: &[f64],
+        b: &mut [DVec3],
+        parallel: bool,
+    ) {
         let (nx, cx) = (self.nx, self.cx);
         let (kx, ky) = (&self.children_x, &self.children_y);
         for_each_row(parallel, b, cx, |cy, row| {
@@ -1053,7 +1064,13 @@ impl GridTransfer {
 
     /// `x += P x_coarse` on the fine nodes whose `fine_diag` is positive (the others keep
     /// their `x`).
-    pub fn prolong(&self, x_coarse: &[DVec3], fine_diag: &[f64], x: &mut [DVec3], parallel: bool) {
+    pub(crate) fn prolong(
+        &self,
+        x_coarse: &[DVec3],
+        fine_diag: &[f64],
+        x: &mut [DVec3],
+        parallel: bool,
+    ) {
         let (nx, cx) = (self.nx, self.cx);
         let (px, py) = (&self.parents_x, &self.parents_y);
         for_each_row(parallel, x, nx, |y, row| {

@@ -14,12 +14,12 @@ use crate::sim::runtime::snapshot::Snapshot;
 /// How often the figures are refreshed while the cloth runs: often enough to follow, seldom
 /// enough to read, and the panel does not have to be painted anew every frame (the viewer
 /// reuses the last painted panels while nothing in them changes).
-pub(crate) const REFRESH: std::time::Duration = std::time::Duration::from_millis(250);
+pub const REFRESH: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// The window's shortest and longest span and its default, simulated seconds.
-pub(crate) const WINDOW_MIN: f64 = 10.0;
-pub(crate) const WINDOW_MAX: f64 = 60.0;
-pub(crate) const WINDOW_DEFAULT: f64 = 20.0;
+pub const WINDOW_MIN: f64 = 10.0;
+pub const WINDOW_MAX: f64 = 60.0;
+pub const WINDOW_DEFAULT: f64 = 20.0;
 
 /// Height of each plot, points.
 pub(super) const PLOT_HEIGHT: f32 = 140.0;

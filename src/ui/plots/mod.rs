@@ -10,6 +10,6 @@ mod panel;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use live::{LivePlots, REFRESH, WINDOW_DEFAULT, WINDOW_MAX, WINDOW_MIN};
+pub use live::{LivePlots, REFRESH, WINDOW_DEFAULT, WINDOW_MAX, WINDOW_MIN};
 pub(crate) use panel::colour;
 pub(crate) use panel::plots_ui;

@@ -32,7 +32,7 @@ use crate::sim::solvers::jacobian::RhsInput;
 use crate::sim::solvers::multigrid::Multigrid;
 
 /// The free nodes with a held neighbour: their right-hand side takes the neighbours' known `Δv`.
-pub fn near_held(cloth: &Cloth, kinematic: &[bool]) -> Vec<usize> {
+pub(crate) fn near_held(cloth: &Cloth, kinematic: &[bool]) -> Vec<usize> {
     (0..cloth.node_count())
         .filter(|&i| !kinematic[i] && cloth.links(i).iter().any(|l| kinematic[l.node as usize]))
         .collect()
@@ -42,7 +42,7 @@ pub fn near_held(cloth: &Cloth, kinematic: &[bool]) -> Vec<usize> {
 /// `h (F̃ + m g + F_air − C v_rel)`, then on each node of `near_held` ([`near_held`])
 /// `h² k_ij Δv_j` over its held neighbours in link order; zero on held nodes. `input.force` is
 /// the spring forces with eq. 4's viscosity. The GPU's twin is `shaders/sim_rhs.wgsl`.
-pub fn right_hand_side(input: &RhsInput, near_held: &[usize], rhs: &mut Vec<DVec3>) {
+pub(crate) fn right_hand_side(input: &RhsInput, near_held: &[usize], rhs: &mut Vec<DVec3>) {
     let RhsInput {
         cloth,
         kinematic,

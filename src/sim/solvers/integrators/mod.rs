@@ -16,7 +16,7 @@ pub mod implicit_cg;
 pub mod implicit_mg;
 mod integrator;
 pub(crate) mod kang;
-pub mod kang_mg;
+pub(crate) mod kang_mg;
 mod step;
 pub(crate) mod symplectic_euler;
 mod update;
@@ -25,4 +25,4 @@ pub mod xpbd;
 
 pub(crate) use integrator::*;
 pub use step::*;
-pub use update::*;
+pub(crate) use update::*;

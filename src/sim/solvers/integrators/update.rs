@@ -14,7 +14,7 @@ pub(crate) fn kinematic_next(x0: DVec3, target: DVec3, h: f64) -> (DVec3, DVec3)
 /// target ([`kinematic_next`]), a free one `v' = v + Δv`, `x' = x + h v'` (eq. 1). The GPU's
 /// twin is `shaders/sim_step_end.wgsl`.
 #[inline]
-pub fn symplectic_next(
+pub(crate) fn symplectic_next(
     x0: DVec3,
     v0: DVec3,
     dv: DVec3,

@@ -1,4 +1,4 @@
-//! The GPU simulation's kernels (`flagsim::gpu_sim`) against their CPU twins in `flagsim::sim`.
+//! The GPU simulation's kernels (`crate::gpu_sim`) against their CPU twins in `crate::sim`.
 //!
 //! Runs on any adapter, lavapipe included. Without one the tests print `SKIPPED: no GPU
 //! adapter` and pass, except under `CI=true`, where a missing adapter is a failure.
@@ -6,20 +6,20 @@
 use std::io::Write;
 use std::sync::OnceLock;
 
-use flagsim::gpu_sim::{
+use crate::gpu_sim::{
     AirPass, ClothBuffers, ForcePass, GpuLevel, GpuMultigrid, GpuSimulation, GuardPass,
     GuardReport, RhsPass, StepEndPass, TransferPass, read_pairs, read_vec3s, write_vec3s,
 };
-use flagsim::render::GpuContext;
-use flagsim::sim::format::params::{DragModel, LiftModel};
-use flagsim::sim::model::forces::{External, ForceWork, external_forces, spring_forces};
-use flagsim::sim::runtime::guard;
-use flagsim::sim::solvers::integrators::SolverReport;
-use flagsim::sim::solvers::integrators::kang_mg::{near_held, right_hand_side};
-use flagsim::sim::solvers::integrators::symplectic_next;
-use flagsim::sim::solvers::jacobian::RhsInput;
-use flagsim::sim::solvers::multigrid::{GridTransfer, Multigrid, coarse_len};
-use flagsim::sim::{Cloth, Params, Scene};
+use crate::render::GpuContext;
+use crate::sim::format::params::{DragModel, LiftModel};
+use crate::sim::model::forces::{External, ForceWork, external_forces, spring_forces};
+use crate::sim::runtime::guard;
+use crate::sim::solvers::integrators::SolverReport;
+use crate::sim::solvers::integrators::kang_mg::{near_held, right_hand_side};
+use crate::sim::solvers::integrators::symplectic_next;
+use crate::sim::solvers::jacobian::RhsInput;
+use crate::sim::solvers::multigrid::{GridTransfer, Multigrid, coarse_len};
+use crate::sim::{Cloth, Params, Scene};
 use glam::DVec3;
 
 /// f32's unit round-off.
@@ -228,7 +228,7 @@ fn the_forces_follow_a_new_state_and_new_stiffness() {
     );
     // Stiffer springs: every Hooke force doubles.
     let mut stiffer = second.clone();
-    stiffer.apply_stiffness(&flagsim::sim::format::params::Stiffness {
+    stiffer.apply_stiffness(&crate::sim::format::params::Stiffness {
         structural: 4000.0,
         shear: 1000.0,
         bend: 100.0,
@@ -506,7 +506,7 @@ fn the_guard_finds_the_first_bad_node_as_the_cpu_does() {
     let mut cloth = crumpled(10, 1.0);
     let mut params = Params::default();
     let mut kinematic = cloth.pinned.clone();
-    let limit = flagsim::sim::runtime::guard::speed_limit(&params);
+    let limit = crate::sim::runtime::guard::speed_limit(&params);
     cloth.x[37].y = f64::NAN;
     cloth.v[20].z = f64::INFINITY;
     let expect = |cloth: &Cloth, params: &Params, kinematic: &[bool], node: u32| {
@@ -1003,17 +1003,13 @@ fn a_v_cycle_matches_the_cpus_in_the_gpus_order() {
 /// Preset `name` as a `kang-mg` grid of `n × n` without what the GPU step does not take (the
 /// wavelet segmentation), with the smooth lift, solved on the CPU to a relative residual of
 /// 1e-5; `None` for a preset whose cloth is not a grid. Colliders stay.
-fn gpu_ready_preset(name: &str, n: usize) -> Option<flagsim::sim::Simulation> {
+fn gpu_ready_preset(name: &str, n: usize) -> Option<crate::sim::Simulation> {
     gpu_ready_preset_limited(name, n, false)
 }
 
 /// [`gpu_ready_preset`], with every coarse level of strain limiting and a shortest length of
 /// 0.9 × rest when `levels`.
-fn gpu_ready_preset_limited(
-    name: &str,
-    n: usize,
-    levels: bool,
-) -> Option<flagsim::sim::Simulation> {
+fn gpu_ready_preset_limited(name: &str, n: usize, levels: bool) -> Option<crate::sim::Simulation> {
     gpu_ready_shaped(name, n, levels, None)
 }
 
@@ -1023,8 +1019,8 @@ fn gpu_ready_shaped(
     n: usize,
     levels: bool,
     shape: Option<serde_json::Value>,
-) -> Option<flagsim::sim::Simulation> {
-    let text = flagsim::sim::format::scene::preset(name).expect("a preset");
+) -> Option<crate::sim::Simulation> {
+    let text = crate::sim::format::scene::preset(name).expect("a preset");
     let mut scene: serde_json::Value = serde_json::from_str(text).expect("preset JSON");
     let grid = scene.pointer_mut("/cloth/grid")?;
     grid["nx"] = n.into();
@@ -1067,7 +1063,7 @@ fn the_gpu_step_follows_the_cpu_step_for_60_steps_in_each_preset() {
     };
     let mut ran = Vec::new();
     // Every preset as it is, and three with the coarse levels and the shortest length.
-    let runs = flagsim::sim::format::scene::preset_names()
+    let runs = crate::sim::format::scene::preset_names()
         .into_iter()
         .flat_map(|name| [(name, 16, false), (name, 32, false)])
         .chain([
@@ -1133,7 +1129,7 @@ fn follow_for_60_steps(
     ctx: &GpuContext,
     name: &str,
     n: usize,
-    mut cpu: flagsim::sim::Simulation,
+    mut cpu: crate::sim::Simulation,
 ) -> String {
     // Provot's sweeps in the GPU's order (colours of springs): where they correct much
     // (`paper-fig7`'s 40 m/s air) the bands' order leaves another cloth, limited alike.
@@ -1182,12 +1178,12 @@ fn follow_for_60_steps(
 /// then 6 Provot sweeps (10 %) by colours of springs, and the moved nodes' velocities.
 #[test]
 fn strain_limiting_matches_the_cpu_in_colours() {
-    use flagsim::gpu_sim::StrainPass;
-    use flagsim::sim::constraints::limit::{
+    use crate::gpu_sim::StrainPass;
+    use crate::sim::constraints::limit::{
         Bounds, coloured_limited_springs, provot_sweeps_coloured,
     };
-    use flagsim::sim::constraints::tethers::Tethers;
-    use flagsim::sim::format::params::Provot;
+    use crate::sim::constraints::tethers::Tethers;
+    use crate::sim::format::params::Provot;
     let Some(ctx) = shared_gpu() else {
         return;
     };
@@ -1293,9 +1289,9 @@ fn strain_limiting_matches_the_cpu_in_colours() {
 /// short; then the same with the levels off.
 #[test]
 fn coarse_levels_and_the_shortest_length_match_the_cpu() {
-    use flagsim::gpu_sim::StrainPass;
-    use flagsim::sim::constraints::limit::{StrainScratch, limit_strain};
-    use flagsim::sim::format::params::Provot;
+    use crate::gpu_sim::StrainPass;
+    use crate::sim::constraints::limit::{StrainScratch, limit_strain};
+    use crate::sim::format::params::Provot;
     let Some(ctx) = shared_gpu() else {
         return;
     };
@@ -1392,7 +1388,7 @@ fn the_gpu_step_refuses_what_it_does_not_take_yet_with_the_reason() {
     let mut many = gpu_ready_preset("drop-on-ball", 16).expect("drop-on-ball");
     let mut params = many.params().clone();
     let ball = params.colliders[0];
-    params.colliders = vec![ball; flagsim::gpu_sim::MAX_GPU_COLLIDERS + 1];
+    params.colliders = vec![ball; crate::gpu_sim::MAX_GPU_COLLIDERS + 1];
     many.set_params(params).expect("17 colliders");
     let e = GpuSimulation::new(&ctx.device, &ctx.queue, many).expect_err("17 colliders");
     assert!(e.to_string().contains("17 colliders"), "{e}");
@@ -1407,9 +1403,9 @@ fn the_gpu_step_refuses_what_it_does_not_take_yet_with_the_reason() {
 /// none, some one and some two (in order); held nodes never move.
 #[test]
 fn the_colliders_kernel_matches_the_cpu() {
-    use flagsim::gpu_sim::CollidePass;
-    use flagsim::sim::constraints::colliders::collide;
-    use flagsim::sim::format::params::{Collider, GroundCollider, SphereCollider};
+    use crate::gpu_sim::CollidePass;
+    use crate::sim::constraints::colliders::collide;
+    use crate::sim::format::params::{Collider, GroundCollider, SphereCollider};
     let Some(ctx) = shared_gpu() else { return };
     let cloth = crumpled(16, 0.3);
     let lowest = cloth.x.iter().map(|x| x.y).fold(f64::INFINITY, f64::min);
@@ -1477,7 +1473,7 @@ fn the_colliders_kernel_matches_the_cpu() {
 /// is built again after a waited read-back, and the cloth follows the CPU's, grabbed alike.
 #[test]
 fn a_grab_on_the_gpu_follows_the_cpus_grab() {
-    use flagsim::sim::runtime::simulation::Grab;
+    use crate::sim::runtime::simulation::Grab;
     let Some(ctx) = shared_gpu() else { return };
     let mut cpu = gpu_ready_preset("hanging", 16).expect("hanging");
     cpu.set_gpu_strain_order(true);
@@ -1526,8 +1522,8 @@ fn a_grab_on_the_gpu_follows_the_cpus_grab() {
 /// into `sim`, for up to about two seconds.
 fn await_snapshot(
     ctx: &GpuContext,
-    stepper: &mut flagsim::gpu_sim::GpuStepper,
-    sim: &mut flagsim::sim::Simulation,
+    stepper: &mut crate::gpu_sim::GpuStepper,
+    sim: &mut crate::sim::Simulation,
 ) {
     for _ in 0..2000 {
         if stepper.take_snapshot(&ctx.device, sim).expect("poll") {
@@ -1543,7 +1539,7 @@ fn await_snapshot(
 /// ones the CPU's; a second one is not asked for while one is in flight.
 #[test]
 fn an_asynchronous_snapshot_brings_the_free_nodes_of_its_step() {
-    use flagsim::gpu_sim::GpuStepper;
+    use crate::gpu_sim::GpuStepper;
     let Some(ctx) = shared_gpu() else { return };
     let mut sim = gpu_ready_preset("flag", 16).expect("flag");
     let mut stepper = GpuStepper::new(&ctx.device, &ctx.queue, &mut sim).expect("stepper");
@@ -1609,7 +1605,7 @@ fn a_diverged_device_state_is_refused_and_pauses_the_simulation() {
 
 /// Writes node `i`'s position (`vec4` a node) into the stepper's node buffer: a blow-up made
 /// by hand, as a step that went wrong would leave it.
-fn corrupt(ctx: &GpuContext, stepper: &flagsim::gpu_sim::GpuStepper, i: usize, x: [f32; 3]) {
+fn corrupt(ctx: &GpuContext, stepper: &crate::gpu_sim::GpuStepper, i: usize, x: [f32; 3]) {
     let bytes: [f32; 4] = [x[0], x[1], x[2], 0.0];
     ctx.queue.write_buffer(
         stepper.positions(),
@@ -1619,7 +1615,7 @@ fn corrupt(ctx: &GpuContext, stepper: &flagsim::gpu_sim::GpuStepper, i: usize, x
 }
 
 /// The first free node of `sim`, from `from` on.
-fn free_node(sim: &flagsim::sim::Simulation, from: usize) -> usize {
+fn free_node(sim: &crate::sim::Simulation, from: usize) -> usize {
     let held = sim.held_now();
     (from..held.len()).find(|&i| !held[i]).expect("a free node")
 }
@@ -1630,7 +1626,7 @@ fn free_node(sim: &flagsim::sim::Simulation, from: usize) -> usize {
 /// state, as the CPU's step does (`Simulation::step`). Resumed, it steps on from there.
 #[test]
 fn a_blow_up_on_the_gpu_is_put_back_and_pauses_at_its_step() {
-    use flagsim::gpu_sim::GpuStepper;
+    use crate::gpu_sim::GpuStepper;
     let Some(ctx) = shared_gpu() else { return };
     let mut sim = gpu_ready_preset("hanging", 16).expect("hanging");
     let h = sim.params().h();
@@ -1705,7 +1701,7 @@ fn a_blow_up_on_the_gpu_is_put_back_and_pauses_at_its_step() {
 /// simulation pauses at the failing step with the last good state, every node.
 #[test]
 fn a_snapshot_carries_the_gpus_trip() {
-    use flagsim::gpu_sim::GpuStepper;
+    use crate::gpu_sim::GpuStepper;
     let Some(ctx) = shared_gpu() else { return };
     let mut sim = gpu_ready_preset("hanging", 16).expect("hanging");
     let mut stepper = GpuStepper::new(&ctx.device, &ctx.queue, &mut sim).expect("stepper");
@@ -1741,7 +1737,7 @@ fn a_snapshot_carries_the_gpus_trip() {
 /// much, in the same words.
 #[test]
 fn the_gpus_trip_names_a_fast_node_and_a_long_spring_as_the_cpu_does() {
-    use flagsim::gpu_sim::GpuStepper;
+    use crate::gpu_sim::GpuStepper;
     let Some(ctx) = shared_gpu() else { return };
     // The figure after `at` in `reason`, up to the next space or `×`.
     let figure = |reason: &str, at: &str| -> f64 {
@@ -1837,9 +1833,9 @@ fn the_gpus_trip_names_a_fast_node_and_a_long_spring_as_the_cpu_does() {
 /// the snapshot of the same state gives (its keys continued on the CPU).
 #[test]
 fn a_shaped_flag_drawn_from_the_gpus_nodes_is_the_snapshots_flag() {
-    use flagsim::render::drawing::frame::ClothScene;
-    use flagsim::render::drawing::view::{ViewSettings, fill_cut_keys};
-    use flagsim::sim::runtime::snapshot::Snapshot;
+    use crate::render::drawing::frame::ClothScene;
+    use crate::render::drawing::view::{ViewSettings, fill_cut_keys};
+    use crate::sim::runtime::snapshot::Snapshot;
     let Some(ctx) = shared_gpu() else { return };
     let shape = serde_json::json!({ "swallowtail": { "notch": 0.35 } });
     let sim = gpu_ready_shaped("flag", 16, false, Some(shape)).expect("flag");
