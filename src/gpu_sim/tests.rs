@@ -1062,11 +1062,14 @@ fn the_gpu_step_follows_the_cpu_step_for_60_steps_in_each_preset() {
         return;
     };
     let mut ran = Vec::new();
-    // Every preset as it is, and three with the coarse levels and the shortest length.
+    // Every preset as it is at 16², the default flag at 32² too, and three at 32² with the
+    // coarse levels and the shortest length. (Each run builds the step's kernels anew, seconds
+    // each on a software adapter: the other presets at 32² add no path the 16² runs miss.)
     let runs = crate::sim::format::scene::preset_names()
         .into_iter()
-        .flat_map(|name| [(name, 16, false), (name, 32, false)])
+        .map(|name| (name, 16, false))
         .chain([
+            ("flag", 32, false),
             ("flag", 32, true),
             ("hanging", 32, true),
             ("waving", 32, true),
@@ -1083,11 +1086,12 @@ fn the_gpu_step_follows_the_cpu_step_for_60_steps_in_each_preset() {
         ran.push(follow_for_60_steps(ctx, &name, n, cpu));
     }
     eprintln!("{}", ran.join("\n"));
-    assert!(ran.len() >= 17, "presets run: {ran:?}");
+    // The eight grid presets (all but two-masses, an explicit cloth) and the four at 32².
+    assert!(ran.len() >= 12, "presets run: {ran:?}");
 }
 
 /// A shaped flag on the GPU: its cut nodes are held where they are, as on the CPU, and the
-/// cloth follows the CPU's for 60 steps at 16² and 32², each shape.
+/// cloth follows the CPU's for 60 steps, each shape.
 #[test]
 fn a_shaped_flag_on_the_gpu_follows_the_cpu() {
     let Some(ctx) = shared_gpu() else {
@@ -1099,8 +1103,10 @@ fn a_shaped_flag_on_the_gpu_follows_the_cpu() {
         serde_json::json!("pennant"),
         serde_json::json!({ "burgee": { "notch": 0.25 } }),
     ];
-    for shape in shapes {
-        for n in [16, 32] {
+    // Each shape at 16², the swallowtail (the one with a notch into the cloth) at 32² too.
+    for (k, shape) in shapes.into_iter().enumerate() {
+        for n in if k == 0 { &[16, 32][..] } else { &[16][..] } {
+            let n = *n;
             let cpu = gpu_ready_shaped("flag", n, false, Some(shape.clone())).expect("flag");
             let cut: Vec<usize> = (0..cpu.cloth.node_count())
                 .filter(|&i| cpu.cloth.topology.mesh.is_cut(i))
