@@ -20,8 +20,9 @@
 //! couple only the springs with `h² k` at least a node's mass ([`COUPLING`]); a weaker one is in
 //! the diagonal blocks and the products only. Each step starts from the last step's `Δv`, takes
 //! at least one iteration and stops when the residual is `params.multigrid.tolerance` of the
-//! step's forces or after `4 × params.multigrid.max_cycles` iterations. A cloth that is not a
-//! grid gets the sweeps alone.
+//! step's forces (scaled by `√(100 / n)` on a cloth of `n` > 100 nodes: [`tolerance_scale`]) or
+//! after `4 × params.multigrid.max_cycles` iterations. A cloth that is not a grid gets the
+//! sweeps alone.
 
 use glam::{DMat3, DVec3};
 
@@ -41,6 +42,22 @@ use crate::sim::solvers::multigrid::Multigrid;
 /// for it. On the default flag this leaves out the bending springs (`h² k / m ≈ 0.23`), a third
 /// of each sweep's products, and the iterations a step go from 1.164 to 1.173.
 pub(crate) const COUPLING: f64 = 1.0;
+
+/// The node count `params.multigrid.tolerance` is stated for: a cloth of more nodes is solved
+/// to [`tolerance_scale`] of it.
+pub(crate) const TOLERANCE_NODES: usize = 100;
+
+/// The factor on `params.multigrid.tolerance` for a cloth of `n` nodes: `√(100 / n)`, at most 1.
+///
+/// The residual is measured in the 2-norm over every node, relative to the forces' 2-norm. A
+/// residual left at a few nodes (a pinned corner, where the cloth is stiffest) weighs `1 / √n`
+/// of the forces whatever its size there, so at a fixed tolerance a finer grid leaves those
+/// nodes ever less solved, and a flag in gusts folds in its plane (docs/method.md, "The same
+/// flag at every grid"). Scaled, each node's residual stays the same fraction of its forces at
+/// every grid, and the 10 × 10 flag's solve is the one the tolerance was chosen on.
+pub(crate) fn tolerance_scale(n: usize) -> f64 {
+    (TOLERANCE_NODES as f64 / n.max(1) as f64).min(1.0).sqrt()
+}
 
 /// Preconditioned iterations per step at most, per `params.multigrid.max_cycles`.
 pub const ITERATIONS_PER_CYCLE: u32 = 4;
@@ -580,7 +597,7 @@ impl Integrator for ImplicitMg {
         self.last = self.solve(
             step,
             scale,
-            mg.tolerance,
+            mg.tolerance * tolerance_scale(n),
             ITERATIONS_PER_CYCLE * mg.max_cycles,
             !parallel,
         );
@@ -770,5 +787,18 @@ mod tests {
         let h = (cloth.m[0] / (weakest * strongest).sqrt()).sqrt();
         mg.couple(&cloth, &none, h);
         assert!(!mg.coupled.is_empty() && mg.coupled.len() < cloth.topology.links.len());
+    }
+
+    #[test]
+    fn the_tolerance_shrinks_as_one_over_the_root_of_the_nodes_past_a_hundred() {
+        assert_eq!(tolerance_scale(100), 1.0);
+        assert_eq!(tolerance_scale(36), 1.0);
+        assert_eq!(tolerance_scale(0), 1.0);
+        assert_eq!(tolerance_scale(400), 0.5);
+        assert_eq!(tolerance_scale(32 * 32), (100.0_f64 / 1024.0).sqrt());
+        assert_eq!(
+            tolerance_scale(1024 * 1024),
+            (100.0_f64 / 1_048_576.0).sqrt()
+        );
     }
 }
