@@ -981,3 +981,139 @@ fn a_gpu_copy_runs_beside_a_cpu_copy_of_the_same_cloth() {
     assert!(gpu.sample.step_seconds > 0.0);
     assert!((gpu.sample.max_strain - cpu.sample.max_strain).abs() < 1e-3);
 }
+
+#[test]
+fn compare_resolutions_measures_each_grid_beside_the_accurate_solve() {
+    let csv_path = temp("study.csv");
+    let out = flagsim(&[
+        "compare",
+        "flag",
+        "--resolutions",
+        "6,8",
+        "--seconds",
+        "1",
+        "--settle",
+        "0.5",
+        "--reference",
+        "--reference-up-to",
+        "6",
+        "--integrators",
+        "implicit-mg,kang-mg",
+        "--csv",
+        csv_path.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("measured after 0.5 s"), "{table}");
+    let rows_of = |grid: &str| -> Vec<&str> {
+        table
+            .lines()
+            .filter(|l| l.starts_with(grid))
+            .map(|l| l.split_whitespace().nth(1).unwrap())
+            .collect()
+    };
+    assert_eq!(rows_of("6×6"), ["accurate", "implicit-mg", "kang-mg"]);
+    // Past --reference-up-to no accurate solve runs: the 8 × 8 copies are set against 6 × 6's.
+    assert_eq!(rows_of("8×8"), ["implicit-mg", "kang-mg"]);
+    assert_eq!(table.matches("(its 6×6)").count(), 2, "{table}");
+
+    let csv = std::fs::read_to_string(&csv_path).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "nx,ny,copy,sway_m,frequency_hz,reach_m,spread_m,shortest_edge,short_edges,\
+             distance_m,step_us,diverged,accurate_grid,sway_vs_accurate,frequency_vs_accurate,\
+             reach_vs_accurate"
+        )
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 5);
+    let num = |row: &[&str], k: usize| -> f64 { row[k].parse().unwrap() };
+    let accurate = &rows[0];
+    assert_eq!(&accurate[..3], ["6", "6", "accurate"]);
+    assert_eq!((accurate[9], accurate[10], accurate[12]), ("", "", ""));
+    for row in &rows[1..] {
+        // A flag 1.2 m wide, pinned at its hoist: its fly edge within its width (and the
+        // stretch limit) of the hoist, its edges neither collapsed nor torn.
+        assert!(num(row, 5) > 0.3 && num(row, 5) < 1.2 * 1.1, "{row:?}");
+        assert!(num(row, 7) > 0.2 && num(row, 7) <= 1.1, "{row:?}");
+        assert!(num(row, 3) >= 0.0 && num(row, 6) >= 0.0 && num(row, 10) > 0.0);
+        assert_eq!(row[11], "false");
+        assert_eq!(row[12], "6x6");
+        // Each "vs accurate" column is the relative difference of its own column.
+        for (vs, own) in [(13, 3), (14, 4), (15, 5)] {
+            let expected = (num(row, own) - num(accurate, own)) / num(accurate, own);
+            assert!((num(row, vs) - expected).abs() < 1e-9, "{row:?}");
+        }
+    }
+    // Only the grid that runs the accurate solve has distances from it.
+    assert!(num(&rows[1], 9) > 0.0 && num(&rows[2], 9) > 0.0);
+    assert_eq!((rows[3][9], rows[4][9]), ("", ""));
+}
+
+#[test]
+fn compare_resolutions_refuses_bad_grids_settling_times_and_counts() {
+    let run = |args: &[&str]| {
+        let mut all = vec!["compare"];
+        all.extend_from_slice(args);
+        flagsim(&all)
+    };
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["flag", "--resolutions", "1,8", "--seconds", "1"],
+            "--resolutions: each grid must be 2 to 1024 nodes a side, got 1",
+        ),
+        (
+            &[
+                "flag",
+                "--resolutions",
+                "8",
+                "--seconds",
+                "1",
+                "--settle",
+                "1",
+            ],
+            "--settle",
+        ),
+        (
+            &[
+                "flag",
+                "--resolutions",
+                "8",
+                "--seconds",
+                "1",
+                "--plot",
+                "a.svg",
+            ],
+            "--plot",
+        ),
+        (
+            &[
+                "flag",
+                "--resolutions",
+                "8",
+                "--seconds",
+                "1",
+                "--integrators",
+                "kang,xpbd,verlet,hybrid,desbrun",
+            ],
+            "1 to 4 copies, got 5",
+        ),
+        (
+            &["two-masses", "--resolutions", "8", "--seconds", "1"],
+            "cloth.grid",
+        ),
+    ];
+    for (args, expected) in cases {
+        let out = run(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    }
+}

@@ -281,10 +281,11 @@ pub enum OutputFormat {
 pub struct CompareArgs {
     /// Scene file (.json) or preset name.
     pub scene: String,
-    /// 2 to 4 copies, comma-separated: integrator names, each optionally with its own dt in
-    /// seconds after '@' (the help lists the names).
+    /// 2 to 4 copies, comma-separated (1 to 4 with --resolutions, where the scene's own
+    /// integrator is the default): integrator names, each optionally with its own dt in seconds
+    /// after '@' (the help lists the names).
     #[arg(long, value_name = "A,B[,C,D]", value_parser = parse_copies, help = copies_help())]
-    pub integrators: Copies,
+    pub integrators: Option<Copies>,
     /// Simulated seconds to run (more than 0, at most 3600).
     #[arg(long)]
     pub seconds: f64,
@@ -308,6 +309,21 @@ pub struct CompareArgs {
     /// or tethers), and measure every copy's distance from it each step.
     #[arg(long)]
     pub reference: bool,
+    /// A resolution study: run the scene at each of these key grids (nodes a side, 2 to 1024,
+    /// comma-separated), keeping its size, mass, springs and wind, and print each copy's motion
+    /// (the fly edge's sway and frequency, its reach from the hoist, the ripple, the shortest
+    /// edge) and, with --reference, the accurate solve's and each copy's distance from it.
+    #[arg(long, value_name = "N,N,...", value_delimiter = ',', num_args = 1..)]
+    pub resolutions: Option<Vec<usize>>,
+    /// With --resolutions --reference: the finest grid (nodes a side) that runs the accurate
+    /// solve; finer grids are compared with the finest accurate solve run.
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    pub reference_up_to: usize,
+    /// With --resolutions: simulated seconds left out of the measures at the start (the
+    /// flag's first swing), at least 0 and less than --seconds. Default: a third of --seconds,
+    /// at most 5.
+    #[arg(long, value_name = "SECONDS")]
+    pub settle: Option<f64>,
 }
 
 /// The lab's copies as given on the command line.
@@ -323,8 +339,11 @@ fn copies_help() -> String {
     )
 }
 
+/// The copies as written; how many a command takes is its own check.
 fn parse_copies(text: &str) -> Result<Copies, String> {
-    CopySpec::parse_list(text)
+    text.split(',')
+        .map(|s| CopySpec::parse(s.trim()))
+        .collect::<Result<Vec<_>, _>>()
         .map(Copies)
         .map_err(|e| e.to_string())
 }

@@ -3,13 +3,11 @@
 use std::io::Write;
 use std::path::Path;
 
+use super::device::{gpu_for, on_device};
 use super::{CliError, CompareArgs, Result, load_scene, print_stdout};
-use crate::gpu_sim::GpuProvider;
 use crate::lab_report::{CSV_HEADER, Series, Summaries, csv_rows, plot::plot_svg};
-use crate::render::device::gpu::GpuContext;
-use crate::sim::lab::copies::Lab;
+use crate::sim::lab::copies::{Lab, check_count};
 use crate::sim::runtime::device::DeviceProvider;
-use crate::sim::{DeviceChoice, IntegratorKind};
 
 /// The longest run `--seconds` takes, s.
 const MAX_SECONDS: f64 = 3600.0;
@@ -25,6 +23,9 @@ pub(super) fn compare(args: CompareArgs) -> Result<()> {
             args.seconds
         )));
     }
+    if args.resolutions.is_some() {
+        return super::study::study(&args, &scene);
+    }
     if let Some(p) = &args.plot
         && !p.extension().is_some_and(|e| e.eq_ignore_ascii_case("svg"))
     {
@@ -33,33 +34,16 @@ pub(super) fn compare(args: CompareArgs) -> Result<()> {
             p.display()
         )));
     }
-    let mut specs = args.integrators.0.clone();
-    if let Some(device) = args.device {
-        for spec in &mut specs {
-            if spec.integrator == IntegratorKind::KangMg && spec.device == DeviceChoice::Cpu {
-                spec.device = device;
-            }
-        }
-    }
-    // A GPU is opened only for copies that may step on one.
-    let gpu = if specs.iter().any(|s| s.device != DeviceChoice::Cpu) {
-        match GpuContext::new_headless() {
-            Ok(ctx) => Some(ctx),
-            Err(e) if specs.iter().any(|s| s.device == DeviceChoice::Gpu) => {
-                return Err(CliError::Failed(format!("a copy on the GPU: {e}")));
-            }
-            Err(_) => None,
-        }
-    } else {
-        None
+    let Some(copies) = &args.integrators else {
+        return Err(CliError::BadInput(
+            "--integrators: give 2 to 4 copies to compare (or --resolutions for a resolution \
+             study)"
+                .into(),
+        ));
     };
-    let provider = gpu.as_ref().map(|ctx| {
-        GpuProvider::new(
-            ctx.device.clone(),
-            ctx.queue.clone(),
-            ctx.adapter.get_info(),
-        )
-    });
+    check_count(copies.0.len()).map_err(|e| CliError::BadInput(format!("--integrators: {e}")))?;
+    let specs = on_device(&copies.0, args.device);
+    let provider = gpu_for(&specs)?;
     let provider = provider.as_ref().map(|p| p as &dyn DeviceProvider);
     let mut lab = Lab::new_on(&scene, &specs, provider)
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.scene)))?;

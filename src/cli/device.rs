@@ -5,6 +5,7 @@ use super::{CliError, Result};
 use crate::gpu_sim::{GpuProvider, GpuSimError, GpuStepper};
 use crate::render::device::gpu::GpuContext;
 use crate::sim::format::device_choice::AUTO_GPU_NODES;
+use crate::sim::lab::copies::CopySpec;
 use crate::sim::{DeviceChoice, IntegratorKind, Simulation};
 
 /// How a headless command steps its cloth.
@@ -152,4 +153,36 @@ impl Stepping {
 /// Parses `--device`.
 pub(super) fn parse_device(text: &str) -> std::result::Result<DeviceChoice, String> {
     text.parse()
+}
+
+/// `specs` with every CPU `kang-mg` copy moved to `device` (where one is given).
+pub(super) fn on_device(specs: &[CopySpec], device: Option<DeviceChoice>) -> Vec<CopySpec> {
+    let mut specs = specs.to_vec();
+    if let Some(device) = device {
+        for spec in &mut specs {
+            if spec.integrator == IntegratorKind::KangMg && spec.device == DeviceChoice::Cpu {
+                spec.device = device;
+            }
+        }
+    }
+    specs
+}
+
+/// A GPU for the copies that may step on one (none when no copy may); a copy that must step
+/// on one and finds no adapter is a failure.
+pub(super) fn gpu_for(specs: &[CopySpec]) -> Result<Option<GpuProvider>> {
+    if specs.iter().all(|s| s.device == DeviceChoice::Cpu) {
+        return Ok(None);
+    }
+    match GpuContext::new_headless() {
+        Ok(ctx) => Ok(Some(GpuProvider::new(
+            ctx.device.clone(),
+            ctx.queue.clone(),
+            ctx.adapter.get_info(),
+        ))),
+        Err(e) if specs.iter().any(|s| s.device == DeviceChoice::Gpu) => {
+            Err(CliError::Failed(format!("a copy on the GPU: {e}")))
+        }
+        Err(_) => Ok(None),
+    }
 }

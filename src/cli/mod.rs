@@ -12,6 +12,7 @@ mod render;
 mod run;
 mod scene;
 mod simulate;
+mod study;
 
 pub use args::*;
 pub use error::CliError;

@@ -365,6 +365,29 @@ impl Scene {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
+    /// This scene with a key grid of `nx × ny` nodes: the same size, total mass, springs'
+    /// stiffness (a grid spring's `k`, N/m, is the sheet's in-plane stiffness whatever the
+    /// spacing), wind, parameters and flags. Initial positions written for the old grid are
+    /// dropped, and the render grid is raised to at least the key grid. A cloth given as nodes
+    /// and springs has no grid to change.
+    pub fn with_key_grid(&self, nx: usize, ny: usize) -> Result<Scene, SimError> {
+        let mut scene = self.clone();
+        let Some(grid) = scene.cloth.grid.as_mut() else {
+            return Err(SimError::Structure {
+                field: "cloth.grid",
+                problem: "missing: only a grid cloth has a key grid to change",
+            });
+        };
+        grid.nx = nx;
+        grid.ny = ny;
+        grid.positions = None;
+        let render = &mut scene.render.resolution;
+        render[0] = render[0].max(nx as u32);
+        render[1] = render[1].max(ny as u32);
+        scene.validate()?;
+        Ok(scene)
+    }
+
     /// Checks counts, indices, masses and ranges, and each of several flags; the failure
     /// names the field.
     pub fn validate(&self) -> Result<(), SimError> {
@@ -424,14 +447,17 @@ fn finite3(field: &str, v: [f64; 3]) -> Result<(), SimError> {
     }
 }
 
+/// Key nodes a grid takes along each side.
+pub const GRID_SIDE: std::ops::RangeInclusive<usize> = 2..=1024;
+
 fn validate_grid(g: &GridSpec) -> Result<(), SimError> {
     for (f, n) in [("nx", g.nx), ("ny", g.ny)] {
-        if !(2..=1024).contains(&n) {
+        if !GRID_SIDE.contains(&n) {
             return Err(SimError::CountOutOfRange {
                 field: format!("cloth.grid.{f}"),
                 value: n as u64,
-                min: 2,
-                max: 1024,
+                min: *GRID_SIDE.start() as u64,
+                max: *GRID_SIDE.end() as u64,
             });
         }
     }
@@ -834,5 +860,57 @@ mod tests {
             matches!(&e, SimError::CountOutOfRange { field, value: 1, .. } if field == "render.resolution (v)"),
             "{e:?}"
         );
+    }
+
+    #[test]
+    fn a_scene_at_another_key_grid_keeps_its_size_mass_springs_and_wind() {
+        let flag = Scene::load("flag").expect("preset");
+        let fine = flag.with_key_grid(32, 24).expect("in range");
+        let g = fine.cloth.grid.as_ref().expect("a grid");
+        assert_eq!((g.nx, g.ny), (32, 24));
+        assert_eq!((g.width, g.height, g.mass), (1.2, 0.8, 0.12));
+        assert_eq!(fine.params, flag.params);
+        assert_eq!(fine.render.resolution, [50, 50]);
+        // Never fewer render nodes than key nodes.
+        let finer = flag.with_key_grid(64, 8).expect("in range");
+        assert_eq!(finer.render.resolution, [64, 50]);
+        // The built cloth: the same total mass over 32 × 24 nodes, the same width, the spacing
+        // the width over 31 spaces.
+        let cloth = fine.simulation().expect("simulation").cloth;
+        assert_eq!(cloth.node_count(), 32 * 24);
+        assert!((cloth.total_mass() - 0.12).abs() < 1e-12);
+        let (lo, hi) = cloth.x.iter().fold((f64::MAX, f64::MIN), |(lo, hi), p| {
+            (lo.min(p.x), hi.max(p.x))
+        });
+        assert!((hi - lo - 1.2).abs() < 1e-12, "{}", hi - lo);
+        let spacing = cloth.grid().expect("a grid").l0_u;
+        assert!((spacing - 1.2 / 31.0).abs() < 1e-12, "{spacing}");
+    }
+
+    #[test]
+    fn a_key_grid_out_of_range_or_without_a_grid_is_refused() {
+        let flag = Scene::load("flag").expect("preset");
+        assert!(matches!(
+            flag.with_key_grid(1, 10),
+            Err(SimError::CountOutOfRange {
+                value: 1,
+                min: 2,
+                max: 1024,
+                ..
+            })
+        ));
+        assert!(matches!(
+            flag.with_key_grid(10, 1025),
+            Err(SimError::CountOutOfRange { value: 1025, .. })
+        ));
+        let explicit = Scene::load("two-masses").expect("preset");
+        assert!(explicit.cloth.grid.is_none());
+        assert!(matches!(
+            explicit.with_key_grid(10, 10),
+            Err(SimError::Structure {
+                field: "cloth.grid",
+                ..
+            })
+        ));
     }
 }

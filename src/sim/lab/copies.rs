@@ -221,6 +221,16 @@ impl Lab {
         gpu: Option<&dyn DeviceProvider>,
     ) -> Result<Self, SimError> {
         check_count(specs.len())?;
+        Self::of_copies(scene, specs, gpu)
+    }
+
+    /// [`Self::new_on`] for any number of copies (the resolution study runs one beside its
+    /// reference).
+    pub(crate) fn of_copies(
+        scene: &Scene,
+        specs: &[CopySpec],
+        gpu: Option<&dyn DeviceProvider>,
+    ) -> Result<Self, SimError> {
         let copies = specs
             .iter()
             .enumerate()

@@ -1,0 +1,245 @@
+//! `flagsim compare SCENE --resolutions 10,32,64`: the resolution study headless.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::device::{gpu_for, on_device};
+use super::{CliError, CompareArgs, Result, print_stdout};
+use crate::sim::Scene;
+use crate::sim::format::scene::GRID_SIDE;
+use crate::sim::lab::copies::CopySpec;
+use crate::sim::lab::motion::relative_difference;
+use crate::sim::lab::resolution::{StudyRow, StudySettings, study_grid};
+use crate::sim::runtime::device::DeviceProvider;
+
+/// The most copies a grid runs beside its accurate solve.
+const MAX_COPIES: usize = 4;
+
+/// The settling time when none is given: a third of the run, at most this, s.
+const DEFAULT_SETTLE: f64 = 5.0;
+
+/// The CSV's columns, one row per grid and copy.
+pub(super) const STUDY_CSV_HEADER: &str = "nx,ny,copy,sway_m,frequency_hz,reach_m,spread_m,\
+shortest_edge,short_edges,distance_m,step_us,diverged,accurate_grid,sway_vs_accurate,\
+frequency_vs_accurate,reach_vs_accurate\n";
+
+pub(super) fn study(args: &CompareArgs, scene: &Scene) -> Result<()> {
+    let grids = args.resolutions.as_deref().unwrap_or_default();
+    let (min, max) = (GRID_SIDE.start(), GRID_SIDE.end());
+    if let Some(&bad) = grids.iter().find(|&&n| !GRID_SIDE.contains(&n)) {
+        return Err(CliError::BadInput(format!(
+            "--resolutions: each grid must be {min} to {max} nodes a side, got {bad}"
+        )));
+    }
+    if scene.cloth.grid.is_none() {
+        return Err(CliError::BadInput(format!(
+            "{}: cloth.grid: missing: the resolution study changes a grid cloth's key grid",
+            args.scene
+        )));
+    }
+    if args.plot.is_some() {
+        return Err(CliError::BadInput(
+            "--plot: the resolution study writes a table and --csv, not plots".into(),
+        ));
+    }
+    let settle = args
+        .settle
+        .unwrap_or_else(|| (args.seconds / 3.0).min(DEFAULT_SETTLE));
+    if !(settle.is_finite() && settle >= 0.0 && settle < args.seconds) {
+        return Err(CliError::BadInput(format!(
+            "--settle: must be at least 0 and less than --seconds ({}), got {settle}",
+            args.seconds
+        )));
+    }
+    let specs = match &args.integrators {
+        Some(copies) => copies.0.clone(),
+        None => vec![CopySpec {
+            integrator: scene.params.integrator,
+            dt: None,
+            device: crate::sim::DeviceChoice::Cpu,
+        }],
+    };
+    if specs.len() > MAX_COPIES {
+        return Err(CliError::BadInput(format!(
+            "--integrators: the resolution study runs 1 to {MAX_COPIES} copies, got {}",
+            specs.len()
+        )));
+    }
+    let specs = on_device(&specs, args.device);
+    let provider = gpu_for(&specs)?;
+    let provider = provider.as_ref().map(|p| p as &dyn DeviceProvider);
+    let settings = StudySettings {
+        seconds: args.seconds,
+        settle,
+        reference_up_to: if args.reference {
+            args.reference_up_to
+        } else {
+            0
+        },
+    };
+    let mut rows = Vec::new();
+    for &n in grids {
+        log::info!("compare: the {n} × {n} grid");
+        let grid_rows = study_grid(scene, [n, n], &specs, provider, settings)
+            .map_err(|e| CliError::BadInput(format!("{} at {n} × {n}: {e}", args.scene)))?;
+        rows.extend(grid_rows);
+    }
+    let table = format!(
+        "resolution study of {}: {} s a grid, measured after {settle} s{}\n{}",
+        args.scene,
+        args.seconds,
+        if args.reference {
+            format!("; the accurate solve up to {0} × {0}", args.reference_up_to)
+        } else {
+            String::new()
+        },
+        study_table(&rows)
+    );
+    match args.csv.as_deref() {
+        None => print_stdout(&table)?,
+        Some(path) if path == Path::new("-") => {
+            print_stdout(&study_csv(&rows))?;
+            eprint!("{table}");
+        }
+        Some(path) => {
+            crate::files::write_atomically(path, study_csv(&rows).as_bytes())
+                .map_err(|e| CliError::write(format!("the CSV {}", path.display()), e))?;
+            print_stdout(&table)?;
+        }
+    }
+    Ok(())
+}
+
+/// The accurate row a copy's row is compared with: the same grid's, else the finest one run
+/// on a coarser grid (the accurate solve's motion does not depend on the grid).
+fn accurate_for<'a>(rows: &'a [StudyRow], row: &StudyRow) -> Option<&'a StudyRow> {
+    let same = rows
+        .iter()
+        .find(|r| r.accurate && r.grid == row.grid && r.motion.is_some());
+    same.or_else(|| {
+        rows.iter()
+            .filter(|r| r.accurate && r.motion.is_some() && r.grid[0] <= row.grid[0])
+            .max_by_key(|r| r.grid[0])
+    })
+}
+
+/// Each copy's sway, frequency and reach relative to its accurate row's, and that row's grid.
+fn versus(rows: &[StudyRow], row: &StudyRow) -> Option<([usize; 2], [Option<f64>; 3])> {
+    if row.accurate {
+        return None;
+    }
+    let (motion, accurate) = (row.motion?, accurate_for(rows, row)?);
+    let reference = accurate.motion?;
+    Some((
+        accurate.grid,
+        [
+            relative_difference(motion.sway, reference.sway),
+            relative_difference(motion.frequency, reference.frequency),
+            relative_difference(motion.reach, reference.reach),
+        ],
+    ))
+}
+
+fn percent(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{:+.0} %", 100.0 * v))
+}
+
+/// The study as a table, a row per grid and copy.
+pub(super) fn study_table(rows: &[StudyRow]) -> String {
+    let mut out = format!(
+        "{:<9} {:<14} {:>7} {:>7} {:>7} {:>8} {:>8} {:>7} {:>8} {:>9}  {}\n",
+        "grid",
+        "copy",
+        "sway m",
+        "freq Hz",
+        "reach m",
+        "spread m",
+        "shortest",
+        "short",
+        "dist m",
+        "µs/step",
+        "vs accurate: sway, freq, reach"
+    );
+    for row in rows {
+        let grid = format!("{}×{}", row.grid[0], row.grid[1]);
+        let label = if row.diverged {
+            format!("{} (stopped)", row.label)
+        } else {
+            row.label.clone()
+        };
+        let _ = write!(out, "{grid:<9} {label:<14} ");
+        match row.motion {
+            Some(m) => {
+                let _ = write!(
+                    out,
+                    "{:>7.3} {:>7.2} {:>7.3} {:>8.4} {:>8.2} {:>6.1}% ",
+                    m.sway,
+                    m.frequency,
+                    m.reach,
+                    m.spread,
+                    m.shortest_edge,
+                    100.0 * m.short_edges
+                );
+            }
+            None => {
+                let _ = write!(
+                    out,
+                    "{:>7} {:>7} {:>7} {:>8} {:>8} {:>7} ",
+                    "-", "-", "-", "-", "-", "-"
+                );
+            }
+        }
+        let distance = row.distance.map_or("-".into(), |d| format!("{d:.4}"));
+        let step = row
+            .step_seconds
+            .map_or("-".into(), |s| format!("{:.1}", s * 1e6));
+        let _ = write!(out, "{distance:>8} {step:>9}");
+        if let Some((grid, [sway, freq, reach])) = versus(rows, row) {
+            let at = if grid == row.grid {
+                String::new()
+            } else {
+                format!(" (its {}×{})", grid[0], grid[1])
+            };
+            let _ = write!(
+                out,
+                "  {}, {}, {}{at}",
+                percent(sway),
+                percent(freq),
+                percent(reach)
+            );
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The study as CSV ([`STUDY_CSV_HEADER`]).
+pub(super) fn study_csv(rows: &[StudyRow]) -> String {
+    let mut out = STUDY_CSV_HEADER.to_string();
+    let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v}"));
+    for row in rows {
+        let m = row.motion;
+        let vs = versus(rows, row);
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            row.grid[0],
+            row.grid[1],
+            row.label,
+            opt(m.map(|m| m.sway)),
+            opt(m.map(|m| m.frequency)),
+            opt(m.map(|m| m.reach)),
+            opt(m.map(|m| m.spread)),
+            opt(m.map(|m| m.shortest_edge)),
+            opt(m.map(|m| m.short_edges)),
+            opt(row.distance),
+            opt(row.step_seconds.map(|s| s * 1e6)),
+            row.diverged,
+            vs.map_or(String::new(), |(g, _)| format!("{}x{}", g[0], g[1])),
+            opt(vs.and_then(|(_, v)| v[0])),
+            opt(vs.and_then(|(_, v)| v[1])),
+            opt(vs.and_then(|(_, v)| v[2])),
+        );
+    }
+    out
+}
