@@ -30,6 +30,7 @@ pub(crate) fn controls(
             .show(ui, |ui| {
                 simulation::integrator_ui(ui, state, snap, &mut actions);
                 simulation::device_ui(ui, state, snap, &mut actions);
+                cloth::key_grid_ui(ui, state, snap, &mut actions);
                 cloth::cloth_ui(ui, state, &mut actions);
                 simulation::run_ui(ui, state, snap, &mut actions);
                 ui.separator();

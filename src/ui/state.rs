@@ -78,6 +78,9 @@ pub struct UiState {
     /// The selected flag of several (0 is the first): the panels edit it, the hoist keys move
     /// it.
     pub selected_flag: usize,
+    /// The key grid's slider while it is dragged (nodes along the width); the cloth is rebuilt
+    /// when it is let go.
+    pub(crate) key_grid_drag: Option<usize>,
     /// Messages for the user (a saved file, an error): notices over the view and the log.
     pub notices: notices::Notices,
     /// The simulation's last rejected command, already reported (a snapshot repeats it until
@@ -132,6 +135,7 @@ impl UiState {
             show_help: false,
             hoist_now: 1.0,
             selected_flag: 0,
+            key_grid_drag: None,
             notices: notices::Notices::default(),
             sim_error: None,
             stats_rows: None,

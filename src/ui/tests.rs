@@ -169,3 +169,73 @@ fn every_slider_spans_exactly_what_the_validation_accepts() {
         );
     }
 }
+
+/// The key grid: the cloth starts again at the new grid with the flag's size, total mass,
+/// springs and the user's parameters; the thread's cloth read back is that grid.
+#[test]
+fn the_key_grid_rebuilds_the_cloth_at_its_size_mass_and_springs() {
+    let scene = Scene::load("flag").unwrap();
+    let mut state = UiState::new(scene.clone(), 0.12);
+    // A stiffness the user set in the panel is kept.
+    state.params.stiffness.structural = 150.0;
+    let mut actions = Vec::new();
+    cloth::set_key_grid(&mut state, &mut actions, 32, 24);
+    let [UiAction::Sim(Command::LoadScene(loaded))] = &actions[..] else {
+        panic!("{actions:?}");
+    };
+    let g = loaded.cloth.grid.as_ref().unwrap();
+    assert_eq!((g.nx, g.ny), (32, 24));
+    assert_eq!((g.width, g.height, g.mass), (1.2, 0.8, 0.12));
+    assert_eq!(loaded.params.stiffness.structural, 150.0);
+    assert_eq!(loaded.params.wind, scene.params.wind);
+    assert_eq!(state.scene.cloth.grid.as_ref().unwrap().nx, 32);
+
+    let sim = SimThread::spawn((**loaded).clone(), false).unwrap();
+    let slot = sim.slot();
+    let s = wait_for(&slot, Duration::from_secs(20), |s| s.step >= 3).expect("steps");
+    let grid = s.grid.as_ref().expect("a grid");
+    assert_eq!((grid.nx, grid.ny, s.x.len()), (32, 24, 32 * 24));
+    assert!((grid.l0_u - 1.2 / 31.0).abs() < 1e-12 && (grid.l0_v - 0.8 / 23.0).abs() < 1e-12);
+    assert!((s.total_mass - 0.12).abs() < 1e-12, "{}", s.total_mass);
+    assert_eq!(s.params.stiffness.structural, 150.0);
+    assert!(s.x.iter().all(|p| p.is_finite()));
+
+    // A grid past the limit leaves a notice and sends nothing.
+    let mut actions = Vec::new();
+    cloth::set_key_grid(&mut state, &mut actions, 2000, 10);
+    assert!(actions.is_empty(), "{actions:?}");
+    let notice = state.notices.last().expect("a notice");
+    assert!(
+        notice.text.contains("key grid 2000 × 10"),
+        "{}",
+        notice.text
+    );
+    assert_eq!(state.scene.cloth.grid.as_ref().unwrap().nx, 32);
+}
+
+/// Drawn alone, the key grid's slider sends nothing and says what a step costs.
+#[test]
+fn the_key_grid_line_says_the_grid_and_its_steps_cost() {
+    let scene = Scene::load("flag").unwrap();
+    let mut snap = Snapshot::of(&scene.clone().simulation().unwrap());
+    snap.stats.step_seconds = 2e-3;
+    let mut state = UiState::new(scene, 0.12);
+    let ctx = egui::Context::default();
+    let mut actions = Vec::new();
+    let mut output = ctx.run_ui(egui::RawInput::default(), |ui| {
+        cloth::key_grid_ui(ui, &mut state, &snap, &mut actions);
+    });
+    output.textures_delta.clear();
+    assert!(actions.is_empty(), "{actions:?}");
+    // dt = 1/60 s stepped in 2 ms: 8.3 times faster than real time.
+    assert_eq!(
+        cloth::key_grid_cost(10, 10, &snap),
+        "10 × 10 key nodes: a step 2.00 ms, 8.3 × real time"
+    );
+    snap.device.on_gpu = true;
+    snap.steps_per_second = 61.0;
+    assert_eq!(
+        cloth::key_grid_cost(10, 10, &snap),
+        "10 × 10 key nodes, on the GPU: 61 steps/s"
+    );
+}

@@ -1,9 +1,12 @@
-//! The *Cloth* controls: mass, springs, strain limiting and the pole's scripted motion.
+//! The *Cloth* controls: the key grid, mass, springs, strain limiting and the pole's scripted
+//! motion.
 
 use egui::Ui;
 
 use crate::sim::format::params::spec;
 use crate::sim::format::params::{Handle, HandlePath, Hoist, Provot, Stiffness};
+use crate::sim::format::scene::GRID_SIDE;
+use crate::sim::runtime::snapshot::Snapshot;
 use crate::sim_thread::Command;
 use crate::ui::widgets::{self, Edit};
 use crate::ui::{UiAction, UiState};
@@ -128,5 +131,79 @@ pub(crate) fn cloth_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAct
     changed |= hoist_ui(ui, &mut p.hoist, state.hoist_now, &which);
     if changed {
         actions.push(UiAction::Sim(Command::SetParams(Box::new(p.clone()))));
+    }
+}
+
+/// What the key-grid slider does, for its tooltip.
+const KEY_GRID_HELP: &str = "Simulated key nodes along the flag's width (the height's follow \
+the grid's proportions), 2 to 1024. Let go and the cloth starts again at the new grid with the \
+same size, total mass, springs and wind; the render grid is raised to at least the key grid. \
+Large grids step faster on the GPU (Simulation: device).";
+
+/// The key grid: a slider of the nodes along the width; let go, the cloth is rebuilt at that
+/// grid ([`set_key_grid`]). Below it, what a step costs at the grid running now.
+pub(crate) fn key_grid_ui(
+    ui: &mut Ui,
+    state: &mut UiState,
+    snap: &Snapshot,
+    actions: &mut Vec<UiAction>,
+) {
+    let Some((nx, ny)) = state.scene.cloth.grid.as_ref().map(|g| (g.nx, g.ny)) else {
+        ui.label("key grid: none (a cloth of nodes and springs)");
+        return;
+    };
+    let mut n = state.key_grid_drag.unwrap_or(nx);
+    let response = ui
+        .add(
+            egui::Slider::new(&mut n, GRID_SIDE)
+                .logarithmic(true)
+                .text("key nodes (width)"),
+        )
+        .on_hover_text(KEY_GRID_HELP);
+    let released = response.drag_stopped() || (response.changed() && !response.dragged());
+    state.key_grid_drag = response.dragged().then_some(n);
+    if released && n != nx {
+        state.key_grid_drag = None;
+        let height = (n as f64 * ny as f64 / nx as f64).round() as usize;
+        let height = height.clamp(*GRID_SIDE.start(), *GRID_SIDE.end());
+        set_key_grid(state, actions, n, height);
+    }
+    ui.label(key_grid_cost(nx, ny, snap));
+}
+
+/// The grid running and what its step costs: its wall time and how many times faster than
+/// real time the CPU steps it, or the steps a second on the GPU.
+pub(crate) fn key_grid_cost(nx: usize, ny: usize, snap: &Snapshot) -> String {
+    let step = snap.stats.step_seconds;
+    if snap.device.on_gpu {
+        format!(
+            "{nx} × {ny} key nodes, on the GPU: {:.0} steps/s",
+            snap.steps_per_second
+        )
+    } else if step > 0.0 {
+        format!(
+            "{nx} × {ny} key nodes: a step {:.2} ms, {:.1} × real time",
+            step * 1e3,
+            snap.params.dt / step
+        )
+    } else {
+        format!("{nx} × {ny} key nodes")
+    }
+}
+
+/// Restarts the cloth at a key grid of `nx × ny` nodes with the current parameters and detail
+/// settings ([`crate::sim::Scene::with_key_grid`]: the same size, mass, springs and wind); a grid
+/// the scene refuses leaves a message and changes nothing.
+pub(crate) fn set_key_grid(state: &mut UiState, actions: &mut Vec<UiAction>, nx: usize, ny: usize) {
+    let mut scene = state.scene.clone();
+    scene.params = state.params.clone();
+    scene.render = state.view.render.clone();
+    match scene.with_key_grid(nx, ny) {
+        Ok(scene) => {
+            state.view.render.resolution = scene.render.resolution;
+            state.scene = scene.clone();
+            actions.push(UiAction::Sim(Command::LoadScene(Box::new(scene))));
+        }
+        Err(e) => state.notices.error(format!("key grid {nx} × {ny}: {e}")),
     }
 }
