@@ -38,13 +38,13 @@ const OUTLINE_IMAGE: u32 = 4u;
 const BURGEE_FLY: f32 = 0.4;
 
 // Whether a point `into` the notch (u − (1 − depth)) and `off` the middle line is cut away by a
-// notch `depth` deep and `half` high at the fly. CPU twin: `sim::outline::in_notch`.
+// notch `depth` deep and `half` high at the fly. CPU twin: `sim::format::outline::in_notch`.
 fn in_notch(into: f32, off: f32, depth: f32, half: f32) -> bool {
     return into > 0.0 && off < half * into / depth;
 }
 
 // Whether render-grid point `uv` (u from the hoist, v from the bottom) is cloth.
-// CPU twin: `sim::outline::FlagShape::inside`.
+// CPU twin: `sim::format::outline::FlagShape::inside`.
 fn outline_inside(uv: vec2<f32>) -> bool {
     let off = abs(uv.y - 0.5);
     let into = uv.x - (1.0 - cloth.notch);

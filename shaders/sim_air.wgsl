@@ -1,6 +1,6 @@
 // The GPU simulation's air: the key mesh's normals and each node's air forces in the
-// seeded wind field. CPU twins: `sim::cloth::Cloth::node_normals` and
-// `sim::forces::external_forces` (`WindField::velocity`, `air_force`), in f32.
+// seeded wind field. CPU twins: `sim::model::cloth::Cloth::node_normals` and
+// `sim::model::forces::external_forces` (`WindField::velocity`, `air_force`), in f32.
 //
 // `triangle_normals`, one invocation a triangle (a, b, c): (x_b − x_a) × (x_c − x_a).
 // `node_normals`, one a node: the sum over the node's triangles, normalised (zero stays zero).

@@ -1,4 +1,4 @@
-// The GPU simulation's spring forces: the CPU twin is `sim::forces::spring_forces`,
+// The GPU simulation's spring forces: the CPU twin is `sim::model::forces::spring_forces`,
 // its parallel path (a term per spring, then a gather per node over the node's links in spring
 // order), in f32.
 //

@@ -1,6 +1,6 @@
 // The GPU simulation's guard: after a step, whether the cloth blew up, as one small
-// report the CPU reads back. CPU twins: `sim::cloth::Cloth::strain_maxima` and the tests of
-// `sim::guard::check`.
+// report the CPU reads back. CPU twins: `sim::model::cloth::Cloth::strain_maxima` and the tests of
+// `sim::runtime::guard::check`.
 //
 // `clear_report`: one invocation, empties the step's part of the report.
 // `spring_strains`, one invocation a spring: r² = |x_ab|² / L² (0 where L = 0); the largest over
@@ -14,7 +14,7 @@
 //   kept as the last good one; once it has, the last good state is put back. So between two
 //   submitted steps the node buffer the renderer reads always holds a state that passed: a
 //   blow-up never reaches the screen (the CPU twin: `Simulation::step` restoring the state
-//   from before a step that failed `sim::guard::check`).
+//   from before a step that failed `sim::runtime::guard::check`).
 //
 // Maxima of non-negative f32 are kept as their bit patterns with atomicMax: for non-negative
 // floats the order of the bits is the order of the values. Non-finite values are told by their

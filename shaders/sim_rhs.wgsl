@@ -1,5 +1,5 @@
 // kang-mg's right-hand side on the GPU: the CPU twin is
-// `sim::integrators::kang_mg::right_hand_side`, in f32.
+// `sim::solvers::integrators::kang_mg::right_hand_side`, in f32.
 //
 //   b_i = 0                                              on a held node,
 //   b_i = h (F_i + m_i g + F_air,i − c_drag,i v_rel,i)   on a free one (`node_terms`),

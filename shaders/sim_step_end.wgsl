@@ -1,5 +1,5 @@
 // The end of a step on the GPU: the CPU twin is
-// `sim::integrators::symplectic_next`, in f32, one invocation a node, in place:
+// `sim::solvers::integrators::symplectic_next`, in f32, one invocation a node, in place:
 //   held:  x' = target,       v' = (target − x) / h
 //   free:  v' = v + Δv,       x' = x + h v'            (eq. 1)
 

@@ -1,10 +1,10 @@
 // Strain limiting on the GPU, in f32: Provot's sweeps on the coarse levels, coarsest
 // first, each level's moves interpolated to the next finer one, then long-range tethers, then
 // the sweeps on the cloth's own springs, then each moved node's velocity `(x − x_before) / h`. CPU twins:
-// `sim::tethers::Tethers::project` (`tethers`), `sim::strain_levels::StrainLevels::limit`
+// `sim::constraints::tethers::Tethers::project` (`tethers`), `sim::constraints::strain_levels::StrainLevels::limit`
 // (`keep_x0`, `provot` on a level's springs, `interpolate`),
-// `sim::constraints::provot_sweeps_coloured` (`provot`, one dispatch a colour of springs, no two
-// of which share a node), and the end of `sim::constraints::limit_strain` (`strain_velocity`).
+// `sim::constraints::limit::provot_sweeps_coloured` (`provot`, one dispatch a colour of springs, no two
+// of which share a node), and the end of `sim::constraints::limit::limit_strain` (`strain_velocity`).
 
 struct LimitedSpring {
     a: u32,
@@ -178,7 +178,7 @@ fn keep_x0(
 }
 
 // Along one direction of `n` nodes of the finer level, the coarse nodes node `i` interpolates
-// from (`sim::multigrid::parents`): an even node is coarse node `i / 2`, the last node of an
+// from (`sim::solvers::multigrid::parents`): an even node is coarse node `i / 2`, the last node of an
 // even count the last coarse node, any other odd node halfway between `(i − 1) / 2` and
 // `(i + 1) / 2`. Returns the two coarse nodes (the same one twice when one) and the count.
 fn parents(i: u32, n: u32) -> vec3<u32> {

@@ -1,5 +1,5 @@
 // The multigrid's grid transfers on the GPU: the CPU twins are
-// `sim::multigrid::GridTransfer::restrict` and `::prolong`, in f32. A fine grid of nx × ny nodes
+// `sim::solvers::multigrid::GridTransfer::restrict` and `::prolong`, in f32. A fine grid of nx × ny nodes
 // (row-major) and the next coarser one of cx × cy = (nx / 2 + 1) × (ny / 2 + 1): along each
 // direction an even fine node i is coarse node i / 2, the last node of an even count is the last
 // coarse node, any other odd node lies halfway between (i − 1) / 2 and (i + 1) / 2 (linear

@@ -53,9 +53,9 @@ pub(crate) fn detail_ui(
         })
         .response
         .on_hover_text(
-            "Smooth edges. FXAA smooths the drawn image (5 to 13 ms a frame on a software \
-             rasteriser); 4× MSAA shades every pixel four times over there (about 22 ms; \
-             little on a real GPU).",
+            "Smooth edges. FXAA smooths the drawn image (one full-screen pass); 4× MSAA \
+             shades every pixel four times over on a software rasteriser (little cost on a real \
+             GPU).",
         );
     let b = ui
         .checkbox(&mut aniso, "anisotropic filtering (8×)")
