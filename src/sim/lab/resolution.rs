@@ -34,8 +34,8 @@ pub struct StudyRow {
     pub motion: Option<Motion>,
     /// Whether the guard stopped it.
     pub diverged: bool,
-    /// Mean RMS node distance from the accurate solve at this grid over the measured time, m
-    /// (`None` without one).
+    /// Mean RMS node distance from the accurate solve at this grid over the measured time while
+    /// the accurate solve ran, m (`None` without one).
     pub distance: Option<f64>,
     /// Mean wall time of its steps, s (`None` for the accurate solve, which the lab does not
     /// time).
@@ -81,9 +81,10 @@ pub fn study_grid(
     let mut reference_probe = lab.reference.as_deref().map(probe).transpose()?;
     let ticks = ((settings.seconds / lab.dt).round() as u64).max(1);
     let settle_ticks = ((settings.settle / lab.dt).round() as u64).min(ticks - 1);
-    let mut distance_sums = vec![0.0; specs.len()];
+    // Per copy: the sum of its RMS distances from the accurate solve and how many were taken
+    // (none once the accurate solve has stopped).
+    let mut distances = vec![(0.0, 0u64); specs.len()];
     let mut step_sums = vec![0.0; specs.len()];
-    let mut measured = 0u64;
     for tick in 1..=ticks {
         lab.tick();
         for (sum, copy) in step_sums.iter_mut().zip(&lab.copies) {
@@ -92,12 +93,15 @@ pub fn study_grid(
         if tick <= settle_ticks {
             continue;
         }
-        measured += 1;
-        for ((probe, copy), sum) in probes.iter_mut().zip(&lab.copies).zip(&mut distance_sums) {
+        for ((probe, copy), (sum, count)) in probes.iter_mut().zip(&lab.copies).zip(&mut distances)
+        {
             if copy.sim.divergence.is_none() {
                 probe.sample(&copy.sim.cloth);
             }
-            *sum += copy.sample.distance.map_or(0.0, |d| d.rms);
+            if let Some(d) = copy.sample.distance {
+                *sum += d.rms;
+                *count += 1;
+            }
         }
         if let (Some(probe), Some(reference)) = (&mut reference_probe, lab.reference.as_deref())
             && reference.divergence.is_none()
@@ -117,7 +121,6 @@ pub fn study_grid(
             step_seconds: None,
         });
     }
-    let has_reference = lab.reference.is_some();
     for (k, copy) in lab.copies.iter().enumerate() {
         rows.push(StudyRow {
             grid: [nx, ny],
@@ -125,7 +128,10 @@ pub fn study_grid(
             accurate: false,
             motion: probes[k].motion(),
             diverged: copy.sim.divergence.is_some(),
-            distance: has_reference.then(|| distance_sums[k] / measured.max(1) as f64),
+            distance: {
+                let (sum, count) = distances[k];
+                (count > 0).then(|| sum / count as f64)
+            },
             step_seconds: Some(step_sums[k] / ticks as f64),
         });
     }
