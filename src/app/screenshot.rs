@@ -37,7 +37,7 @@ pub enum ScreenshotError {
     /// Waiting for the GPU failed.
     #[error("waiting for the GPU failed")]
     Poll(#[from] wgpu::PollError),
-    /// The GPU finished but the map callback never ran.
+    /// The map callback was dropped without being run.
     #[error("the readback buffer was not mapped after waiting for the GPU")]
     NotMapped,
     /// The directory for the file could not be created.
@@ -150,7 +150,10 @@ impl Readback {
                 let _ = tx.send(result);
             });
         device.poll(wgpu::PollType::wait_indefinitely())?;
-        rx.try_recv().map_err(|_| ScreenshotError::NotMapped)??;
+        // Blocks rather than tries: in the viewer's GPU mode the simulation thread polls the
+        // same device, and its poll may have taken this callback and be about to run it when
+        // this poll returns.
+        rx.recv().map_err(|_| ScreenshotError::NotMapped)??;
         let rgba = {
             let mapped = self.buffer.slice(..).get_mapped_range()?;
             unpad_rows(
