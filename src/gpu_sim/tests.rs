@@ -1063,8 +1063,8 @@ fn the_gpu_step_follows_the_cpu_step_for_60_steps_in_each_preset() {
     };
     let mut ran = Vec::new();
     // Every preset as it is at 16², the default flag at 32² too, and three at 32² with the
-    // coarse levels and the shortest length. (Each run builds the step's kernels anew, seconds
-    // each on a software adapter: the other presets at 32² add no path the 16² runs miss.)
+    // coarse levels and the shortest length (the other presets at 32² add no path the 16²
+    // runs miss, and a software adapter steps slowly).
     let runs = crate::sim::format::scene::preset_names()
         .into_iter()
         .map(|name| (name, 16, false))
@@ -1128,9 +1128,9 @@ fn a_shaped_flag_on_the_gpu_follows_the_cpu() {
     eprintln!("{}", ran.join("\n"));
 }
 
-/// Steps `cpu` 60 steps on the CPU (Provot's sweeps in the GPU's order) and a copy of it 60 on
-/// the GPU with as many V-cycles as the CPU needed at most; asserts they end within 1e-4 m of
-/// each other after moving, on the same clock. Returns a line for the log.
+/// Steps `cpu` 60 physics steps on the CPU (Provot's sweeps in the GPU's order) and a copy of
+/// it as many on the GPU with as many V-cycles as the CPU needed at most; asserts they end
+/// within 1e-4 m of each other after moving, on the same clock. Returns a line for the log.
 fn follow_for_60_steps(
     ctx: &GpuContext,
     name: &str,
@@ -1146,7 +1146,9 @@ fn follow_for_60_steps(
     // many as the CPU needed at most (`paper-fig7`'s 40 m/s air takes many: the
     // coarse levels do not have the air's diagonal), so that both are solved alike.
     let mut cycles = 1;
-    for _ in 0..60 {
+    // 60 physics steps: a preset with substeps takes them in fewer frames.
+    let steps = 60 / cpu.params().substeps.max(1);
+    for _ in 0..steps {
         assert!(
             cpu.step(),
             "{name} {n}²: the CPU step failed: {:?}",
@@ -1159,7 +1161,8 @@ fn follow_for_60_steps(
     let mut gpu = GpuSimulation::new(&ctx.device, &ctx.queue, start)
         .unwrap_or_else(|e| panic!("{name} {n}²: {e}"));
     gpu.cycles = cycles;
-    gpu.step_n(&ctx.device, &ctx.queue, 60).expect("GPU steps");
+    gpu.step_n(&ctx.device, &ctx.queue, steps)
+        .expect("GPU steps");
     gpu.read_back(&ctx.device, &ctx.queue).expect("read back");
     ctx.check().expect("no GPU error");
     assert!(!gpu.sim.paused, "{name} {n}²: {:?}", gpu.sim.divergence);
@@ -1172,8 +1175,9 @@ fn follow_for_60_steps(
         worst <= 1e-4,
         "{name} {n}²: the GPU is {worst:e} m from the CPU after 60 steps"
     );
-    // The cloth moved: the agreement is of a motion, not of a cloth at rest.
-    assert!(travel > 0.01, "{name} {n}²: moved only {travel} m");
+    // The cloth moved, fifty times the agreement asked at least: the agreement is of a motion,
+    // not of a cloth at rest (`wavelet`'s hanging cloth moves least, under a centimetre).
+    assert!(travel > 50.0 * 1e-4, "{name} {n}²: moved only {travel} m");
     assert_eq!(gpu.sim.time, cpu.time, "{name} {n}²: the clock");
     assert_eq!(gpu.sim.step_index, cpu.step_index, "{name} {n}²: the steps");
     format!("{name} {n}²: {worst:.1e} m (moved {travel:.2} m, {cycles} cycles)")
