@@ -260,6 +260,72 @@ fn the_quick_tables_have_every_section() {
     }
 }
 
+/// `bench --frame --device gpu`: every frame steps the flag on the GPU (`kang-mg`, the
+/// viewer's GPU mode), and the report says so: its state came back in asynchronous snapshots,
+/// one a frame at most, never in a waited read-back. A cloth the GPU step does not take is
+/// refused with the reason, and `--device` alone belongs to no measurement.
+#[test]
+fn bench_frame_steps_the_flags_on_the_gpu_when_asked() {
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    let run = |args: &[&str]| {
+        process::output_within(
+            Command::new(env!("CARGO_BIN_EXE_flagsim")).args(args),
+            std::time::Duration::from_mins(5),
+        )
+    };
+    let out = run(&["bench", "--frame", "--quick", "--device", "gpu", "--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && !ci && err.contains("no GPU adapter") {
+        eprintln!("SKIPPED: no GPU adapter ({err})");
+        return;
+    }
+    assert!(out.status.success(), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["device"], "gpu");
+    assert!(v["simulation"]["median"].as_f64().unwrap() > 0.0);
+    let frames = v["simulation"]["runs"].as_u64().unwrap();
+    let r = &v["read_backs"];
+    let snapshots = r["snapshots"].as_u64().unwrap();
+    assert!(
+        snapshots >= 1 && snapshots <= frames,
+        "{snapshots} snapshots in {frames} frames"
+    );
+    assert_eq!(r["waited"].as_u64(), Some(0), "{r}");
+    // Each snapshot is the flag's 100 key nodes' positions and velocities at least.
+    assert!(
+        r["bytes"].as_u64().unwrap() >= snapshots * 100 * 2 * 12,
+        "{r}"
+    );
+    // On the CPU (the default) there is nothing read back.
+    let out = run(&["bench", "--frame", "--quick", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["device"], "cpu");
+    assert!(v["read_backs"].is_null(), "{}", v["read_backs"]);
+    // The two masses on springs are no grid: the GPU step refuses them, and says why.
+    let out = run(&[
+        "bench",
+        "--frame",
+        "--quick",
+        "--device",
+        "gpu",
+        "--scene",
+        "two-masses",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("two-masses") && err.contains("grid cloths only"),
+        "{err}"
+    );
+    let out = run(&["bench", "--device", "gpu"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--device goes with --frame or --gpu-sim"),
+        "{err}"
+    );
+}
+
 #[test]
 fn bench_frame_has_no_plot_to_write() {
     let out = process::output_within(

@@ -7,10 +7,13 @@ use serde::Serialize;
 use super::{BenchConfig, Stat};
 use crate::app::egui_glue::{Canvas, EguiPainter};
 use crate::app::frame::{FrameView, SceneDraw, panels, uncovered};
+use crate::gpu_sim::GpuProvider;
 use crate::render::device::gpu::GpuContext;
 use crate::render::drawing::view::{self, ViewSettings};
 use crate::render::{AUTO_MIN_RENDER_SCALE, GpuTimer, OffscreenTarget, OrbitCamera, RenderQuality};
+use crate::sim::DeviceChoice;
 use crate::sim::format::scene::Scene;
+use crate::sim::runtime::device::{DeviceProvider, DeviceStepper, ReadBacks};
 use crate::sim::runtime::flags::FlagSet;
 use crate::sim::runtime::snapshot::Snapshot;
 
@@ -30,7 +33,17 @@ pub(crate) struct FrameSplit {
     /// The simulation's time step, s: the simulation keeps real time while `simulation`
     /// (every flag's step) stays under it.
     pub dt: f64,
+    /// Where the flags stepped: `"cpu"`, or `"gpu"` (`kang-mg` in f32 on the adapter, through
+    /// the simulation thread's own stepper: the renderer draws the GPU's node buffer and the
+    /// state comes back in asynchronous snapshots, as in the viewer's GPU mode).
+    pub device: &'static str,
+    /// Every flag's step. On the GPU: recording and submitting the step, then waiting for the
+    /// GPU to finish it (the viewer does not wait there; the wait puts the step's GPU time in
+    /// this part and not in the next one's).
     pub simulation: Stat,
+    /// With flags on the GPU: what came back of them over the measured frames (snapshots,
+    /// never waited for; waited read-backs, none unless the step was rebuilt).
+    pub read_backs: Option<ReadBacks>,
     pub upload: Stat,
     /// Wall clock from submitting the upsampling to its end (the GPU's work and the wait).
     pub upsampling: Stat,
@@ -210,37 +223,47 @@ impl Bench<'_> {
 /// plots of a 4-copy lab on their own. Where the adapter has timestamp queries, each GPU part
 /// is also timed on the GPU.
 pub(crate) fn frame_split(cfg: BenchConfig, gpu: &GpuContext) -> Option<FrameSplit> {
-    frame_split_of(cfg, gpu, "flag", &Scene::load("flag").ok()?)
+    let scene = Scene::load("flag").ok()?;
+    frame_split_of(cfg, gpu, "flag", &scene, DeviceChoice::Cpu).ok()
 }
 
 /// [`frame_split`] of `scene` (named `name` in the report), every flag of it stepped and drawn
-/// in each frame, with each flag's image.
+/// in each frame, with each flag's image; each flag steps where `device` puts it (by the
+/// simulation thread's rule: `gpu` every flag, `auto` large `kang-mg` cloths on a hardware
+/// GPU). The error says why a flag cannot step there, or what could not be set up.
 pub(crate) fn frame_split_of(
     cfg: BenchConfig,
     gpu: &GpuContext,
     name: &str,
     scene: &Scene,
-) -> Option<FrameSplit> {
+    device: DeviceChoice,
+) -> Result<FrameSplit, String> {
     let [w, h] = SIZE;
     let bench = Bench {
         device: &gpu.device,
         queue: &gpu.queue,
         timer: GpuTimer::new(&gpu.device, &gpu.queue),
     };
-    let mut rig = FrameRig::new(&bench, gpu, scene)?;
+    let mut rig = FrameRig::new(&bench, gpu, scene, device)?;
     let frames = if cfg.quick { 3 } else { 30 };
     let screen = input(egui::Rect::from_min_size(
         egui::Pos2::ZERO,
         egui::vec2(w as f32, h as f32),
     ));
     let mut times = Timings::default();
+    let mut read_before = ReadBacks::default();
     for frame in 0..frames + 2 {
         let parts = rig.measure(&bench, &screen)?;
+        if frame == 1 {
+            read_before = rig.read_backs();
+        }
         if frame >= 2 {
             times.push(&parts);
         }
     }
-    let plots = plots_cost(&bench, &rig.target, &rig.scene, frames)?;
+    let read_after = rig.read_backs();
+    let on_gpu = rig.steppers.iter().any(Option::is_some);
+    let plots = plots_cost(&bench, &rig.target, &rig.scene, frames).ok_or(NO_SETUP)?;
     let flag_changes = flag_changes(&rig.scene, if cfg.quick { 3 } else { 20 });
     let Timings {
         sim: t_sim,
@@ -252,13 +275,19 @@ pub(crate) fn frame_split_of(
         ui,
     } = times;
     let gpu_share = ups.gpu().zip(drawing.gpu()).zip(ui.gpu());
-    Some(FrameSplit {
+    Ok(FrameSplit {
         width: w,
         height: h,
         scene: name.to_string(),
         flags: rig.sim.flags.len(),
         dt: rig.scene.params.dt,
+        device: if on_gpu { "gpu" } else { "cpu" },
         simulation: Stat::of(t_sim),
+        read_backs: on_gpu.then(|| ReadBacks {
+            waited: read_after.waited - read_before.waited,
+            snapshots: read_after.snapshots - read_before.snapshots,
+            bytes: read_after.bytes - read_before.bytes,
+        }),
         upload: Stat::of(t_up),
         upsampling: Stat::of(ups.wall),
         drawing: Stat::of(drawing.wall),
@@ -282,11 +311,18 @@ pub(crate) fn frame_split_of(
     })
 }
 
+/// Why [`frame_split_of`] found no figures where nothing more precise is known.
+const NO_SETUP: &str = "the viewer's frame could not be set up on the GPU";
+
 /// Everything the measured frames draw with: the scene and its flags' simulation, the
 /// offscreen target, the viewer's 3-D drawing and its panels.
 struct FrameRig {
     scene: Scene,
     sim: FlagSet,
+    /// Each flag's stepper on the GPU (the simulation thread's), `None` for a flag on the CPU.
+    steppers: Vec<Option<Box<dyn DeviceStepper>>>,
+    /// The GPU the steppers step on, its node buffers read by the drawing.
+    provider: Option<GpuProvider>,
     target: OffscreenTarget,
     draw: SceneDraw,
     view_settings: ViewSettings,
@@ -342,9 +378,14 @@ impl Timings {
 impl FrameRig {
     /// Sets up the viewer's drawing of `scene` at [`SIZE`] with the quality and render scale
     /// the viewer picks on this adapter, its flags stepped 60 times so the cloth has moved.
-    fn new(bench: &Bench<'_>, gpu: &GpuContext, scene: &Scene) -> Option<Self> {
+    fn new(
+        bench: &Bench<'_>,
+        gpu: &GpuContext,
+        scene: &Scene,
+        device: DeviceChoice,
+    ) -> Result<Self, String> {
         let [w, h] = SIZE;
-        let (device, queue) = (bench.device, bench.queue);
+        let (gpu_device, queue) = (bench.device, bench.queue);
         let device_type = gpu.adapter.get_info().device_type;
         let quality = RenderQuality::for_device_type(device_type);
         let render_scale = if device_type == wgpu::DeviceType::Cpu {
@@ -353,27 +394,47 @@ impl FrameRig {
             1.0
         };
         let format = OffscreenTarget::FORMAT.remove_srgb_suffix();
-        let target = OffscreenTarget::with_format(device, w, h, format).ok()?;
-        let mut draw = SceneDraw::new(device, queue, format, quality, [w, h]).ok()?;
-        draw.set_scale(device, render_scale);
+        let text = |e: &dyn std::fmt::Display| e.to_string();
+        let target =
+            OffscreenTarget::with_format(gpu_device, w, h, format).map_err(|e| text(&e))?;
+        let mut draw =
+            SceneDraw::new(gpu_device, queue, format, quality, [w, h]).map_err(|e| text(&e))?;
+        draw.set_scale(gpu_device, render_scale);
         let mut scene = scene.clone();
-        let images = crate::render::passes::flag_texture::flag_images(&mut scene, None).ok()?;
-        draw.set_flag_images(device, queue, images).ok()?;
-        let mut sim = FlagSet::new(&scene).ok()?;
+        let images = crate::render::passes::flag_texture::flag_images(&mut scene, None)
+            .map_err(|e| text(&e))?;
+        draw.set_flag_images(gpu_device, queue, images)
+            .map_err(|e| text(&e))?;
+        let mut sim = FlagSet::new(&scene).map_err(|e| text(&e))?;
         for _ in 0..60 {
             sim.step();
         }
+        let provider = GpuProvider::new(gpu_device.clone(), queue.clone(), gpu.adapter.get_info());
+        let mut steppers = Vec::new();
+        for (k, flag) in sim.flags.iter_mut().enumerate() {
+            let on_gpu = device
+                .wants_gpu(Some(&provider), flag)
+                .map_err(|e| format!("flag {}: {e}", k + 1))?;
+            steppers.push(if on_gpu {
+                Some((provider.stepper(flag, k)).map_err(|e| format!("flag {}: {e}", k + 1))?)
+            } else {
+                None
+            });
+        }
+        let provider = steppers.iter().any(Option::is_some).then_some(provider);
         let view_settings = ViewSettings {
             render: scene.render.clone(),
             ..ViewSettings::default()
         };
         let camera = view::framing_camera(&[&sim.snapshot()]);
         let egui_ctx = egui::Context::default();
-        let painter = EguiPainter::new(device, format);
+        let painter = EguiPainter::new(gpu_device, format);
         let ui_state = crate::ui::UiState::new(scene.clone(), 0.12);
-        Some(FrameRig {
+        Ok(FrameRig {
             scene,
             sim,
+            steppers,
+            provider,
             target,
             draw,
             view_settings,
@@ -388,18 +449,30 @@ impl FrameRig {
 
     /// Steps the flags and times the viewer's frame in its parts, the panels laid out over
     /// `screen`.
-    fn measure(&mut self, bench: &Bench<'_>, screen: &egui::RawInput) -> Option<FrameTimes> {
+    fn measure(
+        &mut self,
+        bench: &Bench<'_>,
+        screen: &egui::RawInput,
+    ) -> Result<FrameTimes, String> {
         let (device, queue) = (bench.device, bench.queue);
         let t = Instant::now();
-        self.sim.step();
+        self.step()?;
         let sim_s = t.elapsed().as_secs_f64();
         let snap = self.sim.snapshot();
-        // The viewer's frame, in its parts: upload and record the upsampling …
+        // The viewer's frame, in its parts: upload and record the upsampling (of a flag on
+        // the GPU, from the GPU's node buffer, as the viewer does) …
         let t = Instant::now();
         let mut enc = bench.timed_encoder("bench upsampling");
+        if let Some(provider) = &self.provider {
+            let nodes = provider.nodes();
+            let keys = (self.steppers.iter().enumerate())
+                .map(|(k, s)| s.as_ref().and_then(|_| nodes.get(k)))
+                .collect();
+            self.draw.flags.set_device_keys(keys);
+        }
         (self.draw)
             .prepare(device, queue, &mut enc, &snap, &self.view_settings)
-            .ok()?;
+            .map_err(|e| e.to_string())?;
         let up_s = t.elapsed().as_secs_f64();
         // … run it …
         let ups_s = bench.submit(Instant::now(), Vec::new(), enc);
@@ -426,7 +499,9 @@ impl FrameRig {
             visible,
             scaled: true,
         };
-        self.draw.render(device, queue, &mut enc, &view).ok()?;
+        (self.draw)
+            .render(device, queue, &mut enc, &view)
+            .map_err(|e| e.to_string())?;
         let draw_s = bench.submit(t, Vec::new(), enc);
         // … and paint the panels over it.
         let t = Instant::now();
@@ -441,7 +516,7 @@ impl FrameRig {
         );
         let (paint_s, ui_gpu) = bench.submit(t, extra, enc);
         self.painter.after_submit();
-        Some(FrameTimes {
+        Ok(FrameTimes {
             sim: sim_s,
             upload: up_s,
             upsampling: ups_s,
@@ -450,6 +525,43 @@ impl FrameRig {
             ui_gpu,
             repaint,
         })
+    }
+
+    /// One step of every flag that has not diverged, where it steps: on the CPU, or through
+    /// its GPU stepper, which then collects a snapshot that arrived and asks for the next (the
+    /// simulation thread's tick), and the GPU's end of the step is waited for.
+    fn step(&mut self) -> Result<(), String> {
+        let mut on_gpu = false;
+        for (flag, stepper) in self.sim.flags.iter_mut().zip(&mut self.steppers) {
+            if flag.divergence.is_some() {
+                continue;
+            }
+            match stepper {
+                Some(stepper) => {
+                    stepper.step_n(flag, 1).map_err(|e| e.to_string())?;
+                    stepper.poll(flag).map_err(|e| e.to_string())?;
+                    on_gpu = true;
+                }
+                None => {
+                    flag.step();
+                }
+            }
+        }
+        if on_gpu && let Some(provider) = &self.provider {
+            provider.wait();
+        }
+        Ok(())
+    }
+
+    /// What the GPU steppers have read back so far, added over the flags.
+    fn read_backs(&self) -> ReadBacks {
+        let mut all = ReadBacks::default();
+        for r in self.steppers.iter().flatten().map(|s| s.read_backs()) {
+            all.waited += r.waited;
+            all.snapshots += r.snapshots;
+            all.bytes += r.bytes;
+        }
+        all
     }
 }
 

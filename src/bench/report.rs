@@ -244,6 +244,15 @@ fn frame(r: &Report, o: &mut String) {
 
 /// The viewer's frame split as a table: wall clock per part and, where the adapter has
 /// timestamp queries, the GPU's own time beside it; then the live plots' refresh.
+/// A real-time factor: two decimals below 10 (a slow step's 0.20 is not 0), whole above.
+fn real_time(factor: f64) -> String {
+    if factor < 10.0 {
+        format!("{factor:.2}")
+    } else {
+        format!("{factor:.0}")
+    }
+}
+
 pub(crate) fn frame_table(f: &FrameSplit) -> String {
     let mut o = String::new();
     let mut line = |s: String| {
@@ -256,14 +265,20 @@ pub(crate) fn frame_table(f: &FrameSplit) -> String {
         f.width, f.height, f.adapter
     ));
     line(format!(
-        "  scene {}: {} flag{}, every flag's step {:.2} ms of the {:.2} ms dt ({:.0} × real time)",
+        "  scene {}: {} flag{}, every flag's step {:.2} ms of the {:.2} ms dt ({} × real time)",
         f.scene,
         f.flags,
         if f.flags == 1 { "" } else { "s" },
         f.simulation.median * 1e3,
         f.dt * 1e3,
-        f.dt / f.simulation.median.max(1e-12)
+        real_time(f.dt / f.simulation.median.max(1e-12))
     ));
+    if let Some(r) = &f.read_backs {
+        line(format!(
+            "  stepped on the GPU (kang-mg, f32), drawn from its node buffer: {} snapshots read back ({} bytes) and {} waited read-backs over the measured frames",
+            r.snapshots, r.bytes, r.waited
+        ));
+    }
     line(format!(
         "  {:<12} {:<36} {}",
         "part", "wall clock (median, min … max)", "GPU time (timestamps)"

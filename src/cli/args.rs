@@ -167,8 +167,11 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N", requires = "gpu_sim")]
     pub cpu_up_to: Option<u32>,
     /// With `--gpu-sim`: one device's rows only, `cpu` (every size, no GPU opened) or `gpu`;
-    /// `auto` (the default) measures both, which is how `auto`'s threshold was found.
-    #[arg(long, value_name = "cpu|gpu|auto", requires = "gpu_sim", value_parser = super::device::parse_device)]
+    /// `auto` (the default) measures both, which is how `auto`'s threshold was found. With
+    /// `--frame`: where the flags step (default `cpu`): `gpu` steps every flag with `kang-mg`
+    /// on the GPU in each frame, the viewer's GPU mode (drawn from the GPU's node buffer, its
+    /// state read back in snapshots); `auto` as the viewer decides.
+    #[arg(long, value_name = "cpu|gpu|auto", value_parser = super::device::parse_device)]
     pub device: Option<crate::sim::DeviceChoice>,
 }
 

@@ -15,7 +15,13 @@ pub(super) fn bench(args: BenchArgs) -> Result<()> {
     }
     let cfg = crate::bench::BenchConfig { quick: args.quick };
     if args.frame {
-        return bench_frame(cfg, args.scene.as_deref(), args.json);
+        let device = args.device.unwrap_or(crate::sim::DeviceChoice::Cpu);
+        return bench_frame(cfg, args.scene.as_deref(), device, args.json);
+    }
+    if args.device.is_some() && !args.gpu_sim {
+        return Err(CliError::BadInput(
+            "--device goes with --frame or --gpu-sim".to_string(),
+        ));
     }
     if args.gpu_sim {
         return bench_gpu_sim(&args);
@@ -77,18 +83,23 @@ fn bench_gpu_sim(args: &BenchArgs) -> Result<()> {
     }
 }
 
-/// `flagsim bench --frame`: the viewer's frame split alone.
-fn bench_frame(cfg: crate::bench::BenchConfig, scene: Option<&str>, json: bool) -> Result<()> {
+/// `flagsim bench --frame`: the viewer's frame split alone, its flags stepping on `device`.
+fn bench_frame(
+    cfg: crate::bench::BenchConfig,
+    scene: Option<&str>,
+    device: crate::sim::DeviceChoice,
+    json: bool,
+) -> Result<()> {
     let name = scene.unwrap_or("flag");
     let mut scene = load_scene(name, None)?;
     // Every flag's image is checked here, before the GPU: a bad one is bad input.
     flag_images(&mut scene, None)?;
     let gpu = crate::render::GpuContext::new_headless().map_err(failed)?;
     let spinner = super::progress::spinner("flagsim bench --frame");
-    let split = crate::bench::frame_split_of(cfg, &gpu, name, &scene);
+    let split = crate::bench::frame_split_of(cfg, &gpu, name, &scene, device);
     spinner.finish_and_clear();
     gpu.check().map_err(failed)?;
-    let split = split.ok_or_else(|| failed("the viewer's frame could not be set up on the GPU"))?;
+    let split = split.map_err(|e| failed(format!("bench --frame on {name}: {e}")))?;
     if json {
         write_json(&split, None)
     } else {

@@ -73,6 +73,13 @@ impl GpuProvider {
     pub fn nodes(&self) -> SharedNodes {
         self.nodes.clone()
     }
+
+    /// Waits until the device has finished the work submitted to it (a measurement's end of
+    /// the steps; the simulation thread never waits so).
+    pub(crate) fn wait(&self) {
+        // A lost device shows in the next step's error; there is nothing to wait for then.
+        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+    }
 }
 
 fn gpu_error(e: GpuSimError) -> SimError {

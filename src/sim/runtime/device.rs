@@ -40,7 +40,7 @@ impl DeviceChoice {
 }
 
 /// What a device has read back of the cloth it steps: what the viewer's GPU mode counts.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ReadBacks {
     /// Waited-for read-backs (before the step is built again for a grab, new parameters or
     /// masses, and when the thread takes the state back to the CPU).
