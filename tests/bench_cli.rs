@@ -5,6 +5,28 @@ use std::process::Command;
 
 mod process;
 
+/// `flagsim ARGS`, within five minutes.
+fn flagsim(args: &[&str]) -> std::process::Output {
+    process::output_within(
+        Command::new(env!("CARGO_BIN_EXE_flagsim")).args(args),
+        std::time::Duration::from_mins(5),
+    )
+}
+
+/// The JSON a GPU bench `flagsim ARGS` printed, the run asserted successful; `None` (the test
+/// is skipped) where there is no GPU adapter, except under `CI=true`.
+fn gpu_bench_json(args: &[&str]) -> Option<serde_json::Value> {
+    let out = flagsim(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    if !out.status.success() && !ci && err.contains("no GPU adapter") {
+        eprintln!("SKIPPED: no GPU adapter ({err})");
+        return None;
+    }
+    assert!(out.status.success(), "{err}");
+    Some(serde_json::from_slice(&out.stdout).expect("JSON"))
+}
+
 #[test]
 fn bench_quick_json_has_every_section() {
     let plot = std::env::temp_dir().join(format!("flagsim-bench-{}.svg", std::process::id()));
@@ -139,24 +161,9 @@ fn a_plot_that_cannot_be_written_loses_no_measurement() {
 #[test]
 fn bench_frame_times_the_viewers_frame_alone_with_the_gpus_share() {
     let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    let run = |json: bool| {
-        let mut args = vec!["bench", "--frame", "--quick"];
-        if json {
-            args.push("--json");
-        }
-        process::output_within(
-            Command::new(env!("CARGO_BIN_EXE_flagsim")).args(&args),
-            std::time::Duration::from_mins(5),
-        )
-    };
-    let out = run(true);
-    let err = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() && !ci && err.contains("no GPU adapter") {
-        eprintln!("SKIPPED: no GPU adapter ({err})");
+    let Some(v) = gpu_bench_json(&["bench", "--frame", "--quick", "--json"]) else {
         return;
-    }
-    assert!(out.status.success(), "{err}");
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    };
     // Only the frame split: its parts, and the plots in both kinds of frame.
     assert!(v.get("step_cost").is_none(), "the whole suite ran");
     let mut parts = 0.0;
@@ -212,7 +219,7 @@ fn bench_frame_times_the_viewers_frame_alone_with_the_gpus_share() {
         }
     }
     // The table says what each column is.
-    let out = run(false);
+    let out = flagsim(&["bench", "--frame", "--quick"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -266,21 +273,10 @@ fn the_quick_tables_have_every_section() {
 /// refused with the reason, and `--device` alone belongs to no measurement.
 #[test]
 fn bench_frame_steps_the_flags_on_the_gpu_when_asked() {
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    let run = |args: &[&str]| {
-        process::output_within(
-            Command::new(env!("CARGO_BIN_EXE_flagsim")).args(args),
-            std::time::Duration::from_mins(5),
-        )
-    };
-    let out = run(&["bench", "--frame", "--quick", "--device", "gpu", "--json"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() && !ci && err.contains("no GPU adapter") {
-        eprintln!("SKIPPED: no GPU adapter ({err})");
+    let Some(v) = gpu_bench_json(&["bench", "--frame", "--quick", "--device", "gpu", "--json"])
+    else {
         return;
-    }
-    assert!(out.status.success(), "{err}");
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    };
     assert_eq!(v["device"], "gpu");
     assert!(v["simulation"]["median"].as_f64().unwrap() > 0.0);
     let frames = v["simulation"]["runs"].as_u64().unwrap();
@@ -304,12 +300,11 @@ fn bench_frame_steps_the_flags_on_the_gpu_when_asked() {
         "{r}"
     );
     // On the CPU (the default) there is nothing read back.
-    let out = run(&["bench", "--frame", "--quick", "--json"]);
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let v = gpu_bench_json(&["bench", "--frame", "--quick", "--json"]).expect("a GPU");
     assert_eq!(v["device"], "cpu");
     assert!(v["read_backs"].is_null(), "{}", v["read_backs"]);
     // The two masses on springs are no grid: the GPU step refuses them, and says why.
-    let out = run(&[
+    let out = flagsim(&[
         "bench",
         "--frame",
         "--quick",
@@ -324,7 +319,7 @@ fn bench_frame_steps_the_flags_on_the_gpu_when_asked() {
         err.contains("two-masses") && err.contains("grid cloths only"),
         "{err}"
     );
-    let out = run(&["bench", "--device", "gpu"]);
+    let out = flagsim(&["bench", "--device", "gpu"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
