@@ -1526,12 +1526,12 @@ fn each_air_constant_alone_moves_the_cloth_through_the_steps_own_normals() {
 
 #[test]
 fn the_step_reports_what_strain_limiting_tethers_and_colliders_did() {
-    // Provot: node 55 of the resting flag lifted by 10 cm out of its plane stretches its
-    // vertical springs (0.8 m / 9 = 8.9 cm) to √(8.9² + 10²) = 13.4 cm, by half: far past the
-    // preset's 10 %, more than one step undoes, so the step makes corrections.
+    // Provot: node 55 of the resting flag lifted by 20 cm out of its plane stretches its
+    // vertical springs (0.8 m / 9 = 8.9 cm) to √(8.9² + 20²) = 21.9 cm, 2.5 times: far past
+    // the preset's 20 %, more than one step undoes, so the step makes corrections.
     let mut sim = Scene::load("flag").unwrap().simulation().unwrap();
-    assert!(sim.params().provot.max_stretch < 0.2);
-    sim.cloth.x[55].z += 0.1;
+    assert!(sim.params().provot.max_stretch < 0.3);
+    sim.cloth.x[55].z += 0.2;
     assert!(sim.step(), "{}", sim.divergence.clone().unwrap());
     assert!(sim.stats.provot_corrections > 0);
     // Tethers: the hanging cloth has two pinned corners, two regions, so each of its 98 free

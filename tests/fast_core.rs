@@ -166,9 +166,10 @@ fn a_copy_of_a_256_square_cloth_copies_the_state_and_shares_the_topology() {
 #[test]
 fn no_integrator_allocates_in_a_step_after_the_first() {
     // The flag preset (gusty air, a ground collider, Provot with tethers) at a step every
-    // integrator is stable at; serial, so that all the work happens on this thread.
+    // integrator is stable at (explicit Euler diverges at 2 ms within its 20 % limit);
+    // serial, so that all the work happens on this thread.
     for kind in IntegratorKind::ALL {
-        let mut sim = scene_with("flag", kind, 0.002);
+        let mut sim = scene_with("flag", kind, 0.001);
         sim.parallel = Some(false);
         let n = allocations_per_run(&mut sim, 2, 300);
         assert_eq!(n, 0, "{}: {n} allocations in 300 steps", kind.name());

@@ -1056,6 +1056,67 @@ fn compare_resolutions_measures_each_grid_beside_the_accurate_solve() {
     assert_eq!((rows[3][9], rows[4][9]), ("", ""));
 }
 
+/// The default flag at 32² and 64² key nodes with its own integrator: no edge squeezed below
+/// 90 % of its length, and the fly edge as far from the hoist as the accurate solve's (backward
+/// Euler with the full Jacobian, CG to 1e-10) within 5 %, measured from 5 s to 10 s. The
+/// accurate solve runs at 32² (minutes at 64²); the springs' stiffness does not depend on the
+/// spacing (docs/method.md §12), so the 64² flag is set against it too.
+#[test]
+fn the_default_flag_keeps_its_edges_and_its_reach_at_finer_grids() {
+    let csv_path = temp("default-at-grids.csv");
+    let out = flagsim(&[
+        "compare",
+        "flag",
+        "--resolutions",
+        "32,64",
+        "--seconds",
+        "10",
+        "--settle",
+        "5",
+        "--reference",
+        "--reference-up-to",
+        "32",
+        "--integrators",
+        "implicit-mg",
+        "--csv",
+        csv_path.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = std::fs::read_to_string(&csv_path).unwrap();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let find = |nx: &str, copy: &str| {
+        rows.iter()
+            .find(|r| r[0] == nx && r[2] == copy)
+            .unwrap_or_else(|| panic!("no {copy} row at {nx}: {csv}"))
+    };
+    let num = |row: &[&str], k: usize| -> f64 { row[k].parse().unwrap() };
+    let accurate = find("32", "accurate");
+    // The accurate flag streams out nearly its full 1.2 m width and keeps its edges.
+    assert!(
+        num(accurate, 5) > 1.1 && num(accurate, 7) > 0.9,
+        "{accurate:?}"
+    );
+    for nx in ["32", "64"] {
+        let row = find(nx, "implicit-mg");
+        assert_eq!(row[11], "false", "{row:?}");
+        assert!(num(row, 7) >= 0.90, "shortest edge at {nx}²: {row:?}");
+        let reach = (num(row, 5) - num(accurate, 5)).abs() / num(accurate, 5);
+        assert!(
+            reach <= 0.05,
+            "reach at {nx}² {reach:.3} from the accurate: {row:?}"
+        );
+    }
+}
+
 #[test]
 fn compare_resolutions_refuses_bad_grids_settling_times_and_counts() {
     let run = |args: &[&str]| {
