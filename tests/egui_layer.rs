@@ -293,6 +293,16 @@ fn the_control_panel_keeps_its_width_through_every_lab_view() {
     let scene = Scene::load("flag").unwrap();
     let one = Snapshot::of(&scene.clone().simulation().unwrap());
     let kinds = vec![Kang, SymplecticEuler, ExplicitEuler, ChoiKo];
+    // The widest figures a copy's motion row shows.
+    let motion = flagsim::sim::lab::motion::Motion {
+        sway: 1.234_567,
+        frequency: 12.345_678,
+        reach: 12.345_678,
+        spread: 0.1,
+        shortest_edge: 0.123_456,
+        short_edges: 0.5,
+        samples: 200,
+    };
     let mut lab: Vec<Snapshot> = kinds
         .iter()
         .map(|&k| {
@@ -302,6 +312,7 @@ fn the_control_panel_keeps_its_width_through_every_lab_view() {
                 rms: 0.012_345_678,
                 max: 0.098_765_432,
             });
+            s.motion = Some(motion);
             s
         })
         .collect();
@@ -310,6 +321,7 @@ fn the_control_panel_keeps_its_width_through_every_lab_view() {
     snap.reference = Some(ReferenceStatus {
         step_seconds: 0.000_123_456,
         diverged: false,
+        motion: Some(motion),
     });
     let found = vec![
         Found {

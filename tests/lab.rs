@@ -670,6 +670,106 @@ mod thread {
         assert!(refused.reference.is_none());
     }
 
+    /// Each copy's and the reference's motion, as the resolution study measures it: sampled
+    /// every 0.1 s of lab time, over the last 20 s, published once a second; started again
+    /// when the copies are synced or reset.
+    #[test]
+    fn the_lab_measures_how_each_copy_and_the_reference_move() {
+        use flagsim::sim::lab::motion::MotionProbe;
+        use flagsim::sim::model::shape;
+        use flagsim::sim_thread::MOTION_WINDOW;
+        let sim = lab(&[IntegratorKind::ImplicitMg, IntegratorKind::KangMg]);
+        let before = wait(&sim, |_| true);
+        assert!(before.motion.is_none() && before.lab[0].motion.is_none());
+        sim.send(Command::SetReference(true));
+        for _ in 0..180 {
+            sim.send(Command::Step);
+        }
+        let snap = wait(&sim, |s| s.step == 180);
+        // The same runs on their own, sampled every 6th step of 1/60 s from the scene's state.
+        let scene = Scene::load("flag").unwrap();
+        let alone = |params: flagsim::sim::Params| {
+            let mut run = scene.clone();
+            run.params = params;
+            let mut sim = run.simulation().unwrap();
+            let mut probe = MotionProbe::new(&sim.cloth, 0.1).unwrap();
+            for k in 1..=180 {
+                assert!(sim.step());
+                if k % 6 == 0 {
+                    probe.sample(&sim.cloth);
+                }
+            }
+            probe.motion().unwrap()
+        };
+        let mut kang_mg = scene.params.clone();
+        kang_mg.integrator = IntegratorKind::KangMg;
+        let expected = [
+            alone(scene.params.clone()),
+            alone(kang_mg),
+            alone(shape::reference_params(&scene.params)),
+        ];
+        let got = [
+            snap.motion.expect("copy 0's motion"),
+            snap.lab[0].motion.expect("copy 1's motion"),
+            snap.reference
+                .and_then(|r| r.motion)
+                .expect("the reference's"),
+        ];
+        for (g, e) in got.iter().zip(&expected) {
+            assert_eq!(g.samples, 30);
+            assert!((g.sway - e.sway).abs() < 1e-12, "{g:?} against {e:?}");
+            assert!((g.reach - e.reach).abs() < 1e-12, "{g:?} against {e:?}");
+            assert!(
+                (g.frequency - e.frequency).abs() < 1e-9,
+                "{g:?} against {e:?}"
+            );
+            assert!((g.shortest_edge - e.shortest_edge).abs() < 1e-12);
+        }
+        // kang-mg is not the accurate solve: it sways less.
+        assert!(got[1].sway < got[2].sway, "{got:?}");
+        // Synced, every probe starts again.
+        sim.send(Command::Sync(0));
+        sim.send(Command::Step);
+        let synced = wait(&sim, |s| s.step == 181);
+        assert!(synced.motion.is_none() && synced.lab[0].motion.is_none());
+        assert!(synced.reference.expect("still running").motion.is_none());
+        // Without the reference, past the window: the figures are over its last 20 s.
+        sim.send(Command::SetReference(false));
+        let steps = (60.0 * (MOTION_WINDOW + 1.0)) as u64;
+        for _ in 0..steps {
+            sim.send(Command::Step);
+        }
+        let long = wait(&sim, |s| s.step == 181 + steps);
+        assert!(long.reference.is_none());
+        assert_eq!(long.motion.expect("copy 0's motion").samples, 200);
+        // A reset starts them again.
+        sim.send(Command::Reset);
+        let reset = wait(&sim, |s| s.step == 0);
+        assert!(reset.motion.is_none() && reset.lab[0].motion.is_none());
+    }
+
+    /// A copy the guard stopped is not measured standing still; one cloth outside the lab is
+    /// not measured at all.
+    #[test]
+    fn a_stopped_copy_and_a_cloth_outside_the_lab_have_no_motion() {
+        let sim = lab(&[IntegratorKind::ImplicitMg, IntegratorKind::ExplicitEuler]);
+        for _ in 0..120 {
+            sim.send(Command::Step);
+        }
+        let snap = wait(&sim, |s| s.step == 120);
+        assert!(snap.lab[0].divergence.is_some(), "explicit Euler at 1/60 s");
+        assert_eq!(snap.motion.expect("implicit-mg's").samples, 20);
+        // Sampled until it stopped (at step 7 of 120), not after.
+        let stopped = snap.lab[0].motion.map_or(0, |m| m.samples);
+        assert!(stopped < 5, "{:?}", snap.lab[0].motion);
+        let alone = SimThread::spawn(Scene::load("flag").unwrap(), true).unwrap();
+        for _ in 0..120 {
+            alone.send(Command::Step);
+        }
+        let one = wait_for(&alone.slot(), WAIT, |s| s.step == 120).unwrap();
+        assert!(one.motion.is_none());
+    }
+
     #[test]
     fn turning_the_reference_on_syncs_the_copies_to_copy_0() {
         let sim = lab(&[IntegratorKind::Kang, IntegratorKind::Xpbd]);

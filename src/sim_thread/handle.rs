@@ -14,6 +14,7 @@ use crate::sim::runtime::snapshot::Snapshot;
 use crate::sim::runtime::stepper::FixedStepper;
 
 use super::Command;
+use super::lab::LabMotion;
 use super::worker::{GpuSide, LabCopies, Worker, fresh_copies};
 
 /// The latest-wins mailbox between the simulation thread and its readers.
@@ -105,6 +106,7 @@ impl SimThread {
                 copies: specs,
                 reference: None,
                 time: 0.0,
+                motion: LabMotion::default(),
             },
             gpu: GpuSide {
                 provider: None,
@@ -123,6 +125,7 @@ impl SimThread {
             error: None,
             rate: RateMeter::default(),
         };
+        worker.restart_motion();
         let slot = Arc::new(SnapshotSlot::new(worker.snapshot()));
         worker.slot = slot.clone();
         let join = std::thread::Builder::new()

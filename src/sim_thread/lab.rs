@@ -1,11 +1,37 @@
 //! The lab's copies: the reference copy, syncing one copy's state to the others, a copy's own
-//! `dt`.
+//! `dt`, and how each copy and the reference move (the resolution study's figures).
 
 use crate::sim::format::error::SimError;
+use crate::sim::lab::motion::{Motion, MotionProbe};
 use crate::sim::model::shape;
 use crate::sim::runtime::simulation::Simulation;
 
 use super::worker::{Worker, copy_params};
+
+/// Lab time between two samples of the copies' motion, s: ten a second resolve a flag's
+/// flapping (about 1 Hz) up to 5 Hz.
+const MOTION_INTERVAL: f64 = 0.1;
+
+/// The lab's motion figures are those of the last this many seconds of lab time.
+pub const MOTION_WINDOW: f64 = 20.0;
+
+/// Lab time between two computations of the motion figures, s (the frequency search over a
+/// window costs a few milliseconds).
+const MOTION_REFRESH: f64 = 1.0;
+
+/// How the lab's copies and its reference move: one probe each (none for a cloth that is not a
+/// grid) over the last [`MOTION_WINDOW`] seconds, and the figures last computed from them.
+#[derive(Debug, Default)]
+pub(super) struct LabMotion {
+    probes: Vec<Option<MotionProbe>>,
+    reference: Option<MotionProbe>,
+    /// Lab time of the next sample and of the next computation of the figures, s.
+    next_sample: f64,
+    next_figures: f64,
+    /// Per copy, then the reference's: `None` before the first sample.
+    pub(super) figures: Vec<Option<Motion>>,
+    pub(super) reference_figures: Option<Motion>,
+}
 
 impl Worker {
     /// Starts the reference copy from copy 0's state, every other copy synced to it, or stops
@@ -13,6 +39,8 @@ impl Worker {
     pub(super) fn set_reference(&mut self, on: bool) -> Result<(), SimError> {
         if !on {
             self.lab.reference = None;
+            self.lab.motion.reference = None;
+            self.lab.motion.reference_figures = None;
             return Ok(());
         }
         if self.lab.copies.is_empty() {
@@ -20,6 +48,7 @@ impl Worker {
         }
         self.sync(0)?;
         self.lab.reference = Some(self.reference_from(0)?);
+        self.clear_motion();
         Ok(())
     }
 
@@ -53,7 +82,9 @@ impl Worker {
                 self.take_state(i, n)?;
             }
         }
-        self.restart_reference(n)
+        self.restart_reference(n)?;
+        self.clear_motion();
+        Ok(())
     }
 
     /// Copy `n` takes copy `m`'s state (its divergence and grab dropped) and keeps its own
@@ -67,6 +98,12 @@ impl Worker {
         copy.clear_divergence();
         copy.set_params(copy_params(&self.shared, self.lab.copies.get(n)))?;
         self.cloths[n] = copy;
+        if let Some(Some(probe)) = self.lab.motion.probes.get_mut(n) {
+            probe.clear();
+        }
+        if let Some(figures) = self.lab.motion.figures.get_mut(n) {
+            *figures = None;
+        }
         Ok(())
     }
 
@@ -83,5 +120,83 @@ impl Worker {
         self.cloths[n].set_params(copy_params(&self.shared, Some(&spec)))?;
         self.lab.copies[n] = spec;
         Ok(())
+    }
+
+    /// New probes for the copies as they are now (as built: a probe takes the cloth's plane
+    /// from it), none for the reference until it runs; outside the lab, none.
+    pub(super) fn restart_motion(&mut self) {
+        let keep = (MOTION_WINDOW / MOTION_INTERVAL).round() as usize;
+        let probes = if self.lab.copies.is_empty() {
+            Vec::new()
+        } else {
+            self.cloths
+                .iter()
+                .map(|c| {
+                    MotionProbe::new(&c.cloth, MOTION_INTERVAL)
+                        .ok()
+                        .map(|p| p.keeping(keep))
+                })
+                .collect()
+        };
+        self.lab.motion = LabMotion {
+            figures: vec![None; probes.len()],
+            probes,
+            ..LabMotion::default()
+        };
+        self.clear_motion();
+    }
+
+    /// Every probe starts again from the next sample (the copies were synced, the reference
+    /// started): the reference's is copy 0's, emptied, while it runs.
+    pub(super) fn clear_motion(&mut self) {
+        let m = &mut self.lab.motion;
+        for probe in m.probes.iter_mut().flatten() {
+            probe.clear();
+        }
+        m.reference = self
+            .lab
+            .reference
+            .as_ref()
+            .and(m.probes.first().cloned().flatten());
+        m.figures.iter_mut().for_each(|f| *f = None);
+        m.reference_figures = None;
+        m.next_sample = self.lab.time + MOTION_INTERVAL;
+        m.next_figures = self.lab.time + MOTION_REFRESH;
+    }
+
+    /// After a lab step: a sample of every copy that has not stopped and of the reference
+    /// when one is due, and the figures when they are.
+    pub(super) fn sample_motion(&mut self) {
+        let time = self.lab.time;
+        let m = &mut self.lab.motion;
+        if m.probes.is_empty() || time + 1e-9 < m.next_sample {
+            return;
+        }
+        while m.next_sample <= time + 1e-9 {
+            m.next_sample += MOTION_INTERVAL;
+        }
+        for (probe, sim) in m.probes.iter_mut().zip(&self.cloths) {
+            if let Some(probe) = probe
+                && sim.divergence.is_none()
+            {
+                probe.sample(&sim.cloth);
+            }
+        }
+        if let (Some(probe), Some(reference)) = (&mut m.reference, &self.lab.reference)
+            && reference.divergence.is_none()
+        {
+            probe.sample(&reference.cloth);
+        }
+        if time + 1e-9 >= m.next_figures {
+            while m.next_figures <= time + 1e-9 {
+                m.next_figures += MOTION_REFRESH;
+            }
+            m.figures = m
+                .probes
+                .iter()
+                .map(|p| p.as_ref().and_then(MotionProbe::motion))
+                .collect();
+            m.reference_figures = m.reference.as_ref().and_then(MotionProbe::motion);
+        }
     }
 }

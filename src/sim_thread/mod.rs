@@ -22,4 +22,5 @@ mod worker;
 
 pub use command::Command;
 pub use handle::{RateMeter, SimThread, SnapshotSlot, wait_for};
+pub use lab::MOTION_WINDOW;
 pub use search::{Found, Search};

@@ -18,6 +18,7 @@ use crate::sim::runtime::simulation::{Grab, Simulation};
 use crate::sim::runtime::snapshot::{ReferenceStatus, Snapshot};
 use crate::sim::runtime::stepper::FixedStepper;
 
+use super::lab::LabMotion;
 use super::{Command, RateMeter, SnapshotSlot};
 
 /// The copies' simulations from `scene`'s initial state: one per flag with its own scene's
@@ -58,6 +59,8 @@ pub(super) struct LabCopies {
     pub(super) reference: Option<Simulation>,
     /// The lab's simulated time, s: every copy is stepped up to it.
     pub(super) time: f64,
+    /// How each copy and the reference move, over the last seconds.
+    pub(super) motion: LabMotion,
 }
 
 /// Where the cloths step: the GPU lent to the thread and each cloth's stepper on it.
@@ -146,6 +149,7 @@ impl Worker {
                     }
                 }
             }
+            self.sample_motion();
         }
         n
     }
@@ -415,6 +419,7 @@ impl Worker {
         self.lab.time = 0.0;
         self.generation += 1;
         self.stepper.reset();
+        self.restart_motion();
     }
 
     /// Copy `n`'s snapshot with the thread's state.
@@ -434,6 +439,7 @@ impl Worker {
             .as_ref()
             .filter(|r| r.divergence.is_none())
             .map(|r| shape::distance(&sim.cloth.x, &r.cloth.x));
+        snap.motion = self.lab.motion.figures.get(n).copied().flatten();
         snap
     }
 
@@ -451,6 +457,7 @@ impl Worker {
         snap.reference = self.lab.reference.as_ref().map(|r| ReferenceStatus {
             step_seconds: r.stats.step_seconds,
             diverged: r.divergence.is_some(),
+            motion: self.lab.motion.reference_figures,
         });
         snap
     }

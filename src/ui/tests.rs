@@ -239,3 +239,43 @@ fn the_key_grid_line_says_the_grid_and_its_steps_cost() {
         "10 × 10 key nodes, on the GPU: 61 steps/s"
     );
 }
+
+/// A lab copy's motion row: each figure in the panel's units, and beside the reference's, its
+/// difference from it in whole percent.
+#[test]
+fn a_motion_row_gives_each_figure_and_its_difference_from_the_reference() {
+    use crate::sim::lab::motion::Motion;
+    use crate::ui::panels::lab::motion_cells;
+    let copy = Motion {
+        sway: 0.186,
+        frequency: 0.49,
+        reach: 1.199,
+        spread: 0.05,
+        shortest_edge: 0.956,
+        short_edges: 0.0,
+        samples: 200,
+    };
+    let reference = Motion {
+        sway: 0.166,
+        frequency: 0.98,
+        reach: 1.195,
+        ..copy
+    };
+    assert_eq!(motion_cells(&copy, None), ["18.6", "0.49", "1.199", "0.96"]);
+    // (18.6 − 16.6) / 16.6 = +12.0 %, (0.49 − 0.98) / 0.98 = −50 %, (1.199 − 1.195) / 1.195 =
+    // +0.3 %.
+    assert_eq!(
+        motion_cells(&copy, Some(&reference)),
+        ["18.6 +12 %", "0.49 −50 %", "1.199 +0 %", "0.96"]
+    );
+    // A reference that does not move has no relative difference to give.
+    let still = Motion {
+        sway: 0.0,
+        frequency: 0.0,
+        ..reference
+    };
+    assert_eq!(
+        motion_cells(&copy, Some(&still)),
+        ["18.6", "0.49", "1.199 +0 %", "0.96"]
+    );
+}

@@ -8,6 +8,7 @@
 //! of rows, the mean of the two middle nodes, so that the point is the same piece of cloth at
 //! every grid. "Out of plane" is along the normal of the cloth's plane as it was built.
 
+use std::collections::VecDeque;
 use std::f64::consts::PI;
 
 use glam::DVec3;
@@ -15,28 +16,10 @@ use glam::DVec3;
 use crate::sim::model::cloth::Cloth;
 use crate::sim::model::shape::structural_edges;
 
-/// What a run's motion was ([`MotionProbe::motion`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Motion {
-    /// Standard deviation over time of the fly edge's out-of-plane position, m.
-    pub sway: f64,
-    /// The dominant frequency of that out-of-plane motion, Hz (0 when it does not move).
-    pub frequency: f64,
-    /// Mean distance from the hoist's point to the fly edge's, m (a flag streaming flat in the
-    /// wind reaches its width; a folded one less).
-    pub reach: f64,
-    /// Mean over time of the nodes' RMS out-of-plane distance from their mean: the ripple, m.
-    pub spread: f64,
-    /// The shortest structural edge over the run, as a fraction of its rest length.
-    pub shortest_edge: f64,
-    /// Mean over time of the share of structural edges shorter than
-    /// [`crate::sim::model::shape::SHORT_EDGE`] of their rest length, 0–1.
-    pub short_edges: f64,
-    /// Samples the figures are taken over.
-    pub samples: usize,
-}
+pub use crate::sim::model::shape::Motion;
 
-/// Samples a cloth's motion at a fixed interval and turns them into a [`Motion`].
+/// Samples a cloth's motion at a fixed interval and turns them into a [`Motion`]: over every
+/// sample, or over the last ones only ([`MotionProbe::keeping`]).
 #[derive(Debug, Clone)]
 pub struct MotionProbe {
     /// The one or two nodes whose mean is the fly edge's point, and the hoist's.
@@ -46,11 +29,20 @@ pub struct MotionProbe {
     normal: DVec3,
     /// Seconds between samples.
     interval: f64,
-    out_of_plane: Vec<f64>,
-    reach_sum: f64,
-    spread_sum: f64,
+    /// The samples the figures are taken over, oldest first.
+    samples: VecDeque<ProbeSample>,
+    /// How many samples are kept: the oldest is dropped past it.
+    keep: usize,
+}
+
+/// What one sample measured.
+#[derive(Debug, Clone, Copy)]
+struct ProbeSample {
+    out_of_plane: f64,
+    reach: f64,
+    spread: f64,
     shortest_edge: f64,
-    short_sum: f64,
+    share_short: f64,
 }
 
 /// Why a cloth cannot be probed.
@@ -89,12 +81,22 @@ impl MotionProbe {
             hoist: rows.iter().map(|&j| j * nx + hoist_column).collect(),
             normal,
             interval,
-            out_of_plane: Vec::new(),
-            reach_sum: 0.0,
-            spread_sum: 0.0,
-            shortest_edge: f64::INFINITY,
-            short_sum: 0.0,
+            samples: VecDeque::new(),
+            keep: usize::MAX,
         })
+    }
+
+    /// The probe keeping only its last `samples` samples (at least 1): the figures are then
+    /// those of the last `samples × interval` seconds.
+    #[must_use]
+    pub fn keeping(mut self, samples: usize) -> Self {
+        self.keep = samples.max(1);
+        self
+    }
+
+    /// Drops every sample taken: the figures start again from the next one.
+    pub fn clear(&mut self) {
+        self.samples.clear();
     }
 
     /// Takes one sample of `cloth` (the same cloth the probe was made for).
@@ -103,28 +105,39 @@ impl MotionProbe {
         let mean =
             |nodes: &[usize]| nodes.iter().map(|&i| x[i]).sum::<DVec3>() / nodes.len() as f64;
         let (fly, hoist) = (mean(&self.fly), mean(&self.hoist));
-        self.out_of_plane.push(fly.dot(self.normal));
-        self.reach_sum += fly.distance(hoist);
-        self.spread_sum += spread(cloth, self.normal);
         let edges = structural_edges(cloth, x);
-        self.shortest_edge = self.shortest_edge.min(edges.shortest);
-        self.short_sum += edges.share_short;
+        if self.samples.len() >= self.keep {
+            self.samples.pop_front();
+        }
+        self.samples.push_back(ProbeSample {
+            out_of_plane: fly.dot(self.normal),
+            reach: fly.distance(hoist),
+            spread: spread(cloth, self.normal),
+            shortest_edge: edges.shortest,
+            share_short: edges.share_short,
+        });
     }
 
     /// The motion over the samples taken (`None` before the first).
     pub fn motion(&self) -> Option<Motion> {
-        let n = self.out_of_plane.len();
+        let n = self.samples.len();
         if n == 0 {
             return None;
         }
         let count = n as f64;
+        let out_of_plane: Vec<f64> = self.samples.iter().map(|s| s.out_of_plane).collect();
+        let sum = |f: fn(&ProbeSample) -> f64| self.samples.iter().map(f).sum::<f64>();
         Some(Motion {
-            sway: standard_deviation(&self.out_of_plane),
-            frequency: dominant_frequency(&self.out_of_plane, self.interval),
-            reach: self.reach_sum / count,
-            spread: self.spread_sum / count,
-            shortest_edge: self.shortest_edge,
-            short_edges: self.short_sum / count,
+            sway: standard_deviation(&out_of_plane),
+            frequency: dominant_frequency(&out_of_plane, self.interval),
+            reach: sum(|s| s.reach) / count,
+            spread: sum(|s| s.spread) / count,
+            shortest_edge: self
+                .samples
+                .iter()
+                .map(|s| s.shortest_edge)
+                .fold(f64::INFINITY, f64::min),
+            short_edges: sum(|s| s.share_short) / count,
             samples: n,
         })
     }
@@ -361,6 +374,55 @@ mod tests {
         // 9 × 10 edges along u are squeezed, 10 × 9 along v are not.
         assert!((m.short_edges - 0.5).abs() < 1e-12, "{}", m.short_edges);
         assert_eq!((m.sway, m.frequency, m.spread), (0.0, 0.0, 0.0));
+    }
+
+    /// A probe keeping 4 s of samples measures only them: a flag folded to half its width for
+    /// 4 s, then swinging like a door for 4 s (4 whole periods), measures the swing alone.
+    #[test]
+    fn a_probe_keeping_the_last_samples_forgets_the_older_ones() {
+        let mut cloth = flag();
+        let rest = cloth.x.clone();
+        let hoist_x = rest[0].x;
+        let keep = 4 * 60;
+        let mut probe = MotionProbe::new(&cloth, 1.0 / RATE)
+            .expect("a grid")
+            .keeping(keep);
+        for x in &mut cloth.x {
+            x.x = hoist_x + 0.5 * (x.x - hoist_x);
+        }
+        for _ in 0..keep {
+            probe.sample(&cloth);
+        }
+        let folded = probe.motion().expect("samples");
+        assert!((folded.reach - 0.6).abs() < 1e-12 && folded.shortest_edge < 0.51);
+        let (amplitude, f) = (0.02, 1.0);
+        for k in 0..keep {
+            let s = (2.0 * PI * f * k as f64 / RATE).sin();
+            for (i, (x, r)) in cloth.x.iter_mut().zip(&rest).enumerate() {
+                *x = *r + DVec3::Z * (amplitude * (i % 10) as f64 / 9.0 * s);
+            }
+            probe.sample(&cloth);
+        }
+        let m = probe.motion().expect("samples");
+        assert_eq!(m.samples, keep);
+        assert!(
+            (m.sway - amplitude / 2f64.sqrt()).abs() < 1e-5,
+            "{}",
+            m.sway
+        );
+        assert!((m.frequency - f).abs() < 0.01, "{}", m.frequency);
+        // √(1.2² + 0.02²) at most: the fold is forgotten.
+        assert!((m.reach - 1.2).abs() < 2e-4, "{}", m.reach);
+        assert!(m.shortest_edge > 0.999 && m.short_edges == 0.0, "{m:?}");
+        probe.clear();
+        assert!(probe.motion().is_none());
+        probe.sample(&cloth);
+        assert_eq!(probe.motion().expect("a sample").samples, 1);
+        // At least one sample is kept.
+        let mut one = MotionProbe::new(&flag(), 0.1).expect("a grid").keeping(0);
+        one.sample(&cloth);
+        one.sample(&cloth);
+        assert_eq!(one.motion().expect("a sample").samples, 1);
     }
 
     #[test]

@@ -29,6 +29,28 @@ pub struct Distance {
     pub max: f64,
 }
 
+/// How a flag moved over a run, or over the last seconds of one
+/// ([`crate::sim::lab::motion::MotionProbe::motion`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Motion {
+    /// Standard deviation over time of the fly edge's out-of-plane position, m.
+    pub sway: f64,
+    /// The dominant frequency of that out-of-plane motion, Hz (0 when it does not move).
+    pub frequency: f64,
+    /// Mean distance from the hoist's point to the fly edge's, m (a flag streaming flat in the
+    /// wind reaches its width; a folded one less).
+    pub reach: f64,
+    /// Mean over time of the nodes' RMS out-of-plane distance from their mean: the ripple, m.
+    pub spread: f64,
+    /// The shortest structural edge over the samples, as a fraction of its rest length.
+    pub shortest_edge: f64,
+    /// Mean over time of the share of structural edges shorter than
+    /// [`SHORT_EDGE`] of their rest length, 0–1.
+    pub short_edges: f64,
+    /// Samples the figures are taken over.
+    pub samples: usize,
+}
+
 /// RMS and largest distance between `a` and `b`, node by node (the shorter length counts).
 pub fn distance(a: &[DVec3], b: &[DVec3]) -> Distance {
     let n = a.len().min(b.len());

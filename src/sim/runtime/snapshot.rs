@@ -11,7 +11,7 @@ use crate::sim::format::device_choice::DeviceChoice;
 use crate::sim::format::error::SimError;
 use crate::sim::format::params::Params;
 use crate::sim::model::cloth::{GridInfo, KeyMesh};
-use crate::sim::model::shape::Distance;
+use crate::sim::model::shape::{Distance, Motion};
 use crate::sim::runtime::agreement::Comparison;
 use crate::sim::runtime::device::ReadBacks;
 use crate::sim::runtime::simulation::{Divergence, Simulation, StepStats};
@@ -69,6 +69,10 @@ pub struct Snapshot {
     /// This cloth's distance from the lab's reference copy at the same time (`None`: no
     /// reference runs, or the reference's guard stopped it).
     pub reference_distance: Option<Distance>,
+    /// How this lab copy moved over the lab's last seconds (the fly edge's sway, frequency and
+    /// reach, the shortest edge); `None` outside the lab, before the first figures, or for a
+    /// cloth that is not a grid.
+    pub motion: Option<Motion>,
     /// The reference copy while it runs: its last step's wall time, s, and whether its guard
     /// stopped it (copy 0's snapshot only; `None` without one).
     pub reference: Option<ReferenceStatus>,
@@ -97,6 +101,9 @@ pub struct ReferenceStatus {
     pub step_seconds: f64,
     /// Whether its guard has stopped it (its distances are then not measured).
     pub diverged: bool,
+    /// How it moved over the lab's last seconds (`None` before the first figures, or for a
+    /// cloth that is not a grid).
+    pub motion: Option<Motion>,
 }
 
 impl Snapshot {
@@ -153,6 +160,7 @@ impl Snapshot {
             lab: Vec::new(),
             flags: Vec::new(),
             reference_distance: None,
+            motion: None,
             reference: None,
             device: DeviceStatus::default(),
         }

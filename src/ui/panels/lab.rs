@@ -4,12 +4,14 @@
 use egui::{RichText, Ui};
 
 use crate::sim::lab::copies::{CopySpec, MAX_COPIES, MIN_COPIES};
+use crate::sim::lab::motion::{Motion, relative_difference};
 use crate::sim::lab::stability;
 use crate::sim::model::shape;
 use crate::sim::runtime::snapshot::Snapshot;
 use crate::sim::{DeviceChoice, IntegratorKind};
 use crate::sim_thread::Command;
 use crate::sim_thread::Found;
+use crate::sim_thread::MOTION_WINDOW;
 use crate::ui::plots::REFRESH;
 use crate::ui::plots::colour;
 use crate::ui::{UiAction, UiState};
@@ -164,9 +166,77 @@ pub(crate) fn lab_ui(
             actions.push(UiAction::SetLab(Vec::new()));
         }
         reference_ui(ui, snap, actions);
+        motion_ui(ui, snap);
     }
     ui.separator();
     search_ui(ui, state, snap, actions);
+}
+
+/// A motion figure and, beside the reference's, how far it is from it: `"16.1 −3 %"`.
+fn with_difference(value: f64, reference: Option<f64>, decimals: usize) -> String {
+    let own = format!("{value:.decimals$}");
+    match reference.and_then(|r| relative_difference(value, r)) {
+        Some(d) => format!("{own} {:+.0} %", 100.0 * d).replace('-', "−"),
+        None => own,
+    }
+}
+
+/// The cells of a motion row: the sway in cm, the frequency in Hz, the reach in m and the
+/// shortest edge, each with its difference from the reference's where it has one.
+pub(crate) fn motion_cells(m: &Motion, reference: Option<&Motion>) -> [String; 4] {
+    [
+        with_difference(100.0 * m.sway, reference.map(|r| 100.0 * r.sway), 1),
+        with_difference(m.frequency, reference.map(|r| r.frequency), 2),
+        with_difference(m.reach, reference.map(|r| r.reach), 3),
+        format!("{:.2}", m.shortest_edge),
+    ]
+}
+
+/// How each copy (and the reference, while it runs) moves over the lab's last seconds: the
+/// resolution study's figures, so that a copy is judged by its motion as well as its
+/// distance.
+fn motion_ui(ui: &mut Ui, snap: &Snapshot) {
+    let reference = snap.reference.and_then(|r| r.motion);
+    let copies: Vec<(usize, &Snapshot)> =
+        std::iter::once(snap).chain(&snap.lab).enumerate().collect();
+    if reference.is_none() && copies.iter().all(|(_, c)| c.motion.is_none()) {
+        return;
+    }
+    ui.label(RichText::new(format!("motion over the last {MOTION_WINDOW:.0} s")).small())
+        .on_hover_text(
+            "At the middle of the fly edge: its sway (standard deviation out of the cloth's \
+             plane, cm), its dominant frequency (Hz) and its mean reach from the hoist (m); \
+             and the shortest structural edge over its rest length. Beside each copy's, its \
+             difference from the reference's while the reference runs. Sampled ten times a \
+             second of simulated time, computed once a second.",
+        );
+    egui::Grid::new("lab motion").num_columns(5).show(ui, |ui| {
+        for head in ["", "sway cm", "Hz", "reach m", "edge"] {
+            ui.label(RichText::new(head).small());
+        }
+        ui.end_row();
+        if let Some(r) = &reference {
+            ui.label("reference");
+            for cell in motion_cells(r, None) {
+                ui.label(cell);
+            }
+            ui.end_row();
+        }
+        for (i, c) in copies {
+            ui.label(RichText::new(c.params.integrator.name()).color(colour(i)));
+            match &c.motion {
+                Some(m) => {
+                    for cell in motion_cells(m, reference.as_ref()) {
+                        ui.label(cell);
+                    }
+                }
+                None => {
+                    ui.label("…");
+                }
+            }
+            ui.end_row();
+        }
+    });
 }
 
 /// The reference copy: a switch, and while it runs what it costs and each copy's distance
