@@ -28,7 +28,7 @@ pub(super) struct LabMotion {
     /// Lab time of the next sample and of the next computation of the figures, s.
     next_sample: f64,
     next_figures: f64,
-    /// Per copy, then the reference's: `None` before the first sample.
+    /// Per copy, and the reference's: `None` before the first computation.
     pub(super) figures: Vec<Option<Motion>>,
     pub(super) reference_figures: Option<Motion>,
 }
