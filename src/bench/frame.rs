@@ -283,11 +283,7 @@ pub(crate) fn frame_split_of(
         dt: rig.scene.params.dt,
         device: if on_gpu { "gpu" } else { "cpu" },
         simulation: Stat::of(t_sim),
-        read_backs: on_gpu.then(|| ReadBacks {
-            waited: read_after.waited - read_before.waited,
-            snapshots: read_after.snapshots - read_before.snapshots,
-            bytes: read_after.bytes - read_before.bytes,
-        }),
+        read_backs: on_gpu.then(|| read_after - read_before),
         upload: Stat::of(t_up),
         upsampling: Stat::of(ups.wall),
         drawing: Stat::of(drawing.wall),
@@ -556,10 +552,8 @@ impl FrameRig {
     /// What the GPU steppers have read back so far, added over the flags.
     fn read_backs(&self) -> ReadBacks {
         let mut all = ReadBacks::default();
-        for r in self.steppers.iter().flatten().map(|s| s.read_backs()) {
-            all.waited += r.waited;
-            all.snapshots += r.snapshots;
-            all.bytes += r.bytes;
+        for stepper in self.steppers.iter().flatten() {
+            all += stepper.read_backs();
         }
         all
     }

@@ -107,9 +107,7 @@ impl Worker {
         if let Some(stepper) = self.gpu.steppers.get_mut(k).and_then(Option::take) {
             let r = stepper.read_backs();
             if let Some(total) = self.gpu.read_backs.get_mut(k) {
-                total.waited += r.waited;
-                total.snapshots += r.snapshots;
-                total.bytes += r.bytes;
+                *total += r;
             }
         }
     }
@@ -139,10 +137,7 @@ impl Worker {
         let mut read_backs = self.gpu.read_backs.get(k).copied().unwrap_or_default();
         let stepper = self.gpu.steppers.get(k).and_then(Option::as_ref);
         if let Some(stepper) = stepper {
-            let r = stepper.read_backs();
-            read_backs.waited += r.waited;
-            read_backs.snapshots += r.snapshots;
-            read_backs.bytes += r.bytes;
+            read_backs += stepper.read_backs();
         }
         DeviceStatus {
             choice: self.choice_of(k),

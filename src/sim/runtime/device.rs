@@ -51,6 +51,27 @@ pub struct ReadBacks {
     pub bytes: u64,
 }
 
+impl std::ops::AddAssign for ReadBacks {
+    /// Counts `other`'s read-backs in too (another stepper's, another flag's).
+    fn add_assign(&mut self, other: Self) {
+        self.waited += other.waited;
+        self.snapshots += other.snapshots;
+        self.bytes += other.bytes;
+    }
+}
+
+impl std::ops::Sub for ReadBacks {
+    type Output = Self;
+    /// The read-backs between two counts of the same steppers (`self` the later one).
+    fn sub(self, earlier: Self) -> Self {
+        Self {
+            waited: self.waited - earlier.waited,
+            snapshots: self.snapshots - earlier.snapshots,
+            bytes: self.bytes - earlier.bytes,
+        }
+    }
+}
+
 /// A GPU opened for the simulation (the viewer's, shared with its renderer).
 pub trait DeviceProvider: Send + Sync + fmt::Debug {
     /// The adapter's name, as the panel shows it.
@@ -122,6 +143,42 @@ mod tests {
         .unwrap();
         scene.params.integrator = integrator;
         scene.simulation().unwrap()
+    }
+
+    /// Read-backs add up field by field, and the difference of two counts is what came between.
+    #[test]
+    fn read_backs_add_and_subtract_field_by_field() {
+        let mut total = ReadBacks {
+            waited: 1,
+            snapshots: 10,
+            bytes: 4_800,
+        };
+        total += ReadBacks {
+            waited: 2,
+            snapshots: 3,
+            bytes: 1_440,
+        };
+        assert_eq!(
+            total,
+            ReadBacks {
+                waited: 3,
+                snapshots: 13,
+                bytes: 6_240
+            }
+        );
+        let earlier = ReadBacks {
+            waited: 1,
+            snapshots: 4,
+            bytes: 1_920,
+        };
+        assert_eq!(
+            total - earlier,
+            ReadBacks {
+                waited: 2,
+                snapshots: 9,
+                bytes: 4_320
+            }
+        );
     }
 
     #[test]

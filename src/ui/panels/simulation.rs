@@ -141,9 +141,7 @@ pub(crate) fn device_ui(
         if flag.device.on_gpu {
             on_gpu += 1;
         }
-        r.snapshots += flag.device.read_backs.snapshots;
-        r.waited += flag.device.read_backs.waited;
-        r.bytes += flag.device.read_backs.bytes;
+        r += flag.device.read_backs;
     }
     let where_ = match (on_gpu, flags) {
         (0, _) => None,
