@@ -242,8 +242,6 @@ fn frame(r: &Report, o: &mut String) {
     }
 }
 
-/// The viewer's frame split as a table: wall clock per part and, where the adapter has
-/// timestamp queries, the GPU's own time beside it; then the live plots' refresh.
 /// A real-time factor: two decimals below 10 (a slow step's 0.20 is not 0), whole above.
 fn real_time(factor: f64) -> String {
     if factor < 10.0 {
@@ -253,6 +251,8 @@ fn real_time(factor: f64) -> String {
     }
 }
 
+/// The viewer's frame split as a table: wall clock per part and, where the adapter has
+/// timestamp queries, the GPU's own time beside it; then the live plots' refresh.
 pub(crate) fn frame_table(f: &FrameSplit) -> String {
     let mut o = String::new();
     let mut line = |s: String| {
