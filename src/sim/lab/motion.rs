@@ -313,6 +313,26 @@ mod tests {
             .cloth
     }
 
+    /// Samples `samples` steps of 1/`RATE` s of the 10 × 10 flag turning about its hoist like
+    /// a door from `rest`: node `(i, j)` leaves the plane by `amplitude · u_i · sin(2π f t)`,
+    /// `u_i = i / 9`.
+    fn swing_like_a_door(
+        probe: &mut MotionProbe,
+        cloth: &mut Cloth,
+        rest: &[DVec3],
+        amplitude: f64,
+        f: f64,
+        samples: usize,
+    ) {
+        for k in 0..samples {
+            let s = (2.0 * PI * f * k as f64 / RATE).sin();
+            for (i, (x, r)) in cloth.x.iter_mut().zip(rest).enumerate() {
+                *x = *r + DVec3::Z * (amplitude * (i % 10) as f64 / 9.0 * s);
+            }
+            probe.sample(cloth);
+        }
+    }
+
     /// The flag (10 × 10 nodes, 1.2 m wide, in the xy plane) turning about its hoist like a
     /// door: node `(i, j)` leaves the plane by `amplitude · u_i · sin(2π f t)`, `u_i = i / 9`.
     #[test]
@@ -328,14 +348,7 @@ mod tests {
             probe.normal
         );
         let samples = 8 * 60; // 8 s: 10 whole periods
-        for k in 0..samples {
-            let s = (2.0 * PI * f * k as f64 / RATE).sin();
-            for (i, (x, r)) in cloth.x.iter_mut().zip(&rest).enumerate() {
-                let u = (i % 10) as f64 / 9.0;
-                *x = *r + DVec3::Z * (amplitude * u * s);
-            }
-            probe.sample(&cloth);
-        }
+        swing_like_a_door(&mut probe, &mut cloth, &rest, amplitude, f, samples);
         let m = probe.motion().expect("samples");
         assert_eq!(m.samples, samples);
         assert!(
@@ -396,13 +409,7 @@ mod tests {
         let folded = probe.motion().expect("samples");
         assert!((folded.reach - 0.6).abs() < 1e-12 && folded.shortest_edge < 0.51);
         let (amplitude, f) = (0.02, 1.0);
-        for k in 0..keep {
-            let s = (2.0 * PI * f * k as f64 / RATE).sin();
-            for (i, (x, r)) in cloth.x.iter_mut().zip(&rest).enumerate() {
-                *x = *r + DVec3::Z * (amplitude * (i % 10) as f64 / 9.0 * s);
-            }
-            probe.sample(&cloth);
-        }
+        swing_like_a_door(&mut probe, &mut cloth, &rest, amplitude, f, keep);
         let m = probe.motion().expect("samples");
         assert_eq!(m.samples, keep);
         assert!(
