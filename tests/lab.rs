@@ -31,6 +31,7 @@ fn copy(integrator: IntegratorKind) -> CopySpec {
     CopySpec {
         integrator,
         dt: None,
+        grid: None,
         device: flagsim::sim::DeviceChoice::Cpu,
     }
 }
@@ -98,11 +99,13 @@ fn a_copy_with_its_own_dt_takes_as_many_steps_as_reach_the_labs_time() {
         CopySpec {
             integrator: IntegratorKind::Kang,
             dt: Some(dt / 3.0),
+            grid: None,
             device: flagsim::sim::DeviceChoice::Cpu,
         },
         CopySpec {
             integrator: IntegratorKind::Kang,
             dt: Some(dt * 2.0),
+            grid: None,
             device: flagsim::sim::DeviceChoice::Cpu,
         },
     ];
@@ -175,6 +178,7 @@ fn a_bad_count_or_dt_is_refused_with_its_reason() {
         CopySpec {
             integrator: IntegratorKind::Xpbd,
             dt: Some(0.005),
+            grid: None,
             device: flagsim::sim::DeviceChoice::Cpu,
         }
     );
@@ -543,6 +547,7 @@ mod thread {
             .map(|k| CopySpec {
                 integrator: *k,
                 dt: None,
+                grid: None,
                 device: flagsim::sim::DeviceChoice::Cpu,
             })
             .collect();
@@ -770,6 +775,68 @@ mod thread {
         assert!(one.motion.is_none());
     }
 
+    /// Copies at different key grids: a sync gives each the other's state at its own grid's
+    /// nodes (bilinear between the source's), keeping its grid and integrator; the reference
+    /// started from a copy runs at that copy's grid and is measured there.
+    #[test]
+    fn a_sync_across_key_grids_takes_the_state_at_each_copys_own_nodes() {
+        use flagsim::sim::model::shape;
+        let specs = CopySpec::parse_list("implicit-mg,implicit-mg#19").unwrap();
+        let sim = SimThread::spawn_lab(Scene::load("flag").unwrap(), &specs, true).unwrap();
+        let first = wait(&sim, |_| true);
+        assert_eq!((first.x.len(), first.lab[0].x.len()), (100, 361));
+        for _ in 0..20 {
+            sim.send(Command::Step);
+        }
+        let apart = wait(&sim, |s| s.step == 20);
+        let coarse_at_fine = shape::resample(&apart.x, [10, 10], [19, 19]);
+        assert_ne!(apart.lab[0].x, coarse_at_fine);
+        sim.send(Command::Sync(0));
+        let synced = wait(&sim, |s| {
+            s.lab[0].x == shape::resample(&s.x, [10, 10], [19, 19])
+        });
+        assert_eq!(synced.lab[0].x, coarse_at_fine);
+        assert_eq!(
+            synced.lab[0].v,
+            shape::resample(&apart.v, [10, 10], [19, 19])
+        );
+        assert_eq!(
+            (synced.lab[0].step, synced.lab[0].time),
+            (apart.step, apart.time)
+        );
+        assert_eq!(synced.lab[0].params.integrator, IntegratorKind::ImplicitMg);
+        // The other way: the 10 × 10 copy's nodes are every other node of the 19 × 19's.
+        sim.send(Command::SetReference(true));
+        sim.send(Command::Sync(1));
+        let back = wait(&sim, |s| {
+            s.reference.is_some() && s.x == shape::resample(&s.lab[0].x, [19, 19], [10, 10])
+        });
+        for j in 0..10 {
+            for i in 0..10 {
+                assert_eq!(back.x[j * 10 + i], back.lab[0].x[2 * j * 19 + 2 * i]);
+            }
+        }
+        assert_eq!(back.reference_distance.unwrap().max, 0.0);
+        assert_eq!(back.lab[0].reference_distance.unwrap().max, 0.0);
+        // The reference runs at copy 1's grid: its motion is measured at that grid's fly edge,
+        // reaching out as far as copy 1 does (not from the middle of the sheet).
+        for _ in 0..120 {
+            sim.send(Command::Step);
+        }
+        let moved = wait(&sim, |s| s.step == 140);
+        let reference = moved
+            .reference
+            .and_then(|r| r.motion)
+            .expect("the reference's");
+        let copy = moved.lab[0].motion.expect("copy 1's");
+        assert!(
+            (reference.reach - copy.reach).abs() < 0.1 * copy.reach,
+            "{reference:?} against {copy:?}"
+        );
+        assert!(copy.reach > 1.0, "{copy:?}");
+        assert!(moved.lab[0].reference_distance.unwrap().rms > 0.0);
+    }
+
     #[test]
     fn turning_the_reference_on_syncs_the_copies_to_copy_0() {
         let sim = lab(&[IntegratorKind::Kang, IntegratorKind::Xpbd]);
@@ -794,11 +861,13 @@ mod thread {
             CopySpec {
                 integrator: IntegratorKind::Kang,
                 dt: None,
+                grid: None,
                 device: flagsim::sim::DeviceChoice::Cpu,
             },
             CopySpec {
                 integrator: IntegratorKind::Kang,
                 dt: Some(dt / 2.0),
+                grid: None,
                 device: flagsim::sim::DeviceChoice::Cpu,
             },
         ];
@@ -962,6 +1031,45 @@ mod stable_dt {
         assert!(capped.unwrap() <= 0.01);
         let none = largest_accurate_dt(&scene, kind, seconds, 2, 0.0, &reference, &never, |_| {});
         assert_eq!(none, Some(0.0));
+    }
+
+    /// A search at the lab's copies' key grids: each integrator's findings are those of a
+    /// search on its grid's scene alone (one reference a grid), and a grid the scene cannot
+    /// take ends the search with the reason.
+    #[test]
+    fn a_search_runs_each_integrator_at_its_copys_key_grid() {
+        let finish = |search: &Search| {
+            let start = std::time::Instant::now();
+            while !search.finished() {
+                assert!(start.elapsed().as_secs() < 120, "the search never ended");
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        };
+        let scene = stiff_sheet().with_key_grid(4, 4).unwrap();
+        let kinds = vec![IntegratorKind::ImplicitMg, IntegratorKind::Kang];
+        let both = Search::start_on_grids(
+            scene.clone(),
+            kinds.clone(),
+            vec![Some([5, 5]), Some([6, 6])],
+        );
+        finish(&both);
+        assert!(both.failure().is_none());
+        assert!((both.progress() - 1.0).abs() < 1e-12, "{}", both.progress());
+        for (i, (kind, n)) in kinds.iter().zip([5, 6]).enumerate() {
+            let alone = Search::start(scene.with_key_grid(n, n).unwrap(), vec![*kind]);
+            finish(&alone);
+            assert_eq!(both.found()[i], alone.found()[0], "{kind:?} at {n} × {n}");
+            assert!(both.found()[i].accurate.is_some());
+        }
+        let refused = Search::start_on_grids(
+            Scene::load("two-masses").unwrap(),
+            vec![IntegratorKind::Kang],
+            vec![Some([8, 8])],
+        );
+        finish(&refused);
+        let why = refused.failure().expect("the reason");
+        assert!(why.starts_with("key grid 8 × 8: cloth.grid"), "{why}");
+        assert_eq!(refused.results(), [None]);
     }
 
     #[test]
@@ -1224,7 +1332,19 @@ fn compare_resolutions_refuses_bad_grids_settling_times_and_counts() {
         all.extend_from_slice(args);
         flagsim(&all)
     };
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &[
+                "flag",
+                "--resolutions",
+                "8",
+                "--seconds",
+                "1",
+                "--integrators",
+                "kang#16",
+            ],
+            "'kang#16' has its own key grid",
+        ),
         (
             &["flag", "--resolutions", "1,8", "--seconds", "1"],
             "--resolutions: each grid must be 2 to 1024 nodes a side, got 1",
@@ -1277,4 +1397,88 @@ fn compare_resolutions_refuses_bad_grids_settling_times_and_counts() {
         assert!(err.contains(expected), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
     }
+    // A copy's grid is read with the copy list (the argument parser's message and usage).
+    let out = run(&["flag", "--seconds", "1", "--integrators", "kang,kang#1"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("'kang#1': the key grid after '#' is NX or NXxNY, each 2 to 1024 nodes"),
+        "{err}"
+    );
+}
+
+/// A copy's own key grid in the copy text: `#NX` (the height in the scene's proportions) or
+/// `#NXxNY` after the name and `dt`, before the device; the label says it back; anything else
+/// after `#` is refused with what it takes.
+#[test]
+fn a_copy_names_its_key_grid() {
+    use flagsim::sim::DeviceChoice;
+    use flagsim::sim::lab::copies::CopyGrid;
+    let wide = CopySpec::parse("implicit-mg#64").unwrap();
+    assert_eq!(wide.grid, Some(CopyGrid { nx: 64, ny: None }));
+    assert_eq!(wide.to_string(), "implicit-mg#64");
+    let all = CopySpec::parse(" kang-mg@0.01#32x20:gpu ").unwrap();
+    assert_eq!(
+        (all.dt, all.grid, all.device),
+        (
+            Some(0.01),
+            Some(CopyGrid {
+                nx: 32,
+                ny: Some(20)
+            }),
+            DeviceChoice::Gpu
+        )
+    );
+    assert_eq!(all.to_string(), "kang-mg@0.01#32x20:gpu");
+    assert_eq!(CopySpec::parse(&all.to_string()).unwrap(), all);
+    for bad in [
+        "kang#",
+        "kang#1",
+        "kang#1025",
+        "kang#32x",
+        "kang#x8",
+        "kang#a",
+        "kang#8x8x8",
+    ] {
+        let e = CopySpec::parse(bad).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("'{bad}': the key grid after '#' is NX or NXxNY, each 2 to 1024 nodes"),
+        );
+    }
+    // A cloth of nodes and springs has no grid to change: the copy says so.
+    let e = Lab::new(
+        &Scene::load("two-masses").unwrap(),
+        &CopySpec::parse_list("kang,kang#8").unwrap(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().starts_with("kang#8: cloth.grid"), "{e}");
+}
+
+/// `flagsim compare` with copies at their own key grids: one row a step for each, labelled
+/// with its grid.
+#[test]
+fn compare_runs_copies_at_their_own_key_grids() {
+    let csv_path = temp("grids.csv");
+    let out = flagsim(&[
+        "compare",
+        "flag",
+        "--integrators",
+        "implicit-mg,implicit-mg#16",
+        "--reference",
+        "--seconds",
+        "0.5",
+        "--csv",
+        csv_path.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("implicit-mg#16"), "{table}");
+    let csv = std::fs::read_to_string(&csv_path).unwrap();
+    assert_eq!(rows_of(&csv, "implicit-mg#16").len(), 30, "{csv}");
+    assert_eq!(rows_of(&csv, "implicit-mg").len(), 30);
 }

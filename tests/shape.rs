@@ -732,3 +732,75 @@ fn implicit_mgs_one_pass_assembly_gives_the_parallel_passes_step_bit_for_bit() {
     assert!(report.iterations >= 1);
     assert!(serial.cloth.x.iter().any(|x| x.z.abs() > 0.05));
 }
+
+/// Positions of an `nx × ny` grid (node `(i, j)` at `j · nx + i`) from a function of the
+/// node's share of the width and the height.
+fn field(nx: usize, ny: usize, f: impl Fn(f64, f64) -> DVec3) -> Vec<DVec3> {
+    let mut x = Vec::new();
+    for j in 0..ny {
+        for i in 0..nx {
+            x.push(f(i as f64 / (nx - 1) as f64, j as f64 / (ny - 1) as f64));
+        }
+    }
+    x
+}
+
+/// Taken at another grid's nodes, a grid's positions are bilinear between the four nodes
+/// around: a bilinear field (`a + b u + c v + d u v`) comes back exactly at any grid, a
+/// curved one as the interpolation of its nodes, and the same grid gives the positions
+/// themselves.
+#[test]
+fn a_grid_taken_at_another_grids_nodes_is_bilinear_between_its_own() {
+    let bilinear = |u: f64, v: f64| {
+        DVec3::new(0.3, -1.0, 2.0)
+            + u * DVec3::new(1.2, 0.1, 0.0)
+            + v * DVec3::new(0.0, -0.8, 0.2)
+            + u * v * DVec3::new(0.05, 0.3, -0.4)
+    };
+    let coarse = field(5, 4, bilinear);
+    for to in [[9, 7], [13, 4], [3, 2], [5, 4], [17, 31]] {
+        let got = shape::resample(&coarse, [5, 4], to);
+        let expected = field(to[0], to[1], bilinear);
+        assert_eq!(got.len(), expected.len());
+        for (g, e) in got.iter().zip(&expected) {
+            assert!(g.distance(*e) < 1e-12, "{to:?}: {g} against {e}");
+        }
+    }
+    // The same grid: the positions themselves, bit for bit.
+    let curved = field(3, 3, |u, v| DVec3::new(u, v, u * u));
+    assert_eq!(shape::resample(&curved, [3, 3], [3, 3]), curved);
+    // u² at u = 0, ½, 1 taken at u = ¼: halfway between 0 and ¼, i.e. ⅛ (not u² = 1/16).
+    let finer = shape::resample(&curved, [3, 3], [5, 3]);
+    assert!((finer[1].z - 0.125).abs() < 1e-15, "{}", finer[1]);
+    assert!((finer[3].z - 0.625).abs() < 1e-15, "{}", finer[3]);
+    assert!((finer[1].x - 0.25).abs() < 1e-15);
+}
+
+/// Two cloths of one sheet at different key grids are measured at the second one's nodes:
+/// the same flat sheet is 0 apart, and moved 1 cm out of its plane, 1 cm (RMS and max).
+#[test]
+fn cloths_at_different_grids_are_measured_at_the_same_places_of_the_sheet() {
+    let scene = Scene::load("flag").unwrap();
+    let coarse = scene.simulation().unwrap();
+    let fine = scene.with_key_grid(19, 19).unwrap().simulation().unwrap();
+    assert_eq!(fine.cloth.node_count(), 361);
+    let d = shape::cloth_distance(&fine.cloth, &fine.cloth.x, &coarse.cloth, &coarse.cloth.x);
+    assert!(d.rms < 1e-12 && d.max < 1e-12, "{d:?}");
+    let moved: Vec<DVec3> = fine.cloth.x.iter().map(|p| *p + DVec3::Z * 0.01).collect();
+    let d = shape::cloth_distance(&fine.cloth, &moved, &coarse.cloth, &coarse.cloth.x);
+    assert!(
+        (d.rms - 0.01).abs() < 1e-12 && (d.max - 0.01).abs() < 1e-12,
+        "{d:?}"
+    );
+    // Either way round.
+    let d = shape::cloth_distance(&coarse.cloth, &coarse.cloth.x, &fine.cloth, &moved);
+    assert!((d.rms - 0.01).abs() < 1e-12, "{d:?}");
+    // The same grid: node by node, as `distance`.
+    let same = shape::cloth_distance(
+        &coarse.cloth,
+        &coarse.cloth.x,
+        &coarse.cloth,
+        &coarse.cloth.x,
+    );
+    assert_eq!(same, Distance::default());
+}

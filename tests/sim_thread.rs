@@ -506,6 +506,7 @@ mod lab {
         CopySpec {
             integrator,
             dt,
+            grid: None,
             device: flagsim::sim::DeviceChoice::Cpu,
         }
     }

@@ -178,11 +178,7 @@ pub(crate) fn labels(
             .show(ctx, |ui| {
                 egui::Frame::popup(ui.style()).show(ui, |ui| {
                     ui.horizontal(|ui| {
-                        let name = if copy.device.on_gpu {
-                            format!("{} (GPU)", copy.params.integrator.name())
-                        } else {
-                            copy.params.integrator.name().to_owned()
-                        };
+                        let name = crate::ui::panels::lab::copy_name(snap, i);
                         let label = if copy.params.dt == snap.params.dt || i == 0 {
                             name
                         } else {

@@ -337,7 +337,9 @@ fn copies_help() -> String {
     let names: Vec<&str> = IntegratorKind::ALL.iter().map(|k| k.name()).collect();
     format!(
         "2 to 4 copies, comma-separated: integrator names ({}), each optionally with its own \
-         dt in seconds after '@', e.g. kang,xpbd,choi-ko or kang,kang@0.005",
+         dt in seconds after '@' and its own key grid after '#' (NX, the height in the scene's \
+         proportions, or NXxNY), e.g. kang,xpbd,choi-ko or kang,kang@0.005 or \
+         implicit-mg#10,implicit-mg#32",
         names.join(", ")
     )
 }

@@ -56,9 +56,15 @@ pub(super) fn study(args: &CompareArgs, scene: &Scene) -> Result<()> {
         None => vec![CopySpec {
             integrator: scene.params.integrator,
             dt: None,
+            grid: None,
             device: crate::sim::DeviceChoice::Cpu,
         }],
     };
+    if let Some(own) = specs.iter().find(|s| s.grid.is_some()) {
+        return Err(CliError::BadInput(format!(
+            "--integrators: '{own}' has its own key grid; the resolution study sets every copy's from --resolutions"
+        )));
+    }
     if specs.len() > MAX_COPIES {
         return Err(CliError::BadInput(format!(
             "--integrators: the resolution study runs 1 to {MAX_COPIES} copies, got {}",

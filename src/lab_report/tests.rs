@@ -38,6 +38,7 @@ fn the_plot_series_halves_itself_and_keeps_an_even_spacing() {
     let spec = CopySpec {
         integrator: IntegratorKind::Kang,
         dt: None,
+        grid: None,
         device: crate::sim::DeviceChoice::Cpu,
     };
     let mut lab = Lab::new(&Scene::load("flag").unwrap(), &[spec, spec]).unwrap();

@@ -88,15 +88,25 @@ impl Worker {
     }
 
     /// Copy `n` takes copy `m`'s state (its divergence and grab dropped) and keeps its own
-    /// integrator and `dt`.
+    /// integrator, `dt` and key grid: from a copy at another grid, the state is taken at its
+    /// own grid's nodes ([`Simulation::at_moment_of`]).
     pub(super) fn take_state(&mut self, n: usize, m: usize) -> Result<(), SimError> {
         let Some(source) = self.cloths.get(m) else {
             return Err(SimError::NoCopy { copy: m });
         };
-        let mut copy = source.clone();
-        copy.grab = None;
-        copy.clear_divergence();
-        copy.set_params(copy_params(&self.shared, self.lab.copies.get(n)))?;
+        let params = copy_params(&self.shared, self.lab.copies.get(n));
+        let own = &self.cloths[n].cloth;
+        let copy = if own.grid().map(|g| (g.nx, g.ny)) == source.cloth.grid().map(|g| (g.nx, g.ny))
+            && own.node_count() == source.cloth.node_count()
+        {
+            let mut copy = source.clone();
+            copy.grab = None;
+            copy.clear_divergence();
+            copy.set_params(params)?;
+            copy
+        } else {
+            Simulation::at_moment_of(own.clone(), params, source)?
+        };
         self.cloths[n] = copy;
         if let Some(Some(probe)) = self.lab.motion.probes.get_mut(n) {
             probe.clear();
@@ -147,17 +157,19 @@ impl Worker {
     }
 
     /// Every probe starts again from the next sample (the copies were synced, the reference
-    /// started): the reference's is copy 0's, emptied, while it runs.
+    /// started): the reference's, while it runs, is that of the first copy at its key grid,
+    /// emptied.
     pub(super) fn clear_motion(&mut self) {
         let m = &mut self.lab.motion;
         for probe in m.probes.iter_mut().flatten() {
             probe.clear();
         }
-        m.reference = self
-            .lab
-            .reference
-            .as_ref()
-            .and(m.probes.first().cloned().flatten());
+        let grid = |sim: &Simulation| sim.cloth.grid().map(|g| (g.nx, g.ny));
+        m.reference = self.lab.reference.as_ref().and_then(|r| {
+            (m.probes.iter().zip(&self.cloths))
+                .find(|(_, c)| grid(c) == grid(r))
+                .and_then(|(p, _)| p.clone())
+        });
         m.figures.iter_mut().for_each(|f| *f = None);
         m.reference_figures = None;
         m.next_sample = self.lab.time + MOTION_INTERVAL;

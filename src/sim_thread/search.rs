@@ -28,17 +28,26 @@ struct Shared {
     failure: Option<String>,
 }
 
+/// A key grid (`None`: the scene's) and the reference's final positions there (`None`: the
+/// reference failed).
+type GridReference = (Option<[usize; 2]>, Option<Vec<glam::DVec3>>);
+
 /// A search for the largest stable and the largest accurate `dt` of several integrators on one
-/// scene: first the reference ([`reference_positions`] at [`SECONDS`]), then each integrator's
-/// two bisections, one after the other on a thread of its own, so neither the frame nor the
-/// simulation waits for it.
+/// scene, each at its own key grid where the lab's copies have one: first the reference at a
+/// grid ([`reference_positions`] at [`SECONDS`], once per grid, when the first integrator at it
+/// comes), then each integrator's two bisections, one after the other on a thread of its own,
+/// so neither the frame nor the simulation waits for it.
 #[derive(Debug)]
 pub struct Search {
     /// The integrators searched, in order.
     pub integrators: Vec<IntegratorKind>,
+    /// Each one's key grid (`None`: the scene's).
+    pub grids: Vec<Option<[usize; 2]>>,
     cancel: Arc<AtomicBool>,
-    /// Trials done over all integrators (the reference counts as [`TRIALS`]).
+    /// Trials done over all integrators (each reference counts as [`TRIALS`]).
     trials: Arc<AtomicU32>,
+    /// Trials in all: two bisections an integrator and a reference a grid.
+    total: u32,
     shared: Arc<Mutex<Shared>>,
     join: Mutex<Option<JoinHandle<()>>>,
 }
@@ -46,17 +55,36 @@ pub struct Search {
 impl Search {
     /// Starts searching `scene` (with its parameters as they are) for each of `integrators`.
     pub fn start(scene: Scene, integrators: Vec<IntegratorKind>) -> Self {
+        let grids = vec![None; integrators.len()];
+        Self::start_on_grids(scene, integrators, grids)
+    }
+
+    /// [`Self::start`] with integrator `i` at key grid `grids[i]` (`None`: the scene's); a grid
+    /// the scene refuses ends the search with the reason.
+    pub fn start_on_grids(
+        scene: Scene,
+        integrators: Vec<IntegratorKind>,
+        grids: Vec<Option<[usize; 2]>>,
+    ) -> Self {
+        let grids: Vec<Option<[usize; 2]>> = (0..integrators.len())
+            .map(|i| grids.get(i).copied().flatten())
+            .collect();
+        let mut distinct = grids.clone();
+        distinct.sort();
+        distinct.dedup();
+        let total = TRIALS * (2 * integrators.len() + distinct.len()) as u32;
         let cancel = Arc::new(AtomicBool::new(false));
         let trials = Arc::new(AtomicU32::new(0));
         let shared = Arc::new(Mutex::new(Shared {
             found: vec![Found::default(); integrators.len()],
             failure: None,
         }));
-        let (c, t, r, kinds) = (
+        let (c, t, r, kinds, at) = (
             cancel.clone(),
             trials.clone(),
             shared.clone(),
             integrators.clone(),
+            grids.clone(),
         );
         let write = move |f: &mut dyn FnMut(&mut Shared)| match r.lock() {
             Ok(mut g) => f(&mut g),
@@ -65,18 +93,37 @@ impl Search {
         let join = std::thread::Builder::new()
             .name("flagsim-stable-dt".into())
             .spawn(move || {
-                let Ok(reference) = reference_positions(&scene, SECONDS, &c) else {
-                    return;
-                };
-                if reference.is_none() {
-                    write(&mut |s| {
-                        s.failure = Some("the reference run failed on this scene".into());
-                    });
-                }
-                t.store(TRIALS, Ordering::Relaxed);
-                for (i, kind) in kinds.into_iter().enumerate() {
+                // Each grid's reference, once computed.
+                let mut references: Vec<GridReference> = Vec::new();
+                let mut done = 0;
+                for (i, (kind, grid)) in kinds.into_iter().zip(at).enumerate() {
+                    let scene = match grid {
+                        None => scene.clone(),
+                        Some([nx, ny]) => match scene.with_key_grid(nx, ny) {
+                            Ok(s) => s,
+                            Err(e) => {
+                                write(&mut |s| {
+                                    s.failure = Some(format!("key grid {nx} × {ny}: {e}"));
+                                });
+                                return;
+                            }
+                        },
+                    };
+                    if !references.iter().any(|(g, _)| *g == grid) {
+                        let Ok(reference) = reference_positions(&scene, SECONDS, &c) else {
+                            return;
+                        };
+                        if reference.is_none() {
+                            write(&mut |s| {
+                                s.failure = Some("the reference run failed on this scene".into());
+                            });
+                        }
+                        references.push((grid, reference));
+                        done += TRIALS;
+                        t.store(done, Ordering::Relaxed);
+                    }
                     // Each integrator's share: its two bisections, TRIALS each at most.
-                    let base = TRIALS * (2 * i as u32 + 1);
+                    let base = done;
                     let found = largest_stable_dt(&scene, kind, SECONDS, ITERATIONS, &c, |n| {
                         t.store(base + n, Ordering::Relaxed);
                     });
@@ -85,7 +132,13 @@ impl Search {
                     };
                     t.store(base + TRIALS, Ordering::Relaxed);
                     write(&mut |s| s.found[i].stable = Some(stable));
-                    let Some(reference) = reference.as_deref() else {
+                    done = base + 2 * TRIALS;
+                    let reference = references
+                        .iter()
+                        .find(|(g, _)| *g == grid)
+                        .and_then(|(_, r)| r.as_deref());
+                    let Some(reference) = reference else {
+                        t.store(done, Ordering::Relaxed);
                         continue;
                     };
                     let found = largest_accurate_dt(
@@ -102,15 +155,17 @@ impl Search {
                         return;
                     };
                     // An integrator that stops early counts its whole share.
-                    t.store(base + 2 * TRIALS, Ordering::Relaxed);
+                    t.store(done, Ordering::Relaxed);
                     write(&mut |s| s.found[i].accurate = Some(accurate));
                 }
             })
             .ok();
         Self {
             integrators,
+            grids,
             cancel,
             trials,
+            total,
             shared,
             join: Mutex::new(join),
         }
@@ -121,7 +176,9 @@ impl Search {
     pub fn done(integrators: Vec<IntegratorKind>, found: Vec<Found>) -> Self {
         let total = TRIALS * (2 * integrators.len() as u32 + 1);
         Self {
+            grids: vec![None; integrators.len()],
             integrators,
+            total,
             cancel: Arc::new(AtomicBool::new(false)),
             trials: Arc::new(AtomicU32::new(total)),
             shared: Arc::new(Mutex::new(Shared {
@@ -134,8 +191,7 @@ impl Search {
 
     /// The fraction of the trials done, 0 to 1.
     pub fn progress(&self) -> f64 {
-        let total = TRIALS as usize * (2 * self.integrators.len() + 1);
-        f64::from(self.trials.load(Ordering::Relaxed)) / total as f64
+        f64::from(self.trials.load(Ordering::Relaxed)) / f64::from(self.total.max(1))
     }
 
     fn read<T>(&self, f: impl FnOnce(&Shared) -> T) -> T {

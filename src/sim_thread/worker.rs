@@ -23,7 +23,7 @@ use super::{Command, RateMeter, SnapshotSlot};
 
 /// The copies' simulations from `scene`'s initial state: one per flag with its own scene's
 /// parameters outside the lab, or one per spec of the first flag with `shared` and the spec's
-/// integrator and `dt`.
+/// integrator, `dt` and key grid.
 pub(super) fn fresh_copies(
     scene: &Scene,
     specs: &[CopySpec],
@@ -35,7 +35,10 @@ pub(super) fn fresh_copies(
     let first = scene.flag_scene(0);
     specs
         .iter()
-        .map(|spec| Simulation::new(first.build_cloth(), copy_params(shared, Some(spec))))
+        .map(|spec| {
+            let cloth = spec.grid_scene(&first).map_err(|e| e.in_copy(spec))?;
+            Simulation::new(cloth.build_cloth(), copy_params(shared, Some(spec)))
+        })
         .collect()
 }
 
@@ -438,7 +441,7 @@ impl Worker {
             .reference
             .as_ref()
             .filter(|r| r.divergence.is_none())
-            .map(|r| shape::distance(&sim.cloth.x, &r.cloth.x));
+            .map(|r| shape::cloth_distance(&sim.cloth, &sim.cloth.x, &r.cloth, &r.cloth.x));
         snap.motion = self.lab.motion.figures.get(n).copied().flatten();
         snap
     }

@@ -31,11 +31,13 @@ pub enum UiAction {
     FileDialog(scene_files::Pick),
     /// Put the remembered panel values back to their defaults (`app::settings`).
     ResetSettings,
-    /// Start the largest-stable-and-accurate-`dt` search for `integrators` on `scene`, in the
-    /// background; the lab panel shows its progress and results (`UiState::dt_search`).
+    /// Start the largest-stable-and-accurate-`dt` search for `integrators` on `scene`, each
+    /// at its key grid in `grids` (`None`: the scene's), in the background; the lab panel
+    /// shows its progress and results (`UiState::dt_search`).
     FindStableDt {
         scene: Box<crate::sim::Scene>,
         integrators: Vec<IntegratorKind>,
+        grids: Vec<Option<[usize; 2]>>,
     },
     /// Draw flag `0` (0 is the first) with this image (decoded and checked, at most
     /// [`crate::render::passes::flag_texture::MAX_FLAG_SIDE`] a side) from now on.

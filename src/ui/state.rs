@@ -47,6 +47,8 @@ pub struct LabPanel {
     pub pick: [bool; IntegratorKind::ALL.len()],
     /// Whether the *Lab* panel adds a copy of `kang-mg` on the GPU.
     pub gpu: bool,
+    /// Key grids (nodes along the width) the lab runs each integrator at besides the scene's.
+    pub grids: Vec<usize>,
     /// The lab labels' figures and when they were taken (see [`lab::figures`]).
     pub(super) figures: Option<(std::time::Instant, Vec<String>)>,
     /// The last search for the largest stable `dt` (running or done).
@@ -162,6 +164,7 @@ impl UiState {
                     )
                 }),
                 gpu: false,
+                grids: Vec::new(),
                 figures: None,
                 dt_search: None,
             },

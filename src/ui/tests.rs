@@ -279,3 +279,59 @@ fn a_motion_row_gives_each_figure_and_its_difference_from_the_reference() {
         ["18.6", "0.49", "1.199 +0 %", "0.96"]
     );
 }
+
+/// The Lab panel's key grids: each picked integrator at the scene's grid, then at each added
+/// one (the height in the scene's proportions); with none added, the scene's grid unnamed.
+/// A copy is named with its grid only where the lab's copies do not share one.
+#[test]
+fn the_labs_key_grids_make_each_integrator_a_copy_at_each_grid() {
+    use crate::sim::lab::copies::CopyGrid;
+    let mut scene = Scene::load("flag").unwrap();
+    scene = scene.with_key_grid(12, 8).unwrap();
+    let mut state = UiState::new(scene.clone(), 0.12);
+    state.lab.pick = std::array::from_fn(|i| IntegratorKind::ALL[i] == IntegratorKind::ImplicitMg);
+    let alone = lab::lab_copies(&state, false);
+    assert_eq!(alone.len(), 1);
+    assert_eq!(alone[0].grid, None);
+    state.lab.grids = vec![24, 36];
+    let copies = lab::lab_copies(&state, false);
+    let grids: Vec<_> = copies.iter().map(|c| c.grid).collect();
+    // 12 × 8 in proportion: 24 × 16 and 36 × 24.
+    let at = |nx, ny| Some(CopyGrid { nx, ny: Some(ny) });
+    assert_eq!(grids, [at(12, 8), at(24, 16), at(36, 24)]);
+    assert!(
+        copies
+            .iter()
+            .all(|c| c.integrator == IntegratorKind::ImplicitMg)
+    );
+    // Two integrators at two grids: grid by grid.
+    state.lab.pick = std::array::from_fn(|i| {
+        matches!(
+            IntegratorKind::ALL[i],
+            IntegratorKind::Kang | IntegratorKind::Xpbd
+        )
+    });
+    state.lab.grids = vec![20];
+    let labels: Vec<String> = lab::lab_copies(&state, false)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        labels,
+        ["kang#12x8", "xpbd#12x8", "kang#20x13", "xpbd#20x13"]
+    );
+
+    // Names: with the grid where the copies' grids differ, without where they do not.
+    let sim = |s: &Scene| Snapshot::of(&s.clone().simulation().unwrap());
+    let mut snap = sim(&scene);
+    snap.lab = vec![sim(&scene.with_key_grid(24, 16).unwrap())];
+    assert_eq!(lab::copy_name(&snap, 0), "implicit-mg 12×8");
+    assert_eq!(lab::copy_name(&snap, 1), "implicit-mg 24×16");
+    snap.lab = vec![sim(&scene)];
+    snap.lab[0].device.on_gpu = true;
+    assert_eq!(lab::copy_name(&snap, 0), "implicit-mg");
+    assert_eq!(lab::copy_name(&snap, 1), "implicit-mg (GPU)");
+    // The stable-dt search is asked for each copy's grid where it is not the scene's.
+    snap.lab = vec![sim(&scene.with_key_grid(24, 16).unwrap())];
+    assert_eq!(lab::shown_grids(&state, &snap), [None, Some([24, 16])]);
+}

@@ -94,8 +94,13 @@ impl App {
             },
             UiAction::FileDialog(pick) => self.open_dialog(pick),
             UiAction::ResetSettings => self.reset_settings(),
-            UiAction::FindStableDt { scene, integrators } => {
-                self.ui.lab.dt_search = Some(Arc::new(Search::start(*scene, integrators)));
+            UiAction::FindStableDt {
+                scene,
+                integrators,
+                grids,
+            } => {
+                let search = Search::start_on_grids(*scene, integrators, grids);
+                self.ui.lab.dt_search = Some(Arc::new(search));
             }
             UiAction::ResetCamera => {
                 // Now, and again when the command before it has made its new snapshot.
@@ -178,6 +183,14 @@ impl App {
         if !copies.is_empty() {
             // The lab's copies name their own device.
             scene.device = crate::sim::DeviceChoice::Cpu;
+        }
+        // Never fewer render nodes than a copy's key nodes, as the Cloth panel's key grid.
+        for spec in copies {
+            if let Ok(copy) = spec.grid_scene(&scene) {
+                let render = &mut self.ui.view.render.resolution;
+                render[0] = render[0].max(copy.render.resolution[0]);
+                render[1] = render[1].max(copy.render.resolution[1]);
+            }
         }
         match SimThread::spawn_lab_awaiting_gpu(scene, copies, false) {
             Ok(sim) => {

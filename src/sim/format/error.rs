@@ -118,6 +118,14 @@ pub enum SimError {
     /// A copy written `NAME@DT` whose `DT` is not a number.
     #[error("'{text}': the dt after '@' must be a number")]
     CopyDtNotANumber { text: String },
+    /// A copy written `NAME#NX` or `NAME#NXxNY` whose key grid is not whole numbers of nodes
+    /// in `min..=max`.
+    #[error("'{text}': the key grid after '#' is NX or NXxNY, each {min} to {max} nodes")]
+    CopyGrid {
+        text: String,
+        min: usize,
+        max: usize,
+    },
     /// A copy as written (`NAME@DT`) that is refused for `source`.
     #[error("'{text}': {source}")]
     CopyText { text: String, source: Box<SimError> },

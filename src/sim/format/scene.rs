@@ -365,6 +365,14 @@ impl Scene {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
+    /// The nodes along the height of a key grid `nx` nodes wide in this grid's proportions
+    /// (within [`GRID_SIDE`]); `None` for a cloth that is not a grid.
+    pub fn proportional_height(&self, nx: usize) -> Option<usize> {
+        let grid = self.cloth.grid.as_ref()?;
+        let ny = (nx as f64 * grid.ny as f64 / grid.nx as f64).round() as usize;
+        Some(ny.clamp(*GRID_SIDE.start(), *GRID_SIDE.end()))
+    }
+
     /// This scene with a key grid of `nx × ny` nodes: the same size, total mass, springs'
     /// stiffness (a grid spring's `k`, N/m, is the sheet's in-plane stiffness whatever the
     /// spacing), wind, parameters and flags. Initial positions written for the old grid are

@@ -13,7 +13,7 @@ use std::fmt;
 use crate::sim::format::device_choice::DeviceChoice;
 use crate::sim::format::error::{SimError, nearest_name};
 use crate::sim::format::params::IntegratorKind;
-use crate::sim::format::scene::Scene;
+use crate::sim::format::scene::{GRID_SIDE, Scene};
 use crate::sim::model::shape::{self, Distance};
 use crate::sim::runtime::device::{DeviceProvider, DeviceStepper};
 use crate::sim::runtime::simulation::Simulation;
@@ -22,21 +22,66 @@ use crate::sim::runtime::simulation::Simulation;
 pub(crate) const MIN_COPIES: usize = 2;
 pub(crate) const MAX_COPIES: usize = 4;
 
-/// One copy as asked for: its integrator, optionally its own `dt`, and its device.
+/// A copy's own key grid: its nodes along the width and, when given, along the height (else
+/// the height keeps the scene's grid proportions, as the Cloth panel's key grid does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CopyGrid {
+    pub nx: usize,
+    pub ny: Option<usize>,
+}
+
+impl CopyGrid {
+    /// Parses `NX` or `NXxNY` (`64`, `64x40`), each side within [`GRID_SIDE`]; `None` for
+    /// anything else.
+    fn parse(text: &str) -> Option<Self> {
+        let side = |t: &str| {
+            t.trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|n| GRID_SIDE.contains(n))
+        };
+        match text.split_once(['x', '×']) {
+            Some((nx, ny)) => Some(Self {
+                nx: side(nx)?,
+                ny: Some(side(ny)?),
+            }),
+            None => Some(Self {
+                nx: side(text)?,
+                ny: None,
+            }),
+        }
+    }
+}
+
+impl fmt::Display for CopyGrid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.ny {
+            Some(ny) => write!(f, "{}x{ny}", self.nx),
+            None => write!(f, "{}", self.nx),
+        }
+    }
+}
+
+/// One copy as asked for: its integrator, optionally its own `dt` and key grid, and its
+/// device.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CopySpec {
     pub integrator: IntegratorKind,
     /// The copy's published step, s; `None` takes the scene's.
     pub dt: Option<f64>,
+    /// The copy's key grid; `None` takes the scene's. The sheet's size, total mass, springs
+    /// and wind stay the scene's ([`Scene::with_key_grid`]).
+    pub grid: Option<CopyGrid>,
     /// Where it steps: the CPU, or (`:gpu`, `kang-mg` only) the GPU, or (`:auto`) where
     /// [`DeviceChoice::Auto`] says.
     pub device: DeviceChoice,
 }
 
 impl CopySpec {
-    /// Parses `NAME`, `NAME@DT` (`kang`, `xpbd@0.005`), each optionally followed by `:gpu`
-    /// (`kang-mg:gpu`: the copy steps on the GPU), `:auto` or `:cpu`. An unknown name's message
-    /// suggests the closest known one.
+    /// Parses `NAME`, `NAME@DT` (`kang`, `xpbd@0.005`), each optionally followed by a key grid
+    /// `#NX` or `#NXxNY` (`implicit-mg#64`: 64 nodes across, the height in the scene's
+    /// proportions) and then by `:gpu` (`kang-mg:gpu`: the copy steps on the GPU), `:auto` or
+    /// `:cpu`. An unknown name's message suggests the closest known one.
     pub fn parse(text: &str) -> Result<Self, SimError> {
         let text = text.trim();
         let (copy, device) = match text.rsplit_once(':') {
@@ -55,6 +100,17 @@ impl CopySpec {
                 (copy.trim(), device)
             }
             None => (text, DeviceChoice::Cpu),
+        };
+        let (copy, grid) = match copy.split_once('#') {
+            Some((copy, grid)) => {
+                let grid = CopyGrid::parse(grid).ok_or_else(|| SimError::CopyGrid {
+                    text: text.to_string(),
+                    min: *GRID_SIDE.start(),
+                    max: *GRID_SIDE.end(),
+                })?;
+                (copy.trim(), Some(grid))
+            }
+            None => (copy, None),
         };
         let (name, dt) = match copy.split_once('@') {
             Some((name, dt)) => (name.trim(), Some(dt.trim())),
@@ -89,8 +145,28 @@ impl CopySpec {
         Ok(Self {
             integrator,
             dt,
+            grid,
             device,
         })
+    }
+
+    /// `scene` at this copy's key grid (`scene` itself without one): a `#NX` grid keeps the
+    /// scene's proportions. A cloth that is not a grid, or a grid the scene refuses, is an
+    /// error.
+    pub(crate) fn grid_scene(&self, scene: &Scene) -> Result<Scene, SimError> {
+        let Some(grid) = self.grid else {
+            return Ok(scene.clone());
+        };
+        let ny = match grid.ny {
+            Some(ny) => ny,
+            None => scene
+                .proportional_height(grid.nx)
+                .ok_or(SimError::Structure {
+                    field: "cloth.grid",
+                    problem: "missing: only a grid cloth has a key grid to change",
+                })?,
+        };
+        scene.with_key_grid(grid.nx, ny)
     }
 
     /// Parses a comma-separated list of 2 to 4 copies (`kang,xpbd@0.005,choi-ko`).
@@ -105,11 +181,15 @@ impl CopySpec {
 }
 
 impl fmt::Display for CopySpec {
-    /// The copy's label: its integrator, `@dt` when it has its own, `:gpu` on the GPU.
+    /// The copy's label: its integrator, `@dt` when it has its own, `#grid` when it has its
+    /// own, `:gpu` on the GPU.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.integrator.name())?;
         if let Some(dt) = self.dt {
             write!(f, "@{dt}")?;
+        }
+        if let Some(grid) = self.grid {
+            write!(f, "#{grid}")?;
         }
         match self.device {
             DeviceChoice::Cpu => Ok(()),
@@ -235,7 +315,7 @@ impl Lab {
             .iter()
             .enumerate()
             .map(|(k, spec)| {
-                let mut scene = scene.clone();
+                let mut scene = spec.grid_scene(scene).map_err(|e| e.in_copy(spec))?;
                 scene.params.integrator = spec.integrator;
                 if let Some(dt) = spec.dt {
                     scene.params.dt = dt;
@@ -277,18 +357,17 @@ impl Lab {
         reference.params = shape::reference_params(&scene.params);
         let sim = reference.simulation().map_err(SimError::in_reference)?;
         for copy in &mut self.copies {
-            copy.sample.distance = Some(shape::distance(&copy.sim.cloth.x, &sim.cloth.x));
+            let d =
+                shape::cloth_distance(&copy.sim.cloth, &copy.sim.cloth.x, &sim.cloth, &sim.cloth.x);
+            copy.sample.distance = Some(d);
         }
         self.reference = Some(Box::new(sim));
         Ok(self)
     }
 
-    /// The reference's nodes while it runs (`None` without one, or once its guard stopped it).
-    fn reference_x(&self) -> Option<&[glam::DVec3]> {
-        self.reference
-            .as_deref()
-            .filter(|r| r.divergence.is_none())
-            .map(|r| &r.cloth.x[..])
+    /// The reference while it runs (`None` without one, or once its guard stopped it).
+    fn running_reference(&self) -> Option<&Simulation> {
+        self.reference.as_deref().filter(|r| r.divergence.is_none())
     }
 
     /// The lab's simulated time, s.
@@ -316,11 +395,11 @@ impl Lab {
             };
             copy.sample = Sample::of(&copy.sim, time, step_seconds);
         }
-        if let Some(x) = self.reference_x() {
+        if let Some(r) = self.running_reference() {
             let distances: Vec<Distance> = self
                 .copies
                 .iter()
-                .map(|c| shape::distance(&c.sim.cloth.x, x))
+                .map(|c| shape::cloth_distance(&c.sim.cloth, &c.sim.cloth.x, &r.cloth, &r.cloth.x))
                 .collect();
             for (copy, d) in self.copies.iter_mut().zip(distances) {
                 copy.sample.distance = Some(d);
@@ -408,5 +487,70 @@ mod tests {
         assert_eq!(e, unknown("banana", None));
         assert!(!e.to_string().contains("did you mean"), "{e}");
         assert!(e.to_string().contains("known: kang, explicit-euler"), "{e}");
+    }
+
+    /// Copies at different key grids are the same sheet (size, total mass, springs) in more
+    /// nodes: each moves exactly as its grid's scene run alone, and each one's distance from the
+    /// reference is taken at the reference's nodes (0 at the start, where every grid is the flat
+    /// sheet).
+    #[test]
+    fn copies_at_different_grids_are_the_same_flag_and_are_measured_at_the_references_nodes() {
+        use crate::sim::model::shape;
+        let scene = Scene::load("flag").unwrap();
+        let specs = CopySpec::parse_list("implicit-mg,implicit-mg#19,kang#13x7").unwrap();
+        let mut lab = Lab::new(&scene, &specs)
+            .unwrap()
+            .with_reference(&scene)
+            .unwrap();
+        let sizes: Vec<usize> = lab
+            .copies
+            .iter()
+            .map(|c| c.sim.cloth.node_count())
+            .collect();
+        assert_eq!(sizes, [100, 361, 91]);
+        let extent = |x: &[glam::DVec3]| {
+            let (lo, hi) = x.iter().fold(
+                (glam::DVec3::INFINITY, glam::DVec3::NEG_INFINITY),
+                |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+            );
+            hi - lo
+        };
+        let sheet = extent(&lab.copies[0].sim.cloth.x);
+        for copy in &lab.copies {
+            let mass: f64 = copy.sim.cloth.m.iter().sum();
+            assert!((mass - 0.12).abs() < 1e-12, "{}: {mass} kg", copy.spec);
+            assert!(
+                (extent(&copy.sim.cloth.x) - sheet).length() < 1e-12,
+                "{}",
+                copy.spec
+            );
+            let d = copy.sample.distance.expect("a distance");
+            assert!(d.rms < 1e-12 && d.max < 1e-12, "{}: {d:?}", copy.spec);
+        }
+        for _ in 0..30 {
+            lab.tick();
+        }
+        let mut alone = scene.with_key_grid(19, 19).unwrap().simulation().unwrap();
+        assert_eq!(alone.step_n(30), 30);
+        assert_eq!(
+            lab.copies[1].sim.cloth.x, alone.cloth.x,
+            "the 19 × 19 copy is its scene"
+        );
+        let mut reference = scene.clone();
+        reference.params = shape::reference_params(&scene.params);
+        let mut reference = reference.simulation().unwrap();
+        assert_eq!(reference.step_n(30), 30);
+        for copy in &lab.copies {
+            let g = copy.sim.cloth.grid().unwrap();
+            let at_reference = shape::resample(&copy.sim.cloth.x, [g.nx, g.ny], [10, 10]);
+            let expected = shape::distance(&at_reference, &reference.cloth.x);
+            let got = copy.sample.distance.expect("a distance");
+            assert!(
+                (got.rms - expected.rms).abs() < 1e-12,
+                "{}: {got:?}",
+                copy.spec
+            );
+            assert!(got.rms > 0.0 && got.rms < 0.5, "{}: {got:?}", copy.spec);
+        }
     }
 }

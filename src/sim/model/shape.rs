@@ -69,6 +69,47 @@ pub fn distance(a: &[DVec3], b: &[DVec3]) -> Distance {
     }
 }
 
+/// [`distance`] between two cloths of one sheet: node by node on the same grid, and where
+/// their key grids differ, `a` taken at `b`'s nodes ([`resample`]), so that a copy at a finer
+/// grid is measured at the places of the material the other's nodes stand for.
+pub fn cloth_distance(a: &Cloth, xa: &[DVec3], b: &Cloth, xb: &[DVec3]) -> Distance {
+    match (a.grid(), b.grid()) {
+        (Some(ga), Some(gb)) if (ga.nx, ga.ny) != (gb.nx, gb.ny) => {
+            distance(&resample(xa, [ga.nx, ga.ny], [gb.nx, gb.ny]), xb)
+        }
+        _ => distance(xa, xb),
+    }
+}
+
+/// `x`, the nodes of a `from[0] × from[1]` key grid (node `(i, j)` at `j · nx + i`), taken at
+/// the nodes of a `to[0] × to[1]` grid over the same sheet: each new node at the same share of
+/// the width and height, bilinear between the four old nodes around it. On the same grid, `x`
+/// itself. Each side has at least 2 nodes (a grid's least).
+pub fn resample(x: &[DVec3], from: [usize; 2], to: [usize; 2]) -> Vec<DVec3> {
+    let [fx, fy] = from;
+    if from == to {
+        return x.to_vec();
+    }
+    // Where new node `k` of `n` falls among the old `m`: the old interval and the share of it.
+    let place = |k: usize, n: usize, m: usize| -> (usize, f64) {
+        let s = k as f64 * (m - 1) as f64 / (n.max(2) - 1) as f64;
+        let lo = (s.floor() as usize).min(m - 2);
+        (lo, s - lo as f64)
+    };
+    let mut out = Vec::with_capacity(to[0] * to[1]);
+    for j in 0..to[1] {
+        let (j0, t) = place(j, to[1], fy);
+        for i in 0..to[0] {
+            let (i0, s) = place(i, to[0], fx);
+            let at = |i: usize, j: usize| x[j * fx + i];
+            let low = at(i0, j0).lerp(at(i0 + 1, j0), s);
+            let high = at(i0, j0 + 1).lerp(at(i0 + 1, j0 + 1), s);
+            out.push(low.lerp(high, t));
+        }
+    }
+    out
+}
+
 /// The structural edges' lengths over their rest lengths.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Edges {

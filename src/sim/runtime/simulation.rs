@@ -26,6 +26,7 @@ use crate::sim::format::error::SimError;
 use crate::sim::format::params::{HandlePath, IntegratorKind, Params};
 use crate::sim::model::cloth::Cloth;
 use crate::sim::model::forces::{self, External};
+use crate::sim::model::shape;
 use crate::sim::runtime::guard;
 use crate::sim::solvers::integrators::desbrun::Desbrun;
 use crate::sim::solvers::integrators::{
@@ -296,6 +297,36 @@ impl Simulation {
         }
         sim.stats.max_strain = sim.cloth.max_strain();
         sim.stats.h2k_over_m = sim.h2k_over_m();
+        Ok(sim)
+    }
+
+    /// A simulation of `cloth` with `params` at `other`'s moment, where `cloth` is a key grid
+    /// of the same sheet as `other`'s at another resolution: `other`'s nodes, velocities and
+    /// last `Δv` taken at this grid's nodes ([`shape::resample`]), its clock, pole, hoist and
+    /// air. How a lab copy at its own key grid takes another copy's state. A cloth that is not
+    /// a grid has no such moment.
+    pub(crate) fn at_moment_of(
+        cloth: Cloth,
+        params: Params,
+        other: &Simulation,
+    ) -> Result<Self, SimError> {
+        let mut sim = Self::new(cloth, params)?;
+        let (Some(to), Some(from)) = (sim.cloth.grid(), other.cloth.grid()) else {
+            return Err(SimError::Structure {
+                field: "cloth.grid",
+                problem: "missing: only grid cloths take each other's state at another grid",
+            });
+        };
+        let (from, to) = ([from.nx, from.ny], [to.nx, to.ny]);
+        sim.cloth.x = shape::resample(&other.cloth.x, from, to);
+        sim.cloth.v = shape::resample(&other.cloth.v, from, to);
+        sim.cloth.dv = shape::resample(&other.cloth.dv, from, to);
+        sim.time = other.time;
+        sim.step_index = other.step_index;
+        sim.pole_offset = other.pole_offset;
+        sim.hoist = other.hoist;
+        sim.base_wind = other.base_wind;
+        sim.stats.max_strain = sim.cloth.max_strain();
         Ok(sim)
     }
 

@@ -164,8 +164,7 @@ pub(crate) fn key_grid_ui(
     state.key_grid_drag = response.dragged().then_some(n);
     if released && n != nx {
         state.key_grid_drag = None;
-        let height = (n as f64 * ny as f64 / nx as f64).round() as usize;
-        let height = height.clamp(*GRID_SIDE.start(), *GRID_SIDE.end());
+        let height = state.scene.proportional_height(n).unwrap_or(ny);
         set_key_grid(state, actions, n, height);
     }
     ui.label(key_grid_cost(nx, ny, snap));

@@ -3,7 +3,8 @@
 
 use egui::{RichText, Ui};
 
-use crate::sim::lab::copies::{CopySpec, MAX_COPIES, MIN_COPIES};
+use crate::sim::format::scene::GRID_SIDE;
+use crate::sim::lab::copies::{CopyGrid, CopySpec, MAX_COPIES, MIN_COPIES};
 use crate::sim::lab::motion::{Motion, relative_difference};
 use crate::sim::lab::stability;
 use crate::sim::model::shape;
@@ -24,12 +25,22 @@ pub(crate) fn shown_integrators(snap: &Snapshot) -> Vec<IntegratorKind> {
         .collect()
 }
 
+/// The key grid of each cloth shown where it is not the scene's (`None` where it is).
+pub(crate) fn shown_grids(state: &UiState, snap: &Snapshot) -> Vec<Option<[usize; 2]>> {
+    let scene = state.scene.cloth.grid.as_ref().map(|g| [g.nx, g.ny]);
+    std::iter::once(snap)
+        .chain(&snap.lab)
+        .map(|s| s.grid.map(|g| [g.nx, g.ny]).filter(|g| Some(*g) != scene))
+        .collect()
+}
+
 /// The largest stable and accurate `dt` found so far for each cloth shown, by a search for
-/// exactly these integrators.
+/// exactly these integrators at these key grids.
 pub(crate) fn stable_dt(state: &UiState, snap: &Snapshot) -> Vec<Found> {
     let kinds = shown_integrators(snap);
+    let grids = shown_grids(state, snap);
     match &state.lab.dt_search {
-        Some(s) if s.integrators == kinds && !s.cancelled() => s.found(),
+        Some(s) if s.integrators == kinds && s.grids == grids && !s.cancelled() => s.found(),
         _ => vec![Found::default(); kinds.len()],
     }
 }
@@ -130,36 +141,24 @@ pub(crate) fn lab_ui(
         )
         .on_hover_text("A copy stepped by kang-mg on the GPU (f32), beside the CPU's")
         .on_disabled_hover_text("No GPU is lent to the simulation");
-        let mut picked: Vec<CopySpec> = IntegratorKind::ALL
-            .iter()
-            .zip(&state.lab.pick)
-            .filter(|(_, p)| **p)
-            .map(|(k, _)| CopySpec {
-                integrator: *k,
-                dt: None,
-                device: DeviceChoice::Cpu,
-            })
-            .collect();
-        if gpu && state.lab.gpu {
-            picked.push(CopySpec {
-                integrator: IntegratorKind::KangMg,
-                dt: None,
-                device: DeviceChoice::Gpu,
-            });
-        }
+        grids_ui(ui, state);
+        let picked = lab_copies(state, gpu);
         let n = picked.len();
         let ok = (MIN_COPIES..=MAX_COPIES).contains(&n);
         if ui
             .add_enabled(ok, egui::Button::new("open the lab"))
-            .on_disabled_hover_text(format!("Pick {MIN_COPIES} to {MAX_COPIES} integrators"))
+            .on_disabled_hover_text(format!(
+                "Pick integrators and key grids for {MIN_COPIES} to {MAX_COPIES} copies (each \
+                 integrator at each key grid; {n} now)"
+            ))
             .clicked()
         {
             actions.push(UiAction::SetLab(picked));
         }
     } else {
         ui.horizontal_wrapped(|ui| {
-            for (i, kind) in shown_integrators(snap).iter().enumerate() {
-                ui.label(RichText::new(kind.name()).color(colour(i)).strong());
+            for i in 0..=snap.lab.len() {
+                ui.label(RichText::new(copy_name(snap, i)).color(colour(i)).strong());
             }
         });
         if ui.button("back to one cloth").clicked() {
@@ -170,6 +169,114 @@ pub(crate) fn lab_ui(
     }
     ui.separator();
     search_ui(ui, state, snap, actions);
+}
+
+/// The key grids each picked integrator runs at: the scene's, and those added here (nodes
+/// along the width, the height in the scene's proportions).
+fn grids_ui(ui: &mut Ui, state: &mut UiState) {
+    let Some(scene) = state.scene.cloth.grid.as_ref().map(|g| (g.nx, g.ny)) else {
+        state.lab.grids.clear();
+        return;
+    };
+    ui.horizontal_wrapped(|ui| {
+        ui.label("key grids:").on_hover_text(KEY_GRIDS_HELP);
+        ui.label(format!("{} × {}", scene.0, scene.1));
+        let mut remove = None;
+        for (k, n) in state.lab.grids.iter_mut().enumerate() {
+            ui.add(egui::DragValue::new(n).range(GRID_SIDE).speed(0.5))
+                .on_hover_text("Nodes along the width of this key grid");
+            if ui
+                .small_button("×")
+                .on_hover_text("Remove this key grid")
+                .clicked()
+            {
+                remove = Some(k);
+            }
+        }
+        if let Some(k) = remove {
+            state.lab.grids.remove(k);
+        }
+        if state.lab.grids.len() + 1 < MAX_COPIES
+            && ui
+                .small_button("+ key grid")
+                .on_hover_text(KEY_GRIDS_HELP)
+                .clicked()
+        {
+            let last = state.lab.grids.last().copied().unwrap_or(scene.0);
+            state.lab.grids.push((2 * last).min(*GRID_SIDE.end()));
+        }
+    });
+}
+
+/// What the lab's key grids do, for their tooltip.
+const KEY_GRIDS_HELP: &str = "Each picked integrator runs at each key grid: the scene's, and \
+those added here (nodes along the width; the height keeps the scene's proportions). The copies \
+share the flag's size, total mass, springs and wind, so a finer grid is the same flag in more \
+detail; their distances from the reference are taken at the reference's nodes.";
+
+/// The copies the *Lab* panel's choices make: each picked integrator (and the GPU's
+/// `kang-mg`, where asked) at the scene's key grid, then at each added one. Without added
+/// grids the copies keep the scene's.
+pub(crate) fn lab_copies(state: &UiState, gpu: bool) -> Vec<CopySpec> {
+    let mut kinds: Vec<(IntegratorKind, DeviceChoice)> = IntegratorKind::ALL
+        .iter()
+        .zip(&state.lab.pick)
+        .filter(|(_, p)| **p)
+        .map(|(k, _)| (*k, DeviceChoice::Cpu))
+        .collect();
+    if gpu && state.lab.gpu {
+        kinds.push((IntegratorKind::KangMg, DeviceChoice::Gpu));
+    }
+    let scene = state.scene.cloth.grid.as_ref().map(|g| (g.nx, g.ny));
+    let grids: Vec<Option<CopyGrid>> = match scene {
+        Some((nx, ny)) if !state.lab.grids.is_empty() => std::iter::once(nx)
+            .chain(state.lab.grids.iter().copied())
+            .map(|w| {
+                let ny = if w == nx {
+                    ny
+                } else {
+                    state.scene.proportional_height(w).unwrap_or(ny)
+                };
+                Some(CopyGrid {
+                    nx: w,
+                    ny: Some(ny),
+                })
+            })
+            .collect(),
+        _ => vec![None],
+    };
+    grids
+        .iter()
+        .flat_map(|&grid| {
+            kinds.iter().map(move |&(integrator, device)| CopySpec {
+                integrator,
+                dt: None,
+                grid,
+                device,
+            })
+        })
+        .collect()
+}
+
+/// Copy `i`'s name in the panels: its integrator, "(GPU)" on the GPU, and its key grid where
+/// the lab's copies do not all share one.
+pub(crate) fn copy_name(snap: &Snapshot, i: usize) -> String {
+    let copy = if i == 0 {
+        snap
+    } else {
+        snap.lab.get(i - 1).unwrap_or(snap)
+    };
+    let mut name = copy.params.integrator.name().to_owned();
+    if copy.device.on_gpu {
+        name.push_str(" (GPU)");
+    }
+    let grid = |s: &Snapshot| s.grid.map(|g| (g.nx, g.ny));
+    if let Some((nx, ny)) = grid(copy)
+        && snap.lab.iter().any(|c| grid(c) != grid(snap))
+    {
+        name.push_str(&format!(" {nx}×{ny}"));
+    }
+    name
 }
 
 /// A motion figure and, beside the reference's, how far it is from it: `"16.1 −3 %"`.
@@ -223,7 +330,7 @@ fn motion_ui(ui: &mut Ui, snap: &Snapshot) {
             ui.end_row();
         }
         for (i, c) in copies {
-            ui.label(RichText::new(c.params.integrator.name()).color(colour(i)));
+            ui.label(RichText::new(copy_name(snap, i)).color(colour(i)));
             match &c.motion {
                 Some(m) => {
                     for cell in motion_cells(m, reference.as_ref()) {
@@ -270,7 +377,7 @@ fn reference_ui(ui: &mut Ui, snap: &Snapshot, actions: &mut Vec<UiAction>) {
             .num_columns(2)
             .show(ui, |ui| {
                 for (i, c) in std::iter::once(snap).chain(&snap.lab).enumerate() {
-                    ui.label(RichText::new(c.params.integrator.name()).color(colour(i)));
+                    ui.label(RichText::new(copy_name(snap, i)).color(colour(i)));
                     ui.label(c.reference_distance.map_or("-".into(), |d| {
                         format!("RMS {:.2} cm, max {:.2} cm", 100.0 * d.rms, 100.0 * d.max)
                     }));
@@ -320,6 +427,7 @@ fn search_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mut Ve
         actions.push(UiAction::FindStableDt {
             scene: Box::new(scene),
             integrators: kinds.clone(),
+            grids: shown_grids(state, snap),
         });
     }
     let results = stable_dt(state, snap);
@@ -332,8 +440,8 @@ fn search_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mut Ve
                 100.0 * stability::ACCURATE_DISTANCE
             ));
             ui.end_row();
-            for (i, (kind, found)) in kinds.iter().zip(results).enumerate() {
-                ui.label(RichText::new(kind.name()).color(colour(i)));
+            for (i, found) in results.into_iter().enumerate() {
+                ui.label(RichText::new(copy_name(snap, i)).color(colour(i)));
                 ui.label(found.stable.map_or("…".into(), stable_text));
                 let accurate = match (found.stable, found.accurate) {
                     (Some(stable), Some(dt)) => accurate_text(dt, stable),
