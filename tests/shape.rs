@@ -774,6 +774,12 @@ fn a_grid_taken_at_another_grids_nodes_is_bilinear_between_its_own() {
     assert!((finer[1].z - 0.125).abs() < 1e-15, "{}", finer[1]);
     assert!((finer[3].z - 0.625).abs() < 1e-15, "{}", finer[3]);
     assert!((finer[1].x - 0.25).abs() < 1e-15);
+    // Past the middle of a longer row, still between the two nodes around: u² at u = ¾ and 1
+    // taken at u = ⅞ is 0.78125 (not extrapolated from an earlier pair).
+    let row = field(5, 2, |u, _| DVec3::new(0.0, 0.0, u * u));
+    let finer = shape::resample(&row, [5, 2], [9, 2]);
+    assert!((finer[7].z - 0.78125).abs() < 1e-15, "{}", finer[7]);
+    assert!((finer[5].z - 0.40625).abs() < 1e-15, "{}", finer[5]);
 }
 
 /// Two cloths of one sheet at different key grids are measured at the second one's nodes:
