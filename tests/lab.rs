@@ -775,6 +775,34 @@ mod thread {
         assert!(one.motion.is_none());
     }
 
+    /// A sync between copies at the same grid takes the other's whole state, its integrator's
+    /// warm start with it: two copies of one integrator then step bit for bit alike.
+    #[test]
+    fn a_sync_at_the_same_grid_keeps_the_integrators_warm_start() {
+        let sim = lab(&[IntegratorKind::ImplicitMg, IntegratorKind::ImplicitMg]);
+        let target = DVec3::new(0.5, 2.0, 0.3);
+        sim.send(Command::Copy(
+            1,
+            Box::new(Command::Grab { node: 55, target }),
+        ));
+        for _ in 0..10 {
+            sim.send(Command::Step);
+        }
+        let apart = wait(&sim, |s| s.step == 10);
+        assert_ne!(apart.x, apart.lab[0].x);
+        sim.send(Command::Copy(1, Box::new(Command::Release)));
+        sim.send(Command::Sync(0));
+        for _ in 0..10 {
+            sim.send(Command::Step);
+        }
+        let after = wait(&sim, |s| s.step == 20);
+        assert_eq!(
+            after.lab[0].x, after.x,
+            "the same steps from the same state"
+        );
+        assert_eq!(after.lab[0].v, after.v);
+    }
+
     /// Copies at different key grids: a sync gives each the other's state at its own grid's
     /// nodes (bilinear between the source's), keeping its grid and integrator; the reference
     /// started from a copy runs at that copy's grid and is measured there.

@@ -96,9 +96,8 @@ impl Worker {
         };
         let params = copy_params(&self.shared, self.lab.copies.get(n));
         let own = &self.cloths[n].cloth;
-        let copy = if own.grid().map(|g| (g.nx, g.ny)) == source.cloth.grid().map(|g| (g.nx, g.ny))
-            && own.node_count() == source.cloth.node_count()
-        {
+        let dims = |c: &crate::sim::Cloth| c.grid().map(|g| (g.nx, g.ny));
+        let copy = if dims(own) == dims(&source.cloth) {
             let mut copy = source.clone();
             copy.grab = None;
             copy.clear_divergence();

@@ -285,6 +285,7 @@ fn a_motion_row_gives_each_figure_and_its_difference_from_the_reference() {
 /// A copy is named with its grid only where the lab's copies do not share one.
 #[test]
 fn the_labs_key_grids_make_each_integrator_a_copy_at_each_grid() {
+    use crate::sim::DeviceChoice;
     use crate::sim::lab::copies::CopyGrid;
     let mut scene = Scene::load("flag").unwrap();
     scene = scene.with_key_grid(12, 8).unwrap();
@@ -331,7 +332,87 @@ fn the_labs_key_grids_make_each_integrator_a_copy_at_each_grid() {
     snap.lab[0].device.on_gpu = true;
     assert_eq!(lab::copy_name(&snap, 0), "implicit-mg");
     assert_eq!(lab::copy_name(&snap, 1), "implicit-mg (GPU)");
+    // The GPU's copy, where a GPU is lent and it is ticked, at each grid too.
+    state.lab.gpu = false;
+    assert!(
+        lab::lab_copies(&state, true)
+            .iter()
+            .all(|c| c.device == DeviceChoice::Cpu)
+    );
+    state.lab.gpu = true;
+    assert!(
+        lab::lab_copies(&state, false)
+            .iter()
+            .all(|c| c.device == DeviceChoice::Cpu)
+    );
+    let with_gpu: Vec<String> = lab::lab_copies(&state, true)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        with_gpu,
+        [
+            "kang#12x8",
+            "xpbd#12x8",
+            "kang-mg#12x8:gpu",
+            "kang#20x13",
+            "xpbd#20x13",
+            "kang-mg#20x13:gpu"
+        ]
+    );
     // The stable-dt search is asked for each copy's grid where it is not the scene's.
     snap.lab = vec![sim(&scene.with_key_grid(24, 16).unwrap())];
     assert_eq!(lab::shown_grids(&state, &snap), [None, Some([24, 16])]);
+}
+
+/// *+ key grid* doubles the last grid (the scene's first), at most the largest grid, while the
+/// copies can take one more (three added grids and the scene's make four); the panel shows
+/// the grids and the button.
+#[test]
+fn a_key_grid_added_in_the_lab_panel_doubles_the_last_until_the_copies_are_full() {
+    let scene = Scene::load("flag").unwrap();
+    let mut state = UiState::new(scene.clone(), 0.12);
+    let mut widths = Vec::new();
+    while lab::can_add_key_grid(&state) {
+        lab::add_key_grid(&mut state, 10);
+        widths.push(*state.lab.grids.last().unwrap());
+    }
+    assert_eq!(widths, [20, 40, 80]);
+    assert_eq!(
+        state.lab.grids.len() + 1,
+        crate::sim::lab::copies::MAX_COPIES
+    );
+    state.lab.grids = vec![600];
+    lab::add_key_grid(&mut state, 10);
+    assert_eq!(state.lab.grids, [600, 1024]);
+
+    // Drawn: the scene's grid, each added one and the button.
+    state.lab.grids = vec![20];
+    let snap = Snapshot::of(&scene.simulation().unwrap());
+    let ctx = egui::Context::default();
+    let mut actions = Vec::new();
+    let mut output = ctx.run_ui(egui::RawInput::default(), |ui| {
+        lab::lab_ui(ui, &mut state, &snap, &mut actions);
+    });
+    output.textures_delta.clear();
+    let mut text = String::new();
+    for clipped in &output.shapes {
+        if let egui::epaint::Shape::Text(t) = &clipped.shape {
+            text.push_str(t.galley.text());
+            text.push('|');
+        }
+    }
+    for expected in ["key grids:", "10 × 10", "20", "+ key grid", "open the lab"] {
+        assert!(text.contains(expected), "{expected}: {text}");
+    }
+    state.lab.grids = vec![20, 40, 80];
+    let mut output = ctx.run_ui(egui::RawInput::default(), |ui| {
+        lab::lab_ui(ui, &mut state, &snap, &mut actions);
+    });
+    output.textures_delta.clear();
+    let full = output.shapes.iter().any(|c| {
+        matches!(&c.shape, egui::epaint::Shape::Text(t) if t.galley.text().contains("+ key grid"))
+    });
+    assert!(!full, "no button once the copies are full");
+    assert!(actions.is_empty(), "{actions:?}");
 }

@@ -196,16 +196,28 @@ fn grids_ui(ui: &mut Ui, state: &mut UiState) {
         if let Some(k) = remove {
             state.lab.grids.remove(k);
         }
-        if state.lab.grids.len() + 1 < MAX_COPIES
+        if can_add_key_grid(state)
             && ui
                 .small_button("+ key grid")
                 .on_hover_text(KEY_GRIDS_HELP)
                 .clicked()
         {
-            let last = state.lab.grids.last().copied().unwrap_or(scene.0);
-            state.lab.grids.push((2 * last).min(*GRID_SIDE.end()));
+            add_key_grid(state, scene.0);
         }
     });
+}
+
+/// Whether the lab can take one more key grid: each grid has a copy at least, and the
+/// scene's is one of them.
+pub(crate) fn can_add_key_grid(state: &UiState) -> bool {
+    state.lab.grids.len() + 1 < MAX_COPIES
+}
+
+/// Adds a key grid twice as wide as the last one (the scene's `scene_nx` when none was
+/// added), at most the largest grid.
+pub(crate) fn add_key_grid(state: &mut UiState, scene_nx: usize) {
+    let last = state.lab.grids.last().copied().unwrap_or(scene_nx);
+    state.lab.grids.push((2 * last).min(*GRID_SIDE.end()));
 }
 
 /// What the lab's key grids do, for their tooltip.
