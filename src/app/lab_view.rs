@@ -92,13 +92,7 @@ fn contains(c: &PixelRect, p: Vec2) -> bool {
         && p.y < (c.y + c.height) as f32
 }
 
-/// Copy `n`'s snapshot: `snap` itself for 0, else its `lab` entry.
-pub(crate) fn copy_of(snap: &Snapshot, n: usize) -> &Snapshot {
-    match n {
-        0 => snap,
-        n => snap.lab.get(n - 1).unwrap_or(snap),
-    }
-}
+pub(crate) use crate::ui::panels::lab::copy_of;
 
 /// A command for copy `n` (unwrapped outside the lab).
 pub(crate) fn for_copy(snap: &Snapshot, n: usize, cmd: Command) -> Command {

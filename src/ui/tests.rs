@@ -313,12 +313,14 @@ fn the_labs_key_grids_make_each_integrator_a_copy_at_each_grid() {
         )
     });
     state.lab.grids = vec![20];
-    let labels: Vec<String> = lab::lab_copies(&state, false)
-        .iter()
-        .map(ToString::to_string)
-        .collect();
+    let labels = |state: &UiState, gpu: bool| -> Vec<String> {
+        lab::lab_copies(state, gpu)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    };
     assert_eq!(
-        labels,
+        labels(&state, false),
         ["kang#12x8", "xpbd#12x8", "kang#20x13", "xpbd#20x13"]
     );
 
@@ -345,12 +347,8 @@ fn the_labs_key_grids_make_each_integrator_a_copy_at_each_grid() {
             .iter()
             .all(|c| c.device == DeviceChoice::Cpu)
     );
-    let with_gpu: Vec<String> = lab::lab_copies(&state, true)
-        .iter()
-        .map(ToString::to_string)
-        .collect();
     assert_eq!(
-        with_gpu,
+        labels(&state, true),
         [
             "kang#12x8",
             "xpbd#12x8",

@@ -270,14 +270,18 @@ pub(crate) fn lab_copies(state: &UiState, gpu: bool) -> Vec<CopySpec> {
         .collect()
 }
 
+/// Copy `n`'s snapshot: `snap` itself for 0, else its `lab` entry.
+pub(crate) fn copy_of(snap: &Snapshot, n: usize) -> &Snapshot {
+    match n {
+        0 => snap,
+        n => snap.lab.get(n - 1).unwrap_or(snap),
+    }
+}
+
 /// Copy `i`'s name in the panels: its integrator, "(GPU)" on the GPU, and its key grid where
 /// the lab's copies do not all share one.
 pub(crate) fn copy_name(snap: &Snapshot, i: usize) -> String {
-    let copy = if i == 0 {
-        snap
-    } else {
-        snap.lab.get(i - 1).unwrap_or(snap)
-    };
+    let copy = copy_of(snap, i);
     let mut name = copy.params.integrator.name().to_owned();
     if copy.device.on_gpu {
         name.push_str(" (GPU)");
