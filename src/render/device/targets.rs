@@ -190,7 +190,8 @@ impl PixelRect {
         };
         let (x0, y0) = (px(min[0], f32::floor, w), px(min[1], f32::floor, h));
         let (x1, y1) = (px(max[0], f32::ceil, w), px(max[1], f32::ceil, h));
-        (x1 > x0 && y1 > y0).then_some(Self {
+        // `then`, not `then_some`: the differences exist only where they are positive.
+        (x1 > x0 && y1 > y0).then(|| Self {
             x: x0,
             y: y0,
             width: x1 - x0,
@@ -217,7 +218,8 @@ impl PixelRect {
         let (x0, y0) = (self.x.max(other.x), self.y.max(other.y));
         let x1 = (self.x + self.width).min(other.x + other.width);
         let y1 = (self.y + self.height).min(other.y + other.height);
-        (x1 > x0 && y1 > y0).then_some(Self {
+        // `then`, not `then_some`: the differences exist only where they are positive.
+        (x1 > x0 && y1 > y0).then(|| Self {
             x: x0,
             y: y0,
             width: x1 - x0,
@@ -339,6 +341,11 @@ mod tests {
         );
         assert_eq!(
             PixelRect::covering([10.0, 10.0], [10.0, 50.0], 1.0, [640, 400]),
+            None
+        );
+        // Inverted (a panel's rectangle as a window shrinks): empty, not a wrapped size.
+        assert_eq!(
+            PixelRect::covering([50.0, 60.0], [10.0, 20.0], 1.0, [640, 400]),
             None
         );
         assert_eq!(
