@@ -16,6 +16,7 @@ mod collide;
 mod error;
 mod forces;
 mod guard;
+mod implicit;
 mod kernel;
 mod provider;
 mod rhs;
@@ -39,6 +40,8 @@ pub(crate) use guard::GuardPass;
 #[cfg(test)]
 pub(crate) use guard::GuardReport;
 pub(crate) use guard::SIM_GUARD_WGSL;
+pub(crate) use implicit::SIM_IMPLICIT_WGSL;
+pub(crate) use implicit::{ImplicitPass, ImplicitSettings};
 use kernel::validated;
 pub use provider::GpuProvider;
 pub use provider::SharedNodes;

@@ -165,6 +165,16 @@ impl RhsPass {
         );
     }
 
+    /// Records the node terms alone (`implicit-mg`'s spring terms follow in
+    /// [`super::ImplicitPass::record_assembly`]).
+    pub(crate) fn record_node_terms(&self, encoder: &mut wgpu::CommandEncoder) {
+        dispatch(
+            encoder,
+            "gpu_sim rhs nodes",
+            &[(&self.node_group, &self.node_terms, self.nodes)],
+        );
+    }
+
     /// Per node the known `Δv` (xyz, m/s) and the mass (w, kg; −1 where held): what
     /// [`Self::set_nodes`] writes, for a kernel to update the held nodes' `Δv`.
     pub(crate) fn node(&self) -> &wgpu::Buffer {

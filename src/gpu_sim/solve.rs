@@ -356,6 +356,18 @@ impl GpuMultigrid {
         self.record_cycle_from(encoder, 0);
     }
 
+    /// Records the two-grid correction of level 0's `r` into level 0's `x`, as the CPU's
+    /// [`crate::sim::solvers::multigrid::Multigrid::coarse_correction`]: `r` restricted to
+    /// level 1, a V-cycle there from zero, the answer prolonged (`implicit-mg`'s
+    /// preconditioner, between its sweeps).
+    pub(crate) fn record_coarse_correction(&self, encoder: &mut wgpu::CommandEncoder) {
+        self.transfers[0].record_restrict(encoder);
+        encoder.clear_buffer(&self.levels[1].x, 0, None);
+        self.record_cycle_from(encoder, 1);
+        encoder.clear_buffer(&self.levels[0].x, 0, None);
+        self.transfers[0].record_prolong(encoder);
+    }
+
     fn record_cycle_from(&self, encoder: &mut wgpu::CommandEncoder, l: usize) {
         if l + 1 == self.levels.len() {
             self.record_coarsest(encoder);

@@ -45,10 +45,12 @@ use super::guard::{GuardTrip, REPORT_SIZE};
 use super::kernel::{Access, Program, dispatch};
 use super::{
     AirPass, ClothBuffers, CollidePass, ForcePass, GpuMultigrid, GpuSimError, GuardPass,
-    MAX_GPU_COLLIDERS, RhsPass, StepEndPass, StrainPass, read_vec3s, validated,
+    ImplicitPass, ImplicitSettings, MAX_GPU_COLLIDERS, RhsPass, StepEndPass, StrainPass,
+    read_vec3s, validated,
 };
 use crate::sim::format::params::{IntegratorKind, Params};
 use crate::sim::runtime::device::ReadBacks;
+use crate::sim::solvers::integrators::implicit_mg::{ITERATIONS_PER_CYCLE, tolerance_scale};
 use crate::sim::solvers::multigrid::{COARSEST_NODES, Multigrid};
 use crate::sim::{DeviceStep, Simulation};
 
@@ -227,7 +229,7 @@ impl GpuStepper {
         if let Some(reason) = unsupported(sim) {
             return Err(GpuSimError::Unsupported(reason));
         }
-        if sim.params().integrator != IntegratorKind::KangMg {
+        if !sim.params().integrator.steps_on_gpu() {
             let mut params = sim.params().clone();
             params.integrator = IntegratorKind::KangMg;
             sim.set_params(params)
@@ -623,6 +625,11 @@ struct Kernels {
     air: AirPass,
     rhs: RhsPass,
     solve: GpuMultigrid,
+    /// `implicit-mg`'s assembly and solve, where the integrator is `implicit-mg` (else the
+    /// V-cycles solve `kang-mg`'s system).
+    implicit: Option<ImplicitPass>,
+    /// `implicit-mg`'s iterations a step at most.
+    iterations: u32,
     end: StepEndPass,
     /// Strain limiting, where the scene has it.
     strain: Option<StrainPass>,
@@ -658,6 +665,37 @@ impl Kernels {
         let mut mg = Multigrid::default();
         mg.prepare(cloth, held, h);
         let solve = GpuMultigrid::new(device, &mg, air.coefficients())?;
+        let has_air = p.wind.drag != 0.0 || p.wind.lift != 0.0 || p.wind.linear != 0.0;
+        let implicit = if p.integrator == IntegratorKind::ImplicitMg {
+            let grid = cloth.grid().expect("the GPU steps grid cloths only");
+            let pass = ImplicitPass::new(
+                device,
+                &buffers,
+                (grid.nx, grid.ny),
+                mg.level_matrix(0).reach,
+                &rhs,
+                &air,
+                &solve,
+            )?;
+            let free_mass = (0..n)
+                .filter(|&i| !held[i])
+                .map(|i| cloth.m[i] * cloth.m[i])
+                .sum::<f64>()
+                .sqrt();
+            pass.set_params(
+                queue,
+                &ImplicitSettings {
+                    h,
+                    damping: p.damping,
+                    has_air,
+                    weight: h * DVec3::from_array(p.gravity).length() * free_mass,
+                    tolerance: p.multigrid.tolerance * tolerance_scale(n),
+                },
+            );
+            Some(pass)
+        } else {
+            None
+        };
         let strain = if p.provot.enabled {
             Some(StrainPass::new(
                 device, &buffers, cloth, held, &p.provot, h,
@@ -684,7 +722,6 @@ impl Kernels {
             None
         };
         let held_index: Vec<u32> = (0..n as u32).filter(|&i| held[i as usize]).collect();
-        let has_air = p.wind.drag != 0.0 || p.wind.lift != 0.0 || p.wind.linear != 0.0;
         buffers.write_state(queue, cloth);
         if let Some(guard) = &guard {
             let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -693,7 +730,10 @@ impl Kernels {
             guard.record_keep(&mut encoder);
             queue.submit([encoder.finish()]);
         }
-        forces.set_params(queue, p.damping, p.viscosity.then_some(h));
+        // Eq. 4's viscosity is in the forces of the integrators that filter with it (`kang-mg`),
+        // not in `implicit-mg`'s (its spring damping is in the matrix).
+        let viscosity = p.viscosity && p.integrator.uses_filter_system();
+        forces.set_params(queue, p.damping, viscosity.then_some(h));
         rhs.set_params(queue, h, DVec3::from_array(p.gravity), has_air);
         rhs.set_nodes(queue, &cloth.m, held, &vec![DVec3::ZERO; n]);
         end.set_params(queue, h);
@@ -707,6 +747,8 @@ impl Kernels {
             air,
             rhs,
             solve,
+            implicit,
+            iterations: ITERATIONS_PER_CYCLE * p.multigrid.max_cycles,
             end,
             strain,
             collide,
@@ -831,16 +873,24 @@ impl Kernels {
             self.air.record(encoder);
         }
         mark(encoder, Stage::Air);
-        self.rhs.record(encoder);
-        let level = self.solve.level(0);
         let size = u64::from(self.buffers.nodes()) * 16;
-        encoder.copy_buffer_to_buffer(self.rhs.rhs(), 0, &level.b, 0, size);
-        mark(encoder, Stage::Rhs);
-        self.solve.record_air_diagonal(encoder);
-        for _ in 0..cycles.max(1) {
-            self.solve.record_cycle(encoder);
+        if let Some(implicit) = &self.implicit {
+            self.rhs.record_node_terms(encoder);
+            implicit.record_assembly(encoder);
+            mark(encoder, Stage::Rhs);
+            implicit.record_solve(encoder, &self.solve, self.iterations);
+            encoder.copy_buffer_to_buffer(implicit.dv(), 0, self.end.dv(), 0, size);
+        } else {
+            self.rhs.record(encoder);
+            let level = self.solve.level(0);
+            encoder.copy_buffer_to_buffer(self.rhs.rhs(), 0, &level.b, 0, size);
+            mark(encoder, Stage::Rhs);
+            self.solve.record_air_diagonal(encoder);
+            for _ in 0..cycles.max(1) {
+                self.solve.record_cycle(encoder);
+            }
+            encoder.copy_buffer_to_buffer(&level.x, 0, self.end.dv(), 0, size);
         }
-        encoder.copy_buffer_to_buffer(&level.x, 0, self.end.dv(), 0, size);
         mark(encoder, Stage::Solve);
         if let Some(strain) = &self.strain {
             strain.record_keep_start(encoder);

@@ -82,6 +82,11 @@ pub const ALL: &[ShaderFile] = &[
         prelude: "",
     },
     ShaderFile {
+        path: "shaders/sim_implicit.wgsl",
+        source: crate::gpu_sim::SIM_IMPLICIT_WGSL,
+        prelude: "",
+    },
+    ShaderFile {
         path: "shaders/sim_rhs.wgsl",
         source: crate::gpu_sim::SIM_RHS_WGSL,
         prelude: "",

@@ -3,6 +3,8 @@
 //! interpolation of smooth regions).
 
 pub mod buckling;
+#[cfg(test)]
+pub(crate) mod coloured;
 pub mod integrators;
 pub(crate) mod jacobian;
 pub mod multigrid;

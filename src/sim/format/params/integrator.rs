@@ -72,6 +72,12 @@ impl IntegratorKind {
         Self::ALL.into_iter().find(|k| k.name() == name)
     }
 
+    /// Whether the GPU steps it (`gpu_sim`: `kang-mg`, and `implicit-mg`'s solve in colours);
+    /// a cloth moved to the GPU with another integrator steps `kang-mg` there.
+    pub(crate) fn steps_on_gpu(self) -> bool {
+        matches!(self, IntegratorKind::KangMg | IntegratorKind::ImplicitMg)
+    }
+
     /// Whether the step runs an iterative solver whose iterations it reports (`stats.solver`).
     pub(crate) fn has_solver(self) -> bool {
         matches!(

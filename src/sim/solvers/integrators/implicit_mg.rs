@@ -248,7 +248,7 @@ impl System<'_> {
 
 /// The diagonal block `m I + Σ_s S_s` of a node of mass `m` (with its air coefficient) over
 /// its `links`: `(m + Σ iso) I + Σ β x̂ x̂ᵀ`, the outer products' six distinct entries summed.
-fn diagonal_block(mass: f64, links: &[Link], blocks: &[SpringBlock]) -> DMat3 {
+pub(crate) fn diagonal_block(mass: f64, links: &[Link], blocks: &[SpringBlock]) -> DMat3 {
     let mut sums = [mass, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
     for l in links {
         add_to_sums(&mut sums, &blocks[l.spring as usize]);
