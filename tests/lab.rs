@@ -1147,10 +1147,17 @@ fn a_copy_names_its_device() {
         DeviceChoice::Cpu
     );
     assert_eq!(CopySpec::parse("kang:cpu").unwrap().to_string(), "kang");
+    // implicit-mg steps on the GPU too (its solve in colours).
+    let implicit = CopySpec::parse("implicit-mg#32:gpu").unwrap();
+    assert_eq!(implicit.device, DeviceChoice::Gpu);
+    assert_eq!(implicit.to_string(), "implicit-mg#32:gpu");
     for bad in ["kang:gpu", "xpbd@0.005:auto", "kang-mg:tpu", "kang-mg:"] {
         let e = CopySpec::parse(bad).unwrap_err();
         assert!(matches!(e, SimError::CopyDevice { .. }), "{bad}: {e}");
-        assert!(e.to_string().contains("kang-mg only"), "{bad}: {e}");
+        assert!(
+            e.to_string().contains("kang-mg and implicit-mg only"),
+            "{bad}: {e}"
+        );
     }
     let list = CopySpec::parse_list("kang-mg,kang-mg:gpu").unwrap();
     assert_eq!(list[0].device, DeviceChoice::Cpu);

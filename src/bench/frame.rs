@@ -33,7 +33,8 @@ pub(crate) struct FrameSplit {
     /// The simulation's time step, s: the simulation keeps real time while `simulation`
     /// (every flag's step) stays under it.
     pub dt: f64,
-    /// Where the flags stepped: `"cpu"`, or `"gpu"` (`kang-mg` in f32 on the adapter, through
+    /// Where the flags stepped: `"cpu"`, or `"gpu"` (in f32 on the adapter: `implicit-mg`
+    /// where the scene has it, else `kang-mg`; through
     /// the simulation thread's own stepper: the renderer draws the GPU's node buffer and the
     /// state comes back in asynchronous snapshots, as in the viewer's GPU mode).
     pub device: &'static str,

@@ -1,7 +1,7 @@
-//! `flagsim bench --gpu-sim`: the same cloth stepped by `kang-mg` on the CPU and on the GPU
-//! ([`crate::gpu_sim::GpuSimulation`]), side by side in one run, at sizes from 64² up: node-steps
-//! a second, real time, and the shape each leaves (stretch, shortest edge) and, where the CPU
-//! runs too, how far apart the two are.
+//! `flagsim bench --gpu-sim`: the same cloth stepped by `kang-mg` (or `implicit-mg`) on the
+//! CPU and on the GPU ([`crate::gpu_sim::GpuSimulation`]), side by side in one run, at sizes
+//! from 64² up: node-steps a second, real time, and the shape each leaves (stretch, shortest
+//! edge) and, where the CPU runs too, how far apart the two are.
 
 use std::time::Instant;
 
@@ -9,19 +9,20 @@ use serde::Serialize;
 
 use crate::gpu_sim::{DEFAULT_CYCLES, GpuSimulation, Stage};
 use crate::render::GpuContext;
-use crate::sim::{Scene, Simulation, model::shape};
+use crate::sim::{IntegratorKind, Scene, Simulation, model::shape};
 
 /// The scene: the peer's hanging sheet (1 m, 0.2 kg, k = 2000 / 500 / 50 N/m, two corners
-/// pinned, still air), `kang-mg`, strain limited within 5 % both ways (Provot's 5 % and a
-/// shortest length of 0.95 × rest) on every coarse level the grid has
+/// pinned, still air), stepped by `integrator`, strain limited within 5 % both ways (Provot's
+/// 5 % and a shortest length of 0.95 × rest) on every coarse level the grid has
 /// ([`crate::sim::constraints::strain_levels`]): the sweeps alone leave a large sheet stretched
 /// by its pins, and pull the springs beside them short.
-pub(crate) fn hanging_sheet(n: usize) -> String {
+pub(crate) fn hanging_sheet(n: usize, integrator: IntegratorKind) -> String {
+    let name = integrator.name();
     format!(
-        r#"{{ "description": "hanging {n}² sheet, kang-mg",
+        r#"{{ "description": "hanging {n}² sheet, {name}",
         "cloth": {{ "grid": {{ "nx": {n}, "ny": {n}, "width": 1.0, "height": 1.0,
             "origin": [0.0, 0.0, 0.0], "plane": "xy", "mass": 0.2, "pins": "top-corners" }} }},
-        "params": {{ "integrator": "kang-mg", "dt": 0.016666666666666666,
+        "params": {{ "integrator": "{name}", "dt": 0.016666666666666666,
             "stiffness": {{ "structural": 2000.0, "shear": 500.0, "bend": 50.0 }},
             "wind": {{ "velocity": [0.0, 0.0, 0.0], "drag": 0.0, "lift": 0.0, "linear": 0.0,
                       "gust": {{ "strength": 0.0 }} }},
@@ -73,8 +74,10 @@ pub(crate) const STAGE_STEPS: u32 = 5;
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct GpuSimReport {
     pub adapter: String,
-    pub scene: &'static str,
-    /// The GPU's V-cycles a step.
+    pub scene: String,
+    /// The integrator on both devices.
+    pub integrator: IntegratorKind,
+    /// `kang-mg`'s V-cycles a GPU step (`implicit-mg` stops at its tolerance, as on the CPU).
     pub cycles: u32,
     /// Steps run before the timed ones (each size, each device).
     pub warm_up: u32,
@@ -93,6 +96,8 @@ pub(crate) struct GpuSimPlan {
     pub gpu: bool,
     pub warm_up: u32,
     pub steps: u32,
+    /// `kang-mg` (the default) or `implicit-mg`.
+    pub integrator: IntegratorKind,
 }
 
 impl GpuSimPlan {
@@ -105,6 +110,7 @@ impl GpuSimPlan {
                 gpu: true,
                 warm_up: 2,
                 steps: 5,
+                integrator: IntegratorKind::KangMg,
             }
         } else {
             Self {
@@ -113,6 +119,7 @@ impl GpuSimPlan {
                 gpu: true,
                 warm_up: 5,
                 steps: 60,
+                integrator: IntegratorKind::KangMg,
             }
         }
     }
@@ -149,7 +156,11 @@ pub(crate) fn run(
             || "none (the CPU's rows only)".into(),
             GpuContext::adapter_report,
         ),
-        scene: "the peer's hanging sheet, kang-mg, strain limited within 5 % both ways on every coarse level",
+        scene: format!(
+            "the peer's hanging sheet, {}, strain limited within 5 % both ways on every coarse level",
+            plan.integrator.name()
+        ),
+        integrator: plan.integrator,
         cycles: DEFAULT_CYCLES,
         warm_up: plan.warm_up,
         rows: Vec::new(),
@@ -172,8 +183,8 @@ fn run_size(
     rows: &mut Vec<GpuSimRow>,
     progress: &mut impl FnMut(&str),
 ) -> Result<(), String> {
-    let scene =
-        Scene::from_json(&hanging_sheet(n), "bench --gpu-sim").map_err(|e| e.to_string())?;
+    let scene = Scene::from_json(&hanging_sheet(n, plan.integrator), "bench --gpu-sim")
+        .map_err(|e| e.to_string())?;
     let sim = scene.simulation().map_err(|e| e.to_string())?;
     let cpu_state = if n <= plan.cpu_up_to {
         progress(&format!("{n}² on the CPU"));
@@ -252,9 +263,14 @@ fn wait(gpu: &GpuContext) -> Result<(), String> {
 
 /// The report as aligned text.
 pub(crate) fn table(report: &GpuSimReport) -> String {
+    let solve = if report.integrator == IntegratorKind::KangMg {
+        format!("{} V-cycles a GPU step", report.cycles)
+    } else {
+        "the GPU's iterations stop at the tolerance".to_string()
+    };
     let mut out = format!(
-        "flagsim bench --gpu-sim: {} ({} V-cycles a GPU step, {} warm-up steps)\nadapter: {}\n\n",
-        report.scene, report.cycles, report.warm_up, report.adapter
+        "flagsim bench --gpu-sim: {} ({solve}, {} warm-up steps)\nadapter: {}\n\n",
+        report.scene, report.warm_up, report.adapter
     );
     out.push_str(&format!(
         "{:>6} {:>9} {:>4} {:>6} {:>11} {:>14} {:>9} {:>8} {:>9} {:>11}\n",

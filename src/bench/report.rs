@@ -275,7 +275,7 @@ pub(crate) fn frame_table(f: &FrameSplit) -> String {
     ));
     if let Some(r) = &f.read_backs {
         line(format!(
-            "  stepped on the GPU (kang-mg, f32), drawn from its node buffer: {} snapshots read back ({} bytes) and {} waited read-backs over the measured frames",
+            "  stepped on the GPU in f32, drawn from its node buffer: {} snapshots read back ({} bytes) and {} waited read-backs over the measured frames",
             r.snapshots, r.bytes, r.waited
         ));
     }

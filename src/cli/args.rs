@@ -166,11 +166,17 @@ pub struct BenchArgs {
     /// With `--gpu-sim`: the largest size the CPU runs too (default 256; 64 with --quick).
     #[arg(long, value_name = "N", requires = "gpu_sim")]
     pub cpu_up_to: Option<u32>,
+    /// With `--gpu-sim`: the integrator on both devices, `kang-mg` (the default) or
+    /// `implicit-mg` (the true Jacobian, its solve in colours on the GPU).
+    #[arg(long = "integrator", value_name = "kang-mg|implicit-mg", requires = "gpu_sim",
+          value_parser = parse_gpu_integrator)]
+    pub gpu_integrator: Option<crate::sim::IntegratorKind>,
     /// With `--gpu-sim`: one device's rows only, `cpu` (every size, no GPU opened) or `gpu`;
     /// `auto` (the default) measures both, which is how `auto`'s threshold was found. With
-    /// `--frame`: where the flags step (default `cpu`): `gpu` steps every flag with `kang-mg`
-    /// on the GPU in each frame, the viewer's GPU mode (drawn from the GPU's node buffer, its
-    /// state read back in snapshots); `auto` as the viewer decides.
+    /// `--frame`: where the flags step (default `cpu`): `gpu` steps every flag (`kang-mg`, or
+    /// `implicit-mg` where the scene has it) on the GPU in each frame, the viewer's GPU mode
+    /// (drawn from the GPU's node buffer, its state read back in snapshots); `auto` as the
+    /// viewer decides.
     #[arg(long, value_name = "cpu|gpu|auto", value_parser = super::device::parse_device)]
     pub device: Option<crate::sim::DeviceChoice>,
 }
@@ -218,9 +224,10 @@ pub struct ViewArgs {
     /// or the built-in flag); the flag takes its width/height ratio unless the scene gives both.
     #[arg(long, value_name = "PATH")]
     pub flag_image: Option<PathBuf>,
-    /// Where the cloth steps: `cpu` (every integrator, f64), `gpu` (kang-mg in f32 on a GPU
-    /// adapter; the integrator becomes kang-mg) or `auto` (the GPU for a kang-mg cloth of at
-    /// least 128 × 128 nodes on a hardware GPU, never on a CPU adapter such as lavapipe).
+    /// Where the cloth steps: `cpu` (every integrator, f64), `gpu` (kang-mg or implicit-mg in
+    /// f32 on a GPU adapter; another integrator becomes kang-mg) or `auto` (the GPU for a
+    /// kang-mg cloth of at least 128 × 128 nodes on a hardware GPU, never on a CPU adapter such
+    /// as lavapipe).
     /// Default: the scene's `"device"`, else cpu.
     #[arg(long, value_name = "cpu|gpu|auto", value_parser = super::device::parse_device)]
     pub device: Option<crate::sim::DeviceChoice>,
@@ -254,9 +261,10 @@ pub struct SimulateArgs {
     /// Override the scene's integrator.
     #[arg(long, value_name = "NAME")]
     pub integrator: Option<IntegratorKind>,
-    /// Where the cloth steps: `cpu` (every integrator, f64), `gpu` (kang-mg in f32 on a GPU
-    /// adapter; the integrator becomes kang-mg) or `auto` (the GPU for a kang-mg cloth of at
-    /// least 128 × 128 nodes on a hardware GPU, never on a CPU adapter such as lavapipe).
+    /// Where the cloth steps: `cpu` (every integrator, f64), `gpu` (kang-mg or implicit-mg in
+    /// f32 on a GPU adapter; another integrator becomes kang-mg) or `auto` (the GPU for a
+    /// kang-mg cloth of at least 128 × 128 nodes on a hardware GPU, never on a CPU adapter such
+    /// as lavapipe).
     /// Default: the scene's `"device"`, else cpu.
     #[arg(long, value_name = "cpu|gpu|auto", value_parser = super::device::parse_device)]
     pub device: Option<crate::sim::DeviceChoice>,
@@ -302,9 +310,10 @@ pub struct CompareArgs {
     /// copy's distance from the reference with --reference) as SVG.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
-    /// Where the kang-mg copies step (cpu, gpu or auto; a copy written `kang-mg:gpu` steps on
-    /// the GPU whatever this says): `gpu` puts every kang-mg copy on a GPU adapter (f32, its
-    /// state read back each lab step for the measures). Other integrators step on the CPU.
+    /// Where the kang-mg and implicit-mg copies step (cpu, gpu or auto; a copy written
+    /// `kang-mg:gpu` steps on the GPU whatever this says): `gpu` puts every such copy on a GPU
+    /// adapter (f32, its state read back each lab step for the measures). Other integrators
+    /// step on the CPU.
     #[arg(long, value_name = "cpu|gpu|auto", value_parser = super::device::parse_device)]
     pub device: Option<crate::sim::DeviceChoice>,
     /// Run an accurate solve of the same springs beside the copies, in lock-step (backward
@@ -385,9 +394,10 @@ pub struct RenderArgs {
     /// Override the scene's integrator.
     #[arg(long, value_name = "NAME")]
     pub integrator: Option<IntegratorKind>,
-    /// Where the cloth steps: `cpu` (every integrator, f64), `gpu` (kang-mg in f32 on a GPU
-    /// adapter; the integrator becomes kang-mg) or `auto` (the GPU for a kang-mg cloth of at
-    /// least 128 × 128 nodes on a hardware GPU, never on a CPU adapter such as lavapipe).
+    /// Where the cloth steps: `cpu` (every integrator, f64), `gpu` (kang-mg or implicit-mg in
+    /// f32 on a GPU adapter; another integrator becomes kang-mg) or `auto` (the GPU for a
+    /// kang-mg cloth of at least 128 × 128 nodes on a hardware GPU, never on a CPU adapter such
+    /// as lavapipe).
     /// Default: the scene's `"device"`, else cpu.
     #[arg(long, value_name = "cpu|gpu|auto", value_parser = super::device::parse_device)]
     pub device: Option<crate::sim::DeviceChoice>,
@@ -413,6 +423,16 @@ pub struct RenderArgs {
 }
 
 /// Parses `WIDTHxHEIGHT`.
+/// An integrator the GPU steps, by name.
+fn parse_gpu_integrator(text: &str) -> Result<crate::sim::IntegratorKind, String> {
+    match crate::sim::IntegratorKind::from_name(text) {
+        Some(kind) if kind.steps_on_gpu() => Ok(kind),
+        _ => Err(format!(
+            "'{text}': the GPU steps kang-mg and implicit-mg (bench --gpu-sim runs one of them on both devices)"
+        )),
+    }
+}
+
 fn parse_size(text: &str) -> Result<(u32, u32), String> {
     let (w, h) = text
         .split_once(['x', 'X'])

@@ -53,6 +53,9 @@ fn bench_gpu_sim(args: &BenchArgs) -> Result<()> {
     if let Some(n) = args.cpu_up_to {
         plan.cpu_up_to = n as usize;
     }
+    if let Some(kind) = args.gpu_integrator {
+        plan.integrator = kind;
+    }
     match args.device {
         Some(crate::sim::DeviceChoice::Cpu) => {
             plan.gpu = false;

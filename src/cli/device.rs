@@ -155,12 +155,13 @@ pub(super) fn parse_device(text: &str) -> std::result::Result<DeviceChoice, Stri
     text.parse()
 }
 
-/// `specs` with every CPU `kang-mg` copy moved to `device` (where one is given).
+/// `specs` with every CPU copy of an integrator the GPU steps (`kang-mg`, `implicit-mg`) moved
+/// to `device` (where one is given).
 pub(super) fn on_device(specs: &[CopySpec], device: Option<DeviceChoice>) -> Vec<CopySpec> {
     let mut specs = specs.to_vec();
     if let Some(device) = device {
         for spec in &mut specs {
-            if spec.integrator == IntegratorKind::KangMg && spec.device == DeviceChoice::Cpu {
+            if spec.integrator.steps_on_gpu() && spec.device == DeviceChoice::Cpu {
                 spec.device = device;
             }
         }

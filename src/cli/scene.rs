@@ -13,8 +13,8 @@ pub fn load_scene(name: &str, integrator: Option<IntegratorKind>) -> Result<Scen
     load_scene_on(name, integrator, None)
 }
 
-/// [`load_scene`] with a `--device` override: a scene on the GPU steps `kang-mg`, so any
-/// other `--integrator` with it is bad input.
+/// [`load_scene`] with a `--device` override: a scene on the GPU steps `kang-mg` or
+/// `implicit-mg`, so any other `--integrator` with it is bad input.
 pub(crate) fn load_scene_on(
     name: &str,
     integrator: Option<IntegratorKind>,
@@ -26,10 +26,10 @@ pub(crate) fn load_scene_on(
     }
     let device = device.unwrap_or(scene.device);
     if device == crate::sim::DeviceChoice::Gpu
-        && let Some(kind) = integrator.filter(|&k| k != IntegratorKind::KangMg)
+        && let Some(kind) = integrator.filter(|&k| !k.steps_on_gpu())
     {
         return Err(CliError::BadInput(format!(
-            "--integrator {}: the GPU steps kang-mg only (device gpu); use --device cpu for {0}",
+            "--integrator {}: the GPU steps kang-mg and implicit-mg only (device gpu); use --device cpu for {0}",
             kind.name()
         )));
     }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::sim::format::device_choice::DeviceChoice;
 use crate::sim::format::error::SimError;
-use crate::sim::format::params::{IntegratorKind, Params};
+use crate::sim::format::params::Params;
 use crate::sim::format::scene::Scene;
 use crate::sim::lab::copies::{CopySpec, advance_on, advance_to};
 use crate::sim::model::shape;
@@ -220,8 +220,9 @@ impl Worker {
                 Command::Shutdown => return false,
                 Command::SetParams(p) => self.set_params(*p, Some(0)),
                 Command::SetIntegrator(kind) => {
-                    if kind != IntegratorKind::KangMg {
-                        // The GPU steps `kang-mg` only: the user's integrator wins.
+                    if !kind.steps_on_gpu() {
+                        // The GPU steps `kang-mg` and `implicit-mg` only: the user's
+                        // integrator wins.
                         if let Some(spec) = self.lab.copies.first_mut() {
                             spec.device = DeviceChoice::Cpu;
                         } else if self.gpu.choice == DeviceChoice::Gpu {

@@ -183,10 +183,10 @@ pub enum SimError {
     ThreadStart { reason: String },
 
     // ---- the device the simulation runs on ------------------------------------------------
-    /// A lab copy's device that is not `cpu` or `gpu`, or `gpu` for another integrator than
-    /// `kang-mg`.
+    /// A lab copy's device that is not `cpu` or `gpu`, or `gpu` for an integrator the GPU does
+    /// not step (it steps `kang-mg` and `implicit-mg`).
     #[error(
-        "{text}: a copy's device is :cpu, :gpu or :auto, the last two for kang-mg only (got :{device})"
+        "{text}: a copy's device is :cpu, :gpu or :auto, the last two for kang-mg and implicit-mg only (got :{device})"
     )]
     CopyDevice { text: String, device: String },
     /// `"device": "gpu"` (or the panel's switch) where no GPU was opened for the simulation.

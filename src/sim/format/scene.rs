@@ -246,7 +246,7 @@ impl Scene {
         if scene.cloth == ClothSpec::default() {
             scene.cloth.grid = Some(GridSpec::default());
         }
-        if scene.device == DeviceChoice::Gpu && scene.params.integrator != IntegratorKind::KangMg {
+        if scene.device == DeviceChoice::Gpu && !scene.params.integrator.steps_on_gpu() {
             log::warn!(
                 "{source_name}: \"device\": \"gpu\" steps kang-mg, not {}",
                 scene.params.integrator.name()
@@ -267,10 +267,10 @@ impl Scene {
         Ok(scene)
     }
 
-    /// Where the cloth steps; `gpu` makes the integrator `kang-mg`, the one the GPU steps.
+    /// Where the cloth steps; `gpu` makes an integrator the GPU does not step `kang-mg`.
     pub(crate) fn set_device(&mut self, device: DeviceChoice) {
         self.device = device;
-        if device == DeviceChoice::Gpu {
+        if device == DeviceChoice::Gpu && !self.params.integrator.steps_on_gpu() {
             self.params.integrator = IntegratorKind::KangMg;
         }
     }

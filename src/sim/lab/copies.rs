@@ -136,7 +136,7 @@ impl CopySpec {
                 Some(v)
             }
         };
-        if device != DeviceChoice::Cpu && integrator != IntegratorKind::KangMg {
+        if device != DeviceChoice::Cpu && !integrator.steps_on_gpu() {
             return Err(SimError::CopyDevice {
                 text: text.to_string(),
                 device: "gpu".into(),

@@ -1,5 +1,6 @@
-//! Where the simulation steps: the CPU (every integrator, f64) or the GPU (`kang-mg`, f32,
-//! [`crate::gpu_sim`]), chosen by a scene's `"device"`, `--device` or the panel's switch.
+//! Where the simulation steps: the CPU (every integrator, f64) or the GPU (`kang-mg` and
+//! `implicit-mg`, f32, [`crate::gpu_sim`]), chosen by a scene's `"device"`, `--device` or the
+//! panel's switch.
 //!
 //! This module holds the rule that turns the choice into a device and the two traits the simulation thread steps a cloth on a
 //! device through; [`crate::gpu_sim`] implements them (the simulation never imports the GPU
@@ -80,8 +81,9 @@ pub trait DeviceProvider: Send + Sync + fmt::Debug {
     fn hardware(&self) -> bool;
     /// Why `sim` cannot step on it (in words for the user), or `None`.
     fn refusal(&self, sim: &Simulation) -> Option<String>;
-    /// The device's step for `sim` (its state uploaded; its integrator becomes `kang-mg`), the
-    /// cloth `slot` of its scene (a flag, a lab copy: where the renderer finds its nodes).
+    /// The device's step for `sim` (its state uploaded; an integrator the GPU does not step
+    /// becomes `kang-mg`), the cloth `slot` of its scene (a flag, a lab copy: where the
+    /// renderer finds its nodes).
     fn stepper(
         &self,
         sim: &mut Simulation,

@@ -94,8 +94,8 @@ pub(crate) fn integrator_ui(
     }
 }
 
-/// Where the cloth steps: the CPU, the GPU (`kang-mg` in f32), or `auto`; and where it does
-/// now, with what the GPU mode has read back.
+/// Where the cloth steps: the CPU, the GPU (`kang-mg` or `implicit-mg` in f32), or `auto`;
+/// and where it does now, with what the GPU mode has read back.
 pub(crate) fn device_ui(
     ui: &mut Ui,
     state: &mut UiState,
@@ -106,9 +106,10 @@ pub(crate) fn device_ui(
     let mut choice = status.choice;
     let gpu_help = match &status.adapter {
         Some(name) => format!(
-            "gpu: kang-mg steps on {name} in f32, the node buffer drawn from there; \
-             auto: the GPU for a kang-mg cloth of at least {AUTO_GPU_NODES} nodes on a hardware \
-             GPU (never on a CPU adapter such as lavapipe, where it is slower)"
+            "gpu: kang-mg or implicit-mg steps on {name} in f32 (another integrator switches \
+             to kang-mg), the node buffer drawn from there; auto: the GPU for a kang-mg cloth \
+             of at least {AUTO_GPU_NODES} nodes on a hardware GPU (never on a CPU adapter such \
+             as lavapipe, where it is slower)"
         ),
         None => "No GPU is open for the simulation.".to_owned(),
     };
@@ -122,8 +123,9 @@ pub(crate) fn device_ui(
         .response
         .on_hover_text(gpu_help);
     if choice != status.choice {
-        if choice == DeviceChoice::Gpu && state.params.integrator != IntegratorKind::KangMg {
-            // The GPU steps kang-mg only: the panel says so by switching to it.
+        if choice == DeviceChoice::Gpu && !state.params.integrator.steps_on_gpu() {
+            // The GPU steps kang-mg and implicit-mg only: the panel says so by switching to
+            // kang-mg.
             state.params.integrator = IntegratorKind::KangMg;
             actions.push(UiAction::Sim(Command::SetParams(Box::new(
                 state.params.clone(),
