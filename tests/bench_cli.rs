@@ -426,6 +426,55 @@ fn bench_gpu_sim_runs_the_cpu_and_the_gpu_side_by_side() {
     }
 }
 
+/// `bench --gpu-sim --integrator implicit-mg`: the same sheet stepped by `implicit-mg` on both
+/// devices, the GPU's cloth within 1e-4 m of the CPU's; an integrator the GPU does not step is
+/// refused with the two it does.
+#[test]
+fn bench_gpu_sim_runs_implicit_mg_on_both_devices() {
+    if std::env::var("CI").is_err() && flagsim::render::GpuContext::new_headless().is_err() {
+        eprintln!("SKIPPED: no GPU adapter");
+        return;
+    }
+    let out = process::output_within(
+        Command::new(env!("CARGO_BIN_EXE_flagsim")).args([
+            "bench",
+            "--gpu-sim",
+            "--quick",
+            "--sizes",
+            "32",
+            "--integrator",
+            "implicit-mg",
+            "--json",
+        ]),
+        std::time::Duration::from_mins(5),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["integrator"], "implicit-mg");
+    assert!(
+        v["scene"].as_str().unwrap().contains("implicit-mg"),
+        "{}",
+        v["scene"]
+    );
+    let rows = v["rows"].as_array().expect("rows");
+    let devices: Vec<&str> = rows.iter().map(|r| r["device"].as_str().unwrap()).collect();
+    assert_eq!(devices, ["cpu", "gpu"], "{v}");
+    let distance = rows[1]["distance_from_cpu"].as_f64().expect("distance");
+    assert!(distance < 1e-4, "{distance} m");
+
+    let out = Command::new(env!("CARGO_BIN_EXE_flagsim"))
+        .args(["bench", "--gpu-sim", "--integrator", "kang"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("kang-mg and implicit-mg"), "{err}");
+}
+
 /// A size past a scene's largest grid is refused before anything runs.
 #[test]
 fn bench_gpu_sim_refuses_a_size_past_1024() {
