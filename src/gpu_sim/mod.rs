@@ -1,14 +1,15 @@
-//! The simulation on the GPU: `kang-mg`'s step in f32, in wgpu compute passes (docs/gpu.md).
+//! The simulation on the GPU: `kang-mg`'s and `implicit-mg`'s step in f32, in wgpu compute
+//! passes (docs/gpu.md).
 //!
 //! Each kernel has its CPU twin in [`crate::sim`] and a test that compares them
 //! (`gpu_sim/tests.rs`): the cloth's buffers ([`ClothBuffers`]), the spring forces
 //! ([`ForcePass`]), the normals and the air ([`AirPass`]), the guard ([`GuardPass`]), the
-//! right-hand side ([`RhsPass`]), the step's end ([`StepEndPass`]), the multigrid's transfers
-//! and solve ([`TransferPass`], [`GpuMultigrid`]), strain limiting ([`StrainPass`]), the
-//! colliders ([`CollidePass`]); the whole step ([`GpuSimulation`], [`GpuStepper`]); and the GPU
-//! lent to the simulation thread ([`GpuProvider`], its node buffer shared with the renderer
-//! through [`SharedNodes`]). Like [`crate::sim`], this module never imports the renderer: it
-//! is handed a device and a queue.
+//! right-hand side ([`RhsPass`]), `implicit-mg`'s assembly and solve ([`ImplicitPass`]), the
+//! step's end ([`StepEndPass`]), the multigrid's transfers and solve ([`TransferPass`],
+//! [`GpuMultigrid`]), strain limiting ([`StrainPass`]), the colliders ([`CollidePass`]); the
+//! whole step ([`GpuSimulation`], [`GpuStepper`]); and the GPU lent to the simulation thread
+//! ([`GpuProvider`], its node buffer shared with the renderer through [`SharedNodes`]). Like
+//! [`crate::sim`], this module never imports the renderer: it is handed a device and a queue.
 
 mod air;
 mod buffers;

@@ -1,5 +1,5 @@
-//! `kang-mg`'s whole physics step on the GPU: the twin of the CPU's
-//! [`crate::sim::Simulation::step`] with `kang-mg` (docs/method.md §2), every node's
+//! `kang-mg`'s or `implicit-mg`'s whole physics step on the GPU: the twin of the CPU's
+//! [`crate::sim::Simulation::step`] with that integrator (docs/method.md §2), every node's
 //! arithmetic on the device, nothing read back between steps.
 //!
 //! One step records, in order: the held nodes' known `Δv` and targets (a short list from the
@@ -17,6 +17,11 @@
 //! the residual's norm on the CPU each cycle; the GPU runs a fixed number instead (no
 //! read-back), [`GpuSimulation::cycles`], two by default, about what the CPU's tolerance takes
 //! a step (docs/gpu.md).
+//!
+//! With `implicit-mg` the right-hand side's node terms are followed by its assembly and its
+//! solve ([`super::ImplicitPass`]: the true Jacobian's blocks, flexible CG with coloured block
+//! sweeps around the hierarchy's two-grid correction), which stops at the CPU's tolerance on
+//! the device, within `4 × multigrid.max_cycles` recorded iterations.
 //!
 //! Then strain limiting, where the scene has it ([`super::StrainPass`]: tethers, Provot's sweeps
 //! by colours of springs).
@@ -93,8 +98,8 @@ pub(crate) fn unsupported(sim: &Simulation) -> Option<String> {
     None
 }
 
-/// A simulation whose free nodes are stepped on the GPU by `kang-mg`: a [`Simulation`] (the
-/// CPU's share) with its [`GpuStepper`].
+/// A simulation whose free nodes are stepped on the GPU by `kang-mg` or `implicit-mg`: a
+/// [`Simulation`] (the CPU's share) with its [`GpuStepper`].
 #[derive(Debug)]
 pub(crate) struct GpuSimulation {
     /// The CPU's share, and the state as of the last read-back.
@@ -105,9 +110,9 @@ pub(crate) struct GpuSimulation {
 }
 
 impl GpuSimulation {
-    /// Uploads `sim`'s cloth and builds the step's kernels. `sim`'s integrator becomes
-    /// `kang-mg` (its parameters otherwise as they are); a scene the GPU step cannot take yet
-    /// is refused with the reason.
+    /// Uploads `sim`'s cloth and builds the step's kernels. An integrator the GPU does not step
+    /// becomes `kang-mg` (the parameters otherwise as they are); a scene the GPU step cannot
+    /// take yet is refused with the reason.
     pub(crate) fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -173,8 +178,8 @@ impl GpuSimulation {
     }
 }
 
-/// `kang-mg`'s step on the device for a [`Simulation`] the caller keeps: the kernels and the
-/// buffers of one cloth, built for one held set and one set of parameters.
+/// The step on the device (`kang-mg` or `implicit-mg`) for a [`Simulation`] the caller keeps:
+/// the kernels and the buffers of one cloth, built for one held set and one set of parameters.
 ///
 /// [`Self::step_n`] notices when the simulation's held set (a grab, its release) or its
 /// parameters (or its masses) differ from those it was built for: it then reads the device's
@@ -218,9 +223,9 @@ struct Built {
 }
 
 impl GpuStepper {
-    /// Uploads `sim`'s cloth and builds the step's kernels. `sim`'s integrator becomes
-    /// `kang-mg` (its parameters otherwise as they are); a scene the GPU step cannot take yet
-    /// is refused with the reason, `sim` unchanged.
+    /// Uploads `sim`'s cloth and builds the step's kernels. An integrator the GPU does not step
+    /// becomes `kang-mg` (the parameters otherwise as they are); a scene the GPU step cannot
+    /// take yet is refused with the reason, `sim` unchanged.
     pub(crate) fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -922,9 +927,11 @@ pub(crate) enum Stage {
     Forces,
     /// The normals and the air (`sim_air.wgsl`).
     Air,
-    /// The right-hand side (`sim_rhs.wgsl`).
+    /// The right-hand side (`sim_rhs.wgsl`; with `implicit-mg` its assembly too,
+    /// `sim_implicit.wgsl`).
     Rhs,
-    /// Level 0's air diagonal and the V-cycles (`sim_solve.wgsl`, `sim_transfer.wgsl`).
+    /// Level 0's air diagonal and the V-cycles (`sim_solve.wgsl`, `sim_transfer.wgsl`), or
+    /// `implicit-mg`'s iterations (`sim_implicit.wgsl` around the two-grid correction).
     Solve,
     /// The step's end (`sim_step_end.wgsl`).
     End,
