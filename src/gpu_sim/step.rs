@@ -55,7 +55,9 @@ use super::{
 };
 use crate::sim::format::params::{IntegratorKind, Params};
 use crate::sim::runtime::device::ReadBacks;
-use crate::sim::solvers::integrators::implicit_mg::{ITERATIONS_PER_CYCLE, tolerance_scale};
+use crate::sim::solvers::integrators::implicit_mg::{
+    ITERATIONS_PER_CYCLE, free_mass_norm, tolerance_scale,
+};
 use crate::sim::solvers::multigrid::{COARSEST_NODES, Multigrid};
 use crate::sim::{DeviceStep, Simulation};
 
@@ -682,18 +684,15 @@ impl Kernels {
                 &air,
                 &solve,
             )?;
-            let free_mass = (0..n)
-                .filter(|&i| !held[i])
-                .map(|i| cloth.m[i] * cloth.m[i])
-                .sum::<f64>()
-                .sqrt();
             pass.set_params(
                 queue,
                 &ImplicitSettings {
                     h,
                     damping: p.damping,
                     has_air,
-                    weight: h * DVec3::from_array(p.gravity).length() * free_mass,
+                    weight: h
+                        * DVec3::from_array(p.gravity).length()
+                        * free_mass_norm(&cloth.m, held),
                     tolerance: p.multigrid.tolerance * tolerance_scale(n),
                 },
             );

@@ -59,6 +59,16 @@ pub(crate) fn tolerance_scale(n: usize) -> f64 {
     (TOLERANCE_NODES as f64 / n.max(1) as f64).min(1.0).sqrt()
 }
 
+/// `|m|` over the free nodes, kg: with `h |g|`, the smallest scale of the residual (the step's
+/// forces at rest), on the CPU and on the GPU.
+pub(crate) fn free_mass_norm(m: &[f64], held: &[bool]) -> f64 {
+    (0..m.len())
+        .filter(|&i| !held[i])
+        .map(|i| m[i] * m[i])
+        .sum::<f64>()
+        .sqrt()
+}
+
 /// Preconditioned iterations per step at most, per `params.multigrid.max_cycles`.
 pub const ITERATIONS_PER_CYCLE: u32 = 4;
 
@@ -573,11 +583,7 @@ impl Integrator for ImplicitMg {
             self.couple(cloth, kinematic, h);
         }
         if rebuilt {
-            self.free_mass_norm = (0..n)
-                .filter(|&i| !kinematic[i])
-                .map(|i| cloth.m[i] * cloth.m[i])
-                .sum::<f64>()
-                .sqrt();
+            self.free_mass_norm = free_mass_norm(&cloth.m, kinematic);
         }
         if self.dv.len() != n {
             self.dv.clear();
