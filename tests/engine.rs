@@ -408,6 +408,52 @@ fn the_wind_field_is_deterministic_and_gusty() {
     );
 }
 
+/// A 2 × 2 sheet sheared into a rhombus of 60°: its four structural springs at their rest
+/// length 1, its diagonals at √3 (22 % past their rest √2) and 1. With the shear springs
+/// limited (10 %) the sweeps shorten the long diagonal to within 1.1 √2; with
+/// `provot.shear` off they have nothing to correct and the sheet stays as it is.
+#[test]
+fn provot_limits_the_shear_springs_only_when_asked() {
+    let json = r#"{ "cloth": { "grid": { "nx": 2, "ny": 2, "width": 1, "height": 1, "shear": "both",
+                    "bend": false, "pins": "none" } }, "params": { "provot": { "enabled": false } } }"#;
+    let sim = Scene::from_json(json, "t").unwrap().simulation().unwrap();
+    let (c, s) = (0.5, 3f64.sqrt() / 2.0);
+    let origin = sim.cloth.x[0];
+    let rhombus: Vec<DVec3> = [(0.0, 0.0), (1.0, 0.0), (c, s), (1.0 + c, s)]
+        .iter()
+        .map(|&(u, v)| origin + DVec3::new(u, v, 0.0))
+        .collect();
+    // The grid's nodes are row by row from its first corner, whichever way the rows run: put
+    // the rhombus on them in the grid's own directions.
+    let (du, dv) = (sim.cloth.x[1] - origin, sim.cloth.x[2] - origin);
+    let sheared: Vec<DVec3> = rhombus
+        .iter()
+        .map(|p| origin + du * (p.x - origin.x) + dv * (p.y - origin.y))
+        .collect();
+    let kinematic = vec![false; 4];
+    for shear in [true, false] {
+        let mut cloth = sim.cloth.clone();
+        cloth.x.clone_from(&sheared);
+        let provot = Provot {
+            enabled: true,
+            max_stretch: 0.1,
+            iterations: 10,
+            shear,
+            ..Provot::default()
+        };
+        let corrections = strain_limit(&mut cloth, &kinematic, &sheared, 0.01, &provot, false);
+        let long = (cloth.x[3] - cloth.x[0]).length();
+        if shear {
+            assert!(corrections > 0);
+            assert!(long <= 1.1 * 2f64.sqrt() + 1e-9, "{long}");
+        } else {
+            assert_eq!(corrections, 0);
+            assert_eq!(cloth.x, sheared);
+            assert!((long - 3f64.sqrt()).abs() < 1e-12, "{long}");
+        }
+    }
+}
+
 #[test]
 fn provot_limits_every_structural_spring_and_leaves_pinned_ends_alone() {
     // A simple case: structural springs only, so the sweeps converge.

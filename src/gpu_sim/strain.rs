@@ -97,7 +97,7 @@ impl StrainPass {
     ) -> Result<Self, GpuSimError> {
         use Access::{Read, Uniform, Write};
         let n = cloth.node_count();
-        let colours = coloured_limited_springs(cloth);
+        let colours = coloured_limited_springs(cloth, provot.shear);
         let mut tether_start = Vec::with_capacity(n + 1);
         let (mut tether_anchor, mut tether_rest) = (Vec::new(), Vec::new());
         tether_start.push(0_u32);
@@ -119,7 +119,7 @@ impl StrainPass {
         let grid = cloth.grid().filter(|_| strain_levels::applies(cloth));
         let held: Vec<u32> = match grid {
             Some(g) if provot.levels > 0 => {
-                levels.build(g.nx, g.ny, g.l0_u, g.l0_v, provot.levels);
+                levels.build(g.nx, g.ny, g.l0_u, g.l0_v, provot.levels, provot.shear);
                 levels.hold(g.nx, g.ny, kinematic);
                 levels
                     .held_from()

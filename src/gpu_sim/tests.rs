@@ -1196,7 +1196,8 @@ fn follow(
 
 /// Strain limiting on the GPU against its CPU twin: a 20² sheet stretched to 1.35 × and
 /// crumpled, held at two corners and along its top row's middle, with tethers (τ = 0.02) and
-/// then 6 Provot sweeps (10 %) by colours of springs, and the moved nodes' velocities.
+/// then 6 Provot sweeps (10 %) by colours of springs, and the moved nodes' velocities; then
+/// the sweeps over the structural springs alone.
 #[test]
 fn strain_limiting_matches_the_cpu_in_colours() {
     use crate::gpu_sim::StrainPass;
@@ -1219,7 +1220,8 @@ fn strain_limiting_matches_the_cpu_in_colours() {
         *x = centre + 1.35 * (*x - centre);
     }
     let h = 1.0 / 60.0;
-    for tethers in [false, true] {
+    // The structural springs alone limited (`shear` off): fewer colours, the same sweeps.
+    for (tethers, shear) in [(false, true), (true, true), (false, false)] {
         let provot = Provot {
             enabled: true,
             max_stretch: 0.1,
@@ -1229,6 +1231,7 @@ fn strain_limiting_matches_the_cpu_in_colours() {
             // The sweeps alone (the coarse levels and the shortest length: below).
             levels: 0,
             max_compression: 1.0,
+            shear,
         };
         let buffers = ClothBuffers::new(&ctx.device, &cloth).expect("buffers");
         buffers.write_state(&ctx.queue, &cloth);
@@ -1258,7 +1261,7 @@ fn strain_limiting_matches_the_cpu_in_colours() {
             t.update(&cloth, &kinematic);
             t.project(&mut want, &mut moved, 1.02, false);
         }
-        let colours = coloured_limited_springs(&cloth);
+        let colours = coloured_limited_springs(&cloth, shear);
         let (corrections, _) = provot_sweeps_coloured(
             &mut want,
             &kinematic,
@@ -1271,7 +1274,12 @@ fn strain_limiting_matches_the_cpu_in_colours() {
         // A node takes a few f32 operations a correction, up to eight springs a sweep.
         let size = want.iter().map(|p| p.length()).fold(0.0, f64::max);
         let bound = vec![6.0 * 8.0 * 8.0 * EPS32 * size; want.len()];
-        assert_close(&format!("tethers {tethers}: x"), &x, &want, &bound);
+        assert_close(
+            &format!("tethers {tethers}, shear {shear}: x"),
+            &x,
+            &want,
+            &bound,
+        );
         let want_v: Vec<DVec3> = (0..want.len())
             .map(|i| {
                 if moved[i] {
@@ -1282,7 +1290,12 @@ fn strain_limiting_matches_the_cpu_in_colours() {
             })
             .collect();
         let bound_v: Vec<f64> = bound.iter().map(|b| 2.0 * b / h + 1e-6).collect();
-        assert_close(&format!("tethers {tethers}: v"), &v, &want_v, &bound_v);
+        assert_close(
+            &format!("tethers {tethers}, shear {shear}: v"),
+            &v,
+            &want_v,
+            &bound_v,
+        );
         // Held nodes never move.
         for (i, &k) in kinematic.iter().enumerate() {
             if k {
@@ -1307,7 +1320,7 @@ fn strain_limiting_matches_the_cpu_in_colours() {
 /// and 2² nodes: even counts, whose last node is a coarse node of its own, and odd ones)
 /// crumpled, stretched to 1.35 × along its columns and squeezed to 0.8 × along its rows, held
 /// at two corners and at a node on no coarse level, 4 sweeps a level at 5 % and at most 10 %
-/// short; then the same with the levels off.
+/// short; then the same with the levels off, and with the structural springs alone.
 #[test]
 fn coarse_levels_and_the_shortest_length_match_the_cpu() {
     use crate::gpu_sim::StrainPass;
@@ -1330,7 +1343,8 @@ fn coarse_levels_and_the_shortest_length_match_the_cpu() {
         *x = x.as_vec3().as_dvec3();
     }
     let h = 1.0 / 60.0;
-    for levels in [12, 0] {
+    // Then the levels with the structural springs alone (no diagonals on any level).
+    for (levels, shear) in [(12, true), (0, true), (12, false)] {
         let provot = Provot {
             enabled: true,
             max_stretch: 0.05,
@@ -1338,6 +1352,7 @@ fn coarse_levels_and_the_shortest_length_match_the_cpu() {
             iterations: 4,
             levels,
             tethers: false,
+            shear,
             ..Provot::default()
         };
         let buffers = ClothBuffers::new(&ctx.device, &cloth).expect("buffers");
@@ -1379,9 +1394,19 @@ fn coarse_levels_and_the_shortest_length_match_the_cpu() {
         let size = want.x.iter().map(|p| p.length()).fold(0.0, f64::max);
         let ops = 6.0 * 8.0 * 4.0 * (pass.levels() + 1) as f64;
         let bound = vec![ops * EPS32 * size; want.x.len()];
-        assert_close(&format!("levels {levels}: x"), &x, &want.x, &bound);
+        assert_close(
+            &format!("levels {levels}, shear {shear}: x"),
+            &x,
+            &want.x,
+            &bound,
+        );
         let bound_v: Vec<f64> = bound.iter().map(|b| 2.0 * b / h + 1e-6).collect();
-        assert_close(&format!("levels {levels}: v"), &v, &want.v, &bound_v);
+        assert_close(
+            &format!("levels {levels}, shear {shear}: v"),
+            &v,
+            &want.v,
+            &bound_v,
+        );
         for (i, &k) in kinematic.iter().enumerate() {
             if k {
                 assert_eq!(x[i], before[i], "held node {i}");

@@ -22,8 +22,9 @@ pub(crate) struct StrainScratch {
     /// Sweep Provot's springs by colours ([`provot_sweeps_coloured`], the GPU's order) instead
     /// of by bands: set where a CPU run is to follow the GPU's step.
     pub coloured: bool,
-    /// The colours, made on first use (the cloth's springs do not change).
-    colours: Vec<Vec<LimitedSpring>>,
+    /// The colours and whether they hold the shear springs (`provot.shear`), made on first use
+    /// and when that setting changes (the cloth's springs do not change).
+    colours: (Vec<Vec<LimitedSpring>>, bool),
     /// The coarse levels (`provot.levels`), built on first use.
     pub levels: StrainLevels,
 }
@@ -83,7 +84,7 @@ pub(crate) fn limit_strain(
     {
         scratch
             .levels
-            .build(g.nx, g.ny, g.l0_u, g.l0_v, provot.levels);
+            .build(g.nx, g.ny, g.l0_u, g.l0_v, provot.levels, provot.shear);
         report.level_corrections = scratch.levels.limit(
             &mut cloth.x,
             kinematic,
@@ -100,14 +101,14 @@ pub(crate) fn limit_strain(
                 .project(&mut cloth.x, &mut scratch.moved, tether_limit, parallel);
     }
     (report.corrections, report.sweeps) = if scratch.coloured {
-        if scratch.colours.is_empty() {
-            scratch.colours = coloured_limited_springs(cloth);
+        if scratch.colours.0.is_empty() || scratch.colours.1 != provot.shear {
+            scratch.colours = (coloured_limited_springs(cloth, provot.shear), provot.shear);
         }
         provot_sweeps_coloured(
             &mut cloth.x,
             kinematic,
             &mut scratch.moved,
-            &scratch.colours,
+            &scratch.colours.0,
             bounds,
             provot.iterations,
         )
@@ -116,6 +117,7 @@ pub(crate) fn limit_strain(
             cloth,
             kinematic,
             &mut scratch.moved,
+            provot.shear,
             bounds,
             provot.iterations,
             parallel,
@@ -134,7 +136,8 @@ pub(crate) fn limit_strain(
 }
 
 /// Provot 1995: at most `iterations` Gauss–Seidel sweeps over the structural and shear springs
-/// (every spring of an explicit cloth), stopping after the first sweep that corrects nothing.
+/// (the structural ones alone unless `shear`; every spring of an explicit cloth), stopping
+/// after the first sweep that corrects nothing.
 /// A spring longer than `bounds.longest · L` is shortened to that and one shorter than
 /// `bounds.shortest · L` (but not of length 0) lengthened to that: each end moves half the
 /// difference, the free end all of it when the other end is kinematic, neither when both are.
@@ -147,11 +150,12 @@ pub fn provot_sweeps(
     cloth: &mut Cloth,
     kinematic: &[bool],
     moved: &mut [bool],
+    shear: bool,
     bounds: Bounds,
     iterations: u32,
     parallel: bool,
 ) -> (usize, u32) {
-    let order = &cloth.topology.strain_order;
+    let order = cloth.topology.strain_order(shear);
     let springs = Springs { kinematic, bounds };
     let x = &mut cloth.x;
     let mut corrections = 0;
@@ -188,12 +192,13 @@ pub fn provot_sweeps(
     (corrections, iterations)
 }
 
-/// The springs Provot limits (every band's and the boundary's), coloured so that no two springs
-/// of a colour share a node: greedily in spring order, each the first colour neither end has.
-/// The GPU's sweeps (`shaders/sim_strain.wgsl`) correct a colour's springs all at once, which
-/// then gives what correcting them one after another does.
-pub(crate) fn coloured_limited_springs(cloth: &Cloth) -> Vec<Vec<LimitedSpring>> {
-    let order = &cloth.topology.strain_order;
+/// The springs Provot limits (every band's and the boundary's; the shear springs only with
+/// `shear`), coloured so that no two springs of a colour share a node: greedily in spring
+/// order, each the first colour neither end has. The GPU's sweeps (`shaders/sim_strain.wgsl`)
+/// correct a colour's springs all at once, which then gives what correcting them one after
+/// another does.
+pub(crate) fn coloured_limited_springs(cloth: &Cloth, shear: bool) -> Vec<Vec<LimitedSpring>> {
+    let order = cloth.topology.strain_order(shear);
     let mut springs: Vec<LimitedSpring> = order.bands.iter().flatten().copied().collect();
     springs.extend_from_slice(&order.boundary);
     colour_springs(springs, cloth.node_count())
@@ -305,4 +310,64 @@ pub fn strain_limit(
         parallel,
     )
     .corrections
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::Scene;
+
+    /// One scratch through a change of `provot.shear`, in the GPU's order: a 2 × 2 sheet sheared
+    /// into a rhombus of 60° (structural springs at rest, a diagonal at √3 against its rest √2)
+    /// is left alone with the shear springs off, and its long diagonal is pulled back within
+    /// 10 % once they are on: the colours are made again for the new setting (and again when
+    /// it goes back).
+    #[test]
+    fn the_colours_follow_a_change_of_the_shear_setting() {
+        let json = r#"{ "cloth": { "grid": { "nx": 2, "ny": 2, "width": 1, "height": 1,
+                        "shear": "both", "bend": false, "pins": "none" } } }"#;
+        let sim = Scene::from_json(json, "t").unwrap().simulation().unwrap();
+        let origin = sim.cloth.x[0];
+        let (du, dv) = (sim.cloth.x[1] - origin, sim.cloth.x[2] - origin);
+        let (c, s) = (0.5, 3f64.sqrt() / 2.0);
+        let sheared: Vec<DVec3> = [(0.0, 0.0), (1.0, 0.0), (c, s), (1.0 + c, s)]
+            .iter()
+            .map(|&(u, v)| origin + du * u + dv * v)
+            .collect();
+        let kinematic = vec![false; 4];
+        let mut scratch = StrainScratch {
+            coloured: true,
+            ..StrainScratch::default()
+        };
+        let mut run = |shear: bool| {
+            let mut cloth = sim.cloth.clone();
+            cloth.x.clone_from(&sheared);
+            let provot = Provot {
+                enabled: true,
+                max_stretch: 0.1,
+                iterations: 10,
+                shear,
+                ..Provot::default()
+            };
+            let report = limit_strain(
+                &mut cloth,
+                &kinematic,
+                &sheared,
+                &mut scratch,
+                0.01,
+                &provot,
+                false,
+            );
+            (report.corrections, (cloth.x[3] - cloth.x[0]).length())
+        };
+        let (corrections, long) = run(false);
+        assert_eq!(corrections, 0);
+        assert!((long - 3f64.sqrt()).abs() < 1e-12, "{long}");
+        let (corrections, long) = run(true);
+        assert!(
+            corrections > 0 && long <= 1.1 * 2f64.sqrt() + 1e-9,
+            "{long}"
+        );
+        assert_eq!(run(false).0, 0);
+    }
 }

@@ -12,9 +12,9 @@
 //! Level `l` takes every second node of level `l − 1` along each direction, and the last one
 //! when a direction's count is even ([`multigrid::coarse_len`], the multigrid's grids), so both
 //! ends of the cloth are on every level. Its springs join neighbouring nodes of the level (along
-//! rows and columns and both diagonals), each as long at rest as the straight line between its
-//! nodes in the grid's rest plane; a spring shorter than that (a fold) is left alone, as
-//! Provot's are. From the coarsest level down, each level runs Provot's sweeps on its springs
+//! rows and columns, and both diagonals unless `provot.shear` is off), each as long at rest as
+//! the straight line between its nodes in the grid's rest plane; a spring shorter than that (a
+//! fold) is left alone, as Provot's are. From the coarsest level down, each level runs Provot's sweeps on its springs
 //! (by colours, forward and backward, stopping at the first sweep that corrects nothing), then
 //! hands its nodes' moves to the next finer level: each node of that level not on this one
 //! moves by the linear interpolation of its coarse neighbours' moves ([`multigrid::parents`],
@@ -54,8 +54,9 @@ impl StrainLevel {
 /// The coarse levels of one grid and their work arrays.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct StrainLevels {
-    /// What the levels were built for: the grid's size and the levels asked for.
-    built_for: (usize, usize, u32),
+    /// What the levels were built for: the grid's size, the levels asked for and whether
+    /// they hold diagonal springs.
+    built_for: (usize, usize, u32, bool),
     /// Levels 1, 2, …: `levels[0]` is every second node.
     pub levels: Vec<StrainLevel>,
     /// Per cloth node, the first level at which it is held (`u8::MAX`: never), for
@@ -82,12 +83,21 @@ fn coarser(of: &[usize]) -> Vec<usize> {
 impl StrainLevels {
     /// Builds (when the grid or `levels` changed) up to `levels` coarse levels of an
     /// `nx × ny` grid with rest spacings `l0_u`, `l0_v`: fewer where the grid runs out (a level
-    /// of at most 2 × 2 nodes is the last).
-    pub(crate) fn build(&mut self, nx: usize, ny: usize, l0_u: f64, l0_v: f64, levels: u32) {
-        if self.built_for == (nx, ny, levels) {
+    /// of at most 2 × 2 nodes is the last). With `shear` each level has diagonal springs too,
+    /// as the cloth's shear springs; without, its rows and columns alone.
+    pub(crate) fn build(
+        &mut self,
+        nx: usize,
+        ny: usize,
+        l0_u: f64,
+        l0_v: f64,
+        levels: u32,
+        shear: bool,
+    ) {
+        if self.built_for == (nx, ny, levels, shear) {
             return;
         }
-        self.built_for = (nx, ny, levels);
+        self.built_for = (nx, ny, levels, shear);
         self.levels.clear();
         self.held_for.clear();
         let (mut cols, mut rows) = (identity(nx), identity(ny));
@@ -113,7 +123,7 @@ impl StrainLevels {
                     }
                     if j + 1 < rows.len() {
                         springs.push(spring((i, j), (i, j + 1)));
-                        if i + 1 < cols.len() {
+                        if shear && i + 1 < cols.len() {
                             springs.push(spring((i, j), (i + 1, j + 1)));
                             springs.push(spring((i, j + 1), (i + 1, j)));
                         }
@@ -184,7 +194,7 @@ impl StrainLevels {
         if self.levels.is_empty() || iterations == 0 {
             return 0;
         }
-        let (nx, ny, _) = self.built_for;
+        let (nx, ny, _, _) = self.built_for;
         self.hold(nx, ny, kinematic);
         self.x0.clear();
         self.x0.extend_from_slice(x);
@@ -289,7 +299,7 @@ mod tests {
 
     fn all_levels(nx: usize, ny: usize, u: f64, v: f64) -> StrainLevels {
         let mut levels = StrainLevels::default();
-        levels.build(nx, ny, u, v, 12);
+        levels.build(nx, ny, u, v, 12, true);
         levels
     }
 
@@ -339,7 +349,7 @@ mod tests {
         // A 2 × 2 grid has no coarser level; a level stops where the count asks.
         assert!(all_levels(2, 2, 1.0, 1.0).levels.is_empty());
         let mut one = StrainLevels::default();
-        one.build(9, 9, 1.0, 1.0, 1);
+        one.build(9, 9, 1.0, 1.0, 1, true);
         assert_eq!(one.levels.len(), 1);
     }
 
@@ -348,17 +358,39 @@ mod tests {
     fn the_levels_follow_a_new_grid_or_count() {
         let mut levels = all_levels(9, 9, 1.0, 1.0);
         assert_eq!(levels.levels.len(), 3);
-        levels.build(5, 4, 0.3, 0.7, 12);
+        levels.build(5, 4, 0.3, 0.7, 12, true);
         let cols: Vec<_> = levels.levels.iter().map(|l| l.cols.clone()).collect();
         assert_eq!(cols, vec![vec![0, 2, 4], vec![0, 4]]);
-        levels.build(5, 4, 0.3, 0.7, 1);
+        levels.build(5, 4, 0.3, 0.7, 1, true);
         assert_eq!(levels.levels.len(), 1);
-        levels.build(2, 2, 1.0, 1.0, 12);
+        levels.build(2, 2, 1.0, 1.0, 12, true);
         assert!(levels.levels.is_empty());
-        levels.build(2, 2, 1.0, 1.0, 12);
+        levels.build(2, 2, 1.0, 1.0, 12, true);
         assert!(levels.levels.is_empty());
-        levels.build(9, 9, 1.0, 1.0, 12);
+        levels.build(9, 9, 1.0, 1.0, 12, true);
         assert_eq!(levels.levels.len(), 3);
+    }
+
+    /// With the shear springs left out, each level joins its rows and columns alone: a 9 × 9
+    /// grid's 5 × 5 level has 2 · 5 · 4 = 40 springs (with the diagonals, 40 + 2 · 16 = 72),
+    /// each as long as its nodes' rest distance along a row or a column; asked again with the
+    /// diagonals, the levels are built again.
+    #[test]
+    fn the_levels_leave_out_the_diagonals_with_the_shear_springs() {
+        let count = |levels: &StrainLevels| -> usize {
+            levels.levels[0].colours.iter().map(Vec::len).sum()
+        };
+        let mut levels = StrainLevels::default();
+        levels.build(9, 9, 0.5, 0.25, 12, false);
+        assert_eq!(count(&levels), 40);
+        for s in levels.levels[0].colours.iter().flatten() {
+            let (a, b) = (s.a as usize, s.b as usize);
+            let (di, dj) = ((a % 9).abs_diff(b % 9), (a / 9).abs_diff(b / 9));
+            assert!(di == 0 || dj == 0, "{a}-{b} is along a row or a column");
+            assert_eq!(s.rest, di as f64 * 0.5 + dj as f64 * 0.25);
+        }
+        levels.build(9, 9, 0.5, 0.25, 12, true);
+        assert_eq!(count(&levels), 72);
     }
 
     /// A strip of 5 nodes 1 m apart at rest, pinned at node 0 and stretched to twice its
@@ -370,7 +402,7 @@ mod tests {
     #[test]
     fn a_strip_stretched_twice_over_comes_to_its_limit_from_the_coarsest_level() {
         let mut levels = StrainLevels::default();
-        levels.build(5, 1, 1.0, 1.0, 12);
+        levels.build(5, 1, 1.0, 1.0, 12, true);
         assert_eq!(levels.levels.len(), 2);
         let mut x: Vec<DVec3> = (0..5)
             .map(|i| DVec3::new(2.0 * i as f64, 0.0, 0.0))

@@ -5,7 +5,7 @@
 //! over that node's springs in a fixed order. That makes the serial and the parallel step compute
 //! the same floating-point sums in the same order: bit-identical results.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use glam::DVec3;
 
@@ -95,8 +95,10 @@ pub struct Topology {
     /// (a publish copies the state, never the topology).
     pub mesh: Arc<KeyMesh>,
     pub grid: Option<GridInfo>,
-    /// The order of Provot's sweeps ([`StrainOrder`]).
+    /// The order of Provot's sweeps over the structural and shear springs ([`StrainOrder`]).
     pub strain_order: StrainOrder,
+    /// The same over the structural springs alone (`provot.shear` off), made on first use.
+    structural_order: OnceLock<StrainOrder>,
     /// Every spring coloured so that no two springs of a colour share a node (a greedy edge
     /// colouring in spring order; a grid needs about eight colours), for `xpbd`'s sweeps.
     pub all_colors: Vec<Vec<u32>>,
@@ -121,6 +123,18 @@ pub struct Topology {
 }
 
 impl Topology {
+    /// The order of Provot's sweeps over the springs they limit: the structural and shear
+    /// springs (`shear`), or the structural springs alone (every spring of an explicit cloth
+    /// either way).
+    pub fn strain_order(&self, shear: bool) -> &StrainOrder {
+        if shear {
+            &self.strain_order
+        } else {
+            self.structural_order
+                .get_or_init(|| StrainOrder::new(self.anchor.len(), &self.springs, false))
+        }
+    }
+
     #[cfg(test)]
     pub(crate) fn node_count(&self) -> usize {
         self.link_start.len() - 1
@@ -242,7 +256,7 @@ impl Cloth {
         let (link_start, links) = node_links(n, &springs);
         let anchor = x.clone();
         let k = springs.iter().map(|s| s.k_custom).collect();
-        let strain_order = StrainOrder::new(n, &springs);
+        let strain_order = StrainOrder::new(n, &springs, true);
         let all_colors = color_springs(n, &springs, |_| true);
         let all_color_slot = color_slots(n, &springs, &all_colors);
         let (tri_start, tri_of_node) = node_triangles(n, &triangles);
@@ -284,6 +298,7 @@ impl Cloth {
             mesh,
             grid,
             strain_order,
+            structural_order: OnceLock::new(),
             all_colors,
             all_color_slot,
             tri_start,
@@ -487,7 +502,9 @@ impl StrainOrder {
     /// are large: a cloth below 16 384 nodes (128 × 128) is one band, serial.
     pub const BAND_NODES: usize = 8192;
 
-    fn new(nodes: usize, springs: &[Spring]) -> Self {
+    /// The order over `springs`' limited ones ([`limits_strain`]; with `shear` false, not the
+    /// shear springs).
+    fn new(nodes: usize, springs: &[Spring], shear: bool) -> Self {
         let bands = (nodes / Self::BAND_NODES).max(1);
         let band_nodes = nodes.div_ceil(bands).max(1);
         let mut order = Self {
@@ -496,7 +513,9 @@ impl StrainOrder {
             boundary: Vec::new(),
         };
         for s in springs {
-            if !(s.rest > 0.0 && limits_strain(s.family)) {
+            if !(s.rest > 0.0 && limits_strain(s.family))
+                || (!shear && s.family == SpringFamily::Shear)
+            {
                 continue;
             }
             let limited = LimitedSpring {
@@ -719,6 +738,40 @@ mod tests {
             assert_eq!(k, cloth.k()[link.spring as usize]);
         }
         assert_eq!(table.link_k().len(), 2 * cloth.topology.springs.len());
+    }
+
+    /// The springs Provot limits on the 3 × 3 grid: 12 structural and 8 shear (every other
+    /// family left out), or the 12 structural alone; each once, with its rest length.
+    #[test]
+    fn the_strain_order_holds_the_shear_springs_only_when_asked() {
+        let cloth = grid3();
+        let limited = |shear: bool| {
+            let order = cloth.topology.strain_order(shear);
+            let mut springs: Vec<(u32, u32, f64)> = order
+                .bands
+                .iter()
+                .flatten()
+                .chain(&order.boundary)
+                .map(|s| (s.a.min(s.b), s.a.max(s.b), s.rest))
+                .collect();
+            springs.sort_by(|p, q| p.partial_cmp(q).expect("no NaN"));
+            springs
+        };
+        let (with, without) = (limited(true), limited(false));
+        assert_eq!(with.len(), 20);
+        assert_eq!(without.len(), 12);
+        for (a, b, rest) in &without {
+            let (ia, ja, ib, jb) = (a % 3, a / 3, b % 3, b / 3);
+            assert_eq!(
+                ia.abs_diff(ib) + ja.abs_diff(jb),
+                1,
+                "{a}-{b} is a neighbour"
+            );
+            assert_eq!(*rest, 1.0);
+        }
+        let diagonals = with.iter().filter(|s| s.2 == 2f64.sqrt()).count();
+        assert_eq!(diagonals, 8);
+        assert!(without.iter().all(|s| with.contains(s)));
     }
 
     #[test]

@@ -26,6 +26,7 @@ impl Edit for Provot {
         ui.add_enabled_ui(self.enabled, |ui| {
             changed |= widgets::real(ui, &spec::MAX_STRETCH, &mut self.max_stretch);
             changed |= widgets::real(ui, &spec::MAX_COMPRESSION, &mut self.max_compression);
+            changed |= widgets::switch(ui, &spec::LIMIT_SHEAR, &mut self.shear);
             changed |= widgets::whole(ui, &spec::PROVOT_ITERATIONS, &mut self.iterations);
             changed |= widgets::whole(ui, &spec::STRAIN_LEVELS, &mut self.levels);
             changed |= widgets::switch(ui, &spec::TETHERS, &mut self.tethers);

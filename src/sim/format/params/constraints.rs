@@ -14,6 +14,9 @@ pub struct Provot {
     pub max_stretch: f64,
     /// Largest allowed compression `τ_c`: [`spec::MAX_COMPRESSION`].
     pub max_compression: f64,
+    /// Whether the shear springs are limited too, not the structural ones alone:
+    /// [`spec::LIMIT_SHEAR`].
+    pub shear: bool,
     /// Most Gauss–Seidel sweeps per step; they stop at the first sweep that corrects nothing.
     /// [`spec::PROVOT_ITERATIONS`].
     pub iterations: u32,
@@ -39,6 +42,7 @@ impl Default for Provot {
             enabled: spec::PROVOT.default,
             max_stretch: spec::MAX_STRETCH.default,
             max_compression: spec::MAX_COMPRESSION.default,
+            shear: spec::LIMIT_SHEAR.default,
             iterations: spec::PROVOT_ITERATIONS.default,
             levels: spec::STRAIN_LEVELS.default,
             tethers: spec::TETHERS.default,
