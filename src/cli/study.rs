@@ -8,7 +8,7 @@ use super::{CliError, CompareArgs, Result, print_stdout};
 use crate::sim::Scene;
 use crate::sim::format::scene::GRID_SIDE;
 use crate::sim::lab::copies::CopySpec;
-use crate::sim::lab::motion::relative_difference;
+use crate::sim::lab::motion::{is_still, relative_difference};
 use crate::sim::lab::resolution::{StudyRow, StudySettings, study_grid};
 use crate::sim::runtime::device::DeviceProvider;
 
@@ -150,6 +150,28 @@ fn percent(v: Option<f64>) -> String {
     v.map_or("-".into(), |v| format!("{:+.0} %", 100.0 * v))
 }
 
+/// The table's sway and frequency beside the accurate solve's: shares of them where the
+/// accurate fly edge moves; where it is still ([`is_still`]), "still" for a copy that is too
+/// and the copy's sway in mm for one that is not (a share of noise would be thousands of %).
+fn motion_versus(
+    rows: &[StudyRow],
+    row: &StudyRow,
+    sway: Option<f64>,
+    freq: Option<f64>,
+) -> [String; 2] {
+    let accurate = accurate_for(rows, row).and_then(|a| a.motion);
+    match (row.motion, accurate) {
+        (Some(m), Some(a)) if is_still(&a) => {
+            if is_still(&m) {
+                ["still".into(), "still".into()]
+            } else {
+                [format!("sways {:.0} mm", 1e3 * m.sway), "-".into()]
+            }
+        }
+        _ => [percent(sway), percent(freq)],
+    }
+}
+
 /// The study as a table, a row per grid and copy.
 pub(super) fn study_table(rows: &[StudyRow]) -> String {
     let mut out = format!(
@@ -206,13 +228,8 @@ pub(super) fn study_table(rows: &[StudyRow]) -> String {
             } else {
                 format!(" (its {}×{})", grid[0], grid[1])
             };
-            let _ = write!(
-                out,
-                "  {}, {}, {}{at}",
-                percent(sway),
-                percent(freq),
-                percent(reach)
-            );
+            let [sway, freq] = motion_versus(rows, row, sway, freq);
+            let _ = write!(out, "  {sway}, {freq}, {}{at}", percent(reach));
         }
         out.push('\n');
     }
@@ -248,4 +265,58 @@ pub(super) fn study_csv(rows: &[StudyRow]) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::lab::motion::Motion;
+
+    fn row(label: &str, sway: f64, frequency: f64, reach: f64) -> StudyRow {
+        StudyRow {
+            grid: [10, 10],
+            label: label.into(),
+            accurate: label == "accurate",
+            motion: Some(Motion {
+                sway,
+                frequency,
+                reach,
+                spread: 0.01,
+                shortest_edge: 0.99,
+                short_edges: 0.0,
+                samples: 100,
+            }),
+            diverged: false,
+            distance: None,
+            step_seconds: None,
+        }
+    }
+
+    /// The last column of the table's row `k` (after the header).
+    fn versus_cell(rows: &[StudyRow], k: usize) -> String {
+        let table = study_table(rows);
+        let line = table.lines().nth(k + 1).expect("a row");
+        line.split("  ").last().expect("cells").trim().to_owned()
+    }
+
+    /// Shares of the accurate solve's sway and frequency where its fly edge moves; where it is
+    /// still (under 1 mm), "still" for a copy that is still too and the copy's sway in mm for
+    /// one that moves. The reach is a share either way.
+    #[test]
+    fn the_table_compares_sway_and_frequency_only_where_the_accurate_solve_moves() {
+        // (0.18 − 0.2) / 0.2 = −10 %, (0.5 − 1) / 1 = −50 %, (1.05 − 1) / 1 = +5 %.
+        let moving = [
+            row("accurate", 0.2, 1.0, 1.0),
+            row("implicit-mg", 0.18, 0.5, 1.05),
+        ];
+        assert_eq!(versus_cell(&moving, 1), "-10 %, -50 %, +5 %");
+        // A sheet at rest: 40 µm of noise at 7 Hz beside 0.3 µm at 0.5 Hz.
+        let still = [
+            row("accurate", 3e-7, 0.5, 1.0),
+            row("implicit-mg", 4e-5, 7.0, 0.99),
+            row("kang", 0.235, 0.25, 1.3),
+        ];
+        assert_eq!(versus_cell(&still, 1), "still, still, -1 %");
+        assert_eq!(versus_cell(&still, 2), "sways 235 mm, -, +30 %");
+    }
 }

@@ -278,6 +278,27 @@ fn a_motion_row_gives_each_figure_and_its_difference_from_the_reference() {
         motion_cells(&copy, Some(&still)),
         ["18.6", "0.49", "1.199 +0 %", "0.96"]
     );
+    // Nor one that sways less than a millimetre (a hanging sheet's solve noise, whose
+    // "frequency" is that noise's); at a millimetre it moves.
+    let noise = Motion {
+        sway: 0.000_99,
+        frequency: 7.3,
+        ..reference
+    };
+    assert_eq!(
+        motion_cells(&copy, Some(&noise)),
+        ["18.6", "0.49", "1.199 +0 %", "0.96"]
+    );
+    let moves = Motion {
+        sway: 0.001,
+        frequency: 0.49,
+        ..reference
+    };
+    // (18.6 − 0.1) / 0.1 = +18500 %.
+    assert_eq!(
+        motion_cells(&copy, Some(&moves)),
+        ["18.6 +18500 %", "0.49 +0 %", "1.199 +0 %", "0.96"]
+    );
 }
 
 /// The Lab panel's key grids: each picked integrator at the scene's grid, then at each added

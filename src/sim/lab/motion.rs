@@ -255,6 +255,17 @@ pub fn relative_difference(value: f64, reference: f64) -> Option<f64> {
     (reference != 0.0).then(|| (value - reference) / reference)
 }
 
+/// The sway under which the fly edge counts as still, m. A cloth hanging at rest sways by the
+/// solve's noise (from 0.1 µm to a few tenths of a millimetre) at a "frequency" that is that
+/// noise's: a share of it, or its frequency, says nothing about the motion.
+pub const STILL_SWAY: f64 = 1e-3;
+
+/// Whether a motion's fly edge is still ([`STILL_SWAY`]): its sway and frequency are then not
+/// compared as shares of a reference's.
+pub fn is_still(m: &Motion) -> bool {
+    m.sway < STILL_SWAY
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

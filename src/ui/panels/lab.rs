@@ -5,7 +5,7 @@ use egui::{RichText, Ui};
 
 use crate::sim::format::scene::GRID_SIDE;
 use crate::sim::lab::copies::{CopyGrid, CopySpec, MAX_COPIES, MIN_COPIES};
-use crate::sim::lab::motion::{Motion, relative_difference};
+use crate::sim::lab::motion::{Motion, is_still, relative_difference};
 use crate::sim::lab::stability;
 use crate::sim::model::shape;
 use crate::sim::runtime::snapshot::Snapshot;
@@ -305,11 +305,14 @@ fn with_difference(value: f64, reference: Option<f64>, decimals: usize) -> Strin
 }
 
 /// The cells of a motion row: the sway in cm, the frequency in Hz, the reach in m and the
-/// shortest edge, each with its difference from the reference's where it has one.
+/// shortest edge, each with its difference from the reference's where it has one (the sway
+/// and frequency not where the reference's fly edge is still, [`is_still`]: a share of the
+/// solve's noise means nothing).
 pub(crate) fn motion_cells(m: &Motion, reference: Option<&Motion>) -> [String; 4] {
+    let moving = reference.filter(|r| !is_still(r));
     [
-        with_difference(100.0 * m.sway, reference.map(|r| 100.0 * r.sway), 1),
-        with_difference(m.frequency, reference.map(|r| r.frequency), 2),
+        with_difference(100.0 * m.sway, moving.map(|r| 100.0 * r.sway), 1),
+        with_difference(m.frequency, moving.map(|r| r.frequency), 2),
         with_difference(m.reach, reference.map(|r| r.reach), 3),
         format!("{:.2}", m.shortest_edge),
     ]
