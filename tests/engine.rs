@@ -454,6 +454,35 @@ fn provot_limits_the_shear_springs_only_when_asked() {
     }
 }
 
+/// `strain_limit` is Provot's sweeps alone: the scene's tethers are left out. A sheet hanging
+/// from two corners stretched to 1.5 × its height, tethers on at no slack and no sweeps: nothing
+/// moves (the tethers would pull every node back within its rest distance of the pins).
+#[test]
+fn strain_limit_leaves_the_tethers_out() {
+    let mut sim = Scene::load("hanging").unwrap().simulation().unwrap();
+    let top = sim.cloth.x[0].y;
+    for (x, &pinned) in sim.cloth.x.iter_mut().zip(&sim.cloth.pinned) {
+        if !pinned {
+            x.y = top - 1.5 * (top - x.y);
+        }
+    }
+    let stretched = sim.cloth.x.clone();
+    let kinematic = sim.cloth.pinned.clone();
+    let provot = Provot {
+        enabled: true,
+        iterations: 0,
+        tethers: true,
+        tether_stretch: 0.0,
+        ..Provot::default()
+    };
+    let mut cloth = sim.cloth.clone();
+    assert_eq!(
+        strain_limit(&mut cloth, &kinematic, &stretched, 0.01, &provot, false),
+        0
+    );
+    assert_eq!(cloth.x, stretched);
+}
+
 #[test]
 fn provot_limits_every_structural_spring_and_leaves_pinned_ends_alone() {
     // A simple case: structural springs only, so the sweeps converge.
