@@ -161,7 +161,7 @@ fn bad_images_are_refused_with_a_message_naming_the_file() {
     std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
     let e = error_of(&truncated);
     assert!(
-        e.contains("truncated.png") && e.contains("cannot decode"),
+        e.contains("truncated.png") && e.contains("cut short"),
         "{e}"
     );
 
@@ -333,7 +333,11 @@ fn a_bad_image_or_dropped_scene_leaves_everything_as_it_was() {
         r#"{"cloth": {"grid": {}}, "render": {"texture": "nowhere.png"}}"#,
     )
     .unwrap();
+    let [(cut_jpeg, _), ..] = &cut_short_files()[..] else {
+        unreachable!()
+    };
     for (path, says) in [
+        (cut_jpeg.clone(), "cut short"),
         (corrupt, "dropped-corrupt.png"),
         (temp("dropped-missing.webp"), "dropped-missing.webp"),
         (bad_scene, "cloth.grid.nx"),
@@ -506,6 +510,71 @@ fn the_rendered_flag_is_as_wide_as_its_image() {
         "square flag drawn at {square:.2}"
     );
     assert!((3.0..5.0).contains(&wide), "4:1 flag drawn at {wide:.2}");
+}
+
+/// `assets/custom-flag.jpg` (a whole JPEG of 35 361 bytes), the two-colour image as PNG and
+/// as WebP, each cut short: the JPEG at 10 000 bytes (the decoder fills the rest with grey
+/// without a word), the PNG just before its `IEND` chunk (every pixel is there), the WebP at
+/// half.
+fn cut_short_files() -> Vec<(PathBuf, &'static str)> {
+    let encode = |format| {
+        let mut bytes = Vec::new();
+        two_colour(64, 64)
+            .write_to(&mut std::io::Cursor::new(&mut bytes), format)
+            .unwrap();
+        bytes
+    };
+    let jpeg = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/custom-flag.jpg"
+    ))
+    .unwrap();
+    let png = encode(image::ImageFormat::Png);
+    let webp = encode(image::ImageFormat::WebP);
+    let files = [
+        ("cut.jpg", jpeg[..10_000].to_vec()),
+        ("cut.png", png[..png.len() - 12].to_vec()),
+        ("cut.webp", webp[..webp.len() / 2].to_vec()),
+    ];
+    files
+        .into_iter()
+        .map(|(name, bytes)| {
+            let path = temp(name);
+            std::fs::write(&path, bytes).unwrap();
+            (path, name)
+        })
+        .collect()
+}
+
+#[test]
+fn a_file_cut_short_is_refused_whatever_its_format() {
+    // The whole files load.
+    let jpeg = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/custom-flag.jpg");
+    assert!(load_flag_image(Path::new(jpeg)).is_ok());
+    for (path, name) in cut_short_files() {
+        let e = error_of(&path);
+        assert!(e.contains(name) && e.contains("cut short"), "{e}");
+    }
+}
+
+#[test]
+fn the_command_line_refuses_a_file_cut_short_with_exit_2_and_one_line() {
+    for (path, name) in cut_short_files() {
+        let out_png = temp(&format!("cli-{name}-never-written.png"));
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_flagsim"))
+            .args(["render", "flag", "--flag-image", path.to_str().unwrap()])
+            .args(["--out", out_png.to_str().unwrap()])
+            .env("RUST_BACKTRACE", "0")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(
+            err.contains(name) && err.contains("cut short") && err.trim().lines().count() == 1,
+            "{name}: {err}"
+        );
+        assert!(!out_png.exists(), "{name}");
+    }
 }
 
 #[test]

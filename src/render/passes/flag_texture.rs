@@ -99,6 +99,12 @@ fn load_image(path: &std::path::Path, what: &'static str) -> Result<RgbaImage, R
         }
         Err(_) => return Err(fail("not a PNG, JPEG or WebP image".into())),
     }
+    if let Some(at) = cut_short(&bytes) {
+        return Err(fail(format!(
+            "the file ends at byte {at}, before its image does (cut short: is the download \
+             complete?)"
+        )));
+    }
     let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes))
         .with_guessed_format()
         .map_err(|e| fail(format!("cannot read the file: {e}")))?;
@@ -121,6 +127,91 @@ fn load_image(path: &std::path::Path, what: &'static str) -> Result<RgbaImage, R
         )));
     }
     Ok(fit_for_gpu(&decoded.to_rgba8(), MAX_FLAG_SIDE))
+}
+
+/// Where a PNG, JPEG or WebP file ends before its own structure does (its length, `None` when
+/// the structure is whole or the format is none of these): the decoders fill a cut-short
+/// JPEG's missing rows with grey without a word, so every file is walked to its end first.
+/// A PNG must reach its `IEND` chunk, a JPEG its end-of-image marker (through its segments and
+/// entropy-coded scans), a WebP the length its RIFF header gives. Data after the end is allowed.
+pub(crate) fn cut_short(bytes: &[u8]) -> Option<usize> {
+    let whole = match image::guess_format(bytes).ok()? {
+        image::ImageFormat::Png => png_is_whole(bytes),
+        image::ImageFormat::Jpeg => jpeg_is_whole(bytes),
+        image::ImageFormat::WebP => webp_is_whole(bytes),
+        _ => return None,
+    };
+    (!whole).then_some(bytes.len())
+}
+
+/// Whether a PNG's chunks (length, type, data, CRC after the 8-byte signature) reach `IEND`.
+fn png_is_whole(bytes: &[u8]) -> bool {
+    let mut at = 8;
+    while let Some(head) = bytes.get(at..at + 8) {
+        let length = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
+        let end = at.saturating_add(12).saturating_add(length);
+        if end > bytes.len() {
+            return false;
+        }
+        if &head[4..8] == b"IEND" {
+            return true;
+        }
+        at = end;
+    }
+    false
+}
+
+/// Whether a JPEG reaches its end-of-image marker (`FF D9`): markers after the start-of-image,
+/// each segment skipped by its length, each scan's entropy-coded data up to the next marker
+/// that is neither a stuffed `FF 00` nor a restart marker.
+fn jpeg_is_whole(bytes: &[u8]) -> bool {
+    let mut at = 2;
+    loop {
+        // The next marker: an `FF` (any number of fill bytes) and its code.
+        while bytes.get(at).is_some_and(|&b| b != 0xFF) {
+            at += 1;
+        }
+        while bytes.get(at) == Some(&0xFF) {
+            at += 1;
+        }
+        let Some(&code) = bytes.get(at) else {
+            return false;
+        };
+        at += 1;
+        match code {
+            0xD9 => return true,
+            // Standalone markers: no length follows.
+            0x00 | 0x01 | 0xD0..=0xD7 => continue,
+            _ => {}
+        }
+        let Some(length) = bytes.get(at..at + 2) else {
+            return false;
+        };
+        at += usize::from(u16::from_be_bytes([length[0], length[1]]));
+        if at > bytes.len() {
+            return false;
+        }
+        if code == 0xDA {
+            // A scan: its data runs to the next marker that ends it.
+            loop {
+                let Some(&next) = bytes.get(at + 1) else {
+                    return false;
+                };
+                if bytes[at] == 0xFF && !matches!(next, 0x00 | 0xD0..=0xD7 | 0xFF) {
+                    break;
+                }
+                at += 1;
+            }
+        }
+    }
+}
+
+/// Whether a WebP holds the whole RIFF chunk its header announces (its size counts from byte 8).
+fn webp_is_whole(bytes: &[u8]) -> bool {
+    bytes.get(4..8).is_some_and(|size| {
+        let size = u32::from_le_bytes([size[0], size[1], size[2], size[3]]) as usize;
+        bytes.len() >= size.saturating_add(8)
+    })
 }
 
 /// `image` downscaled (aspect ratio kept, each side at least 1 px) so its longer side is at
@@ -221,5 +312,77 @@ mod tests {
                 "palette colour {colour:?} appears only {hits} times"
             );
         }
+    }
+
+    /// A JPEG's structure by hand: start of image, an APP1 segment whose data holds an
+    /// end-of-image marker (as an EXIF thumbnail's does), a scan whose data holds a stuffed
+    /// `FF 00`, a restart marker and fill bytes, then the end of image.
+    fn jpeg_by_hand() -> Vec<u8> {
+        let mut j = vec![0xFF, 0xD8];
+        j.extend([0xFF, 0xE1, 0x00, 0x06, 0xFF, 0xD9, 0x12, 0x34]);
+        j.extend([0xFF, 0xDA, 0x00, 0x04, 0x01, 0x02]);
+        j.extend([0x55, 0xFF, 0x00, 0x66, 0xFF, 0xD3, 0x77, 0xFF, 0xFF, 0xD9]);
+        j
+    }
+
+    #[test]
+    fn a_jpeg_is_whole_only_when_it_reaches_its_end_of_image_marker() {
+        let whole = jpeg_by_hand();
+        assert_eq!(cut_short(&whole), None);
+        let mut trailing = whole.clone();
+        trailing.extend(b"data after the end");
+        assert_eq!(cut_short(&trailing), None);
+        // Cut anywhere before the last byte: inside the scan, at the stuffed byte, at the
+        // restart marker, in the APP1 segment (whose own FF D9 is data, not the end), or in
+        // its length.
+        for n in 3..whole.len() {
+            assert_eq!(cut_short(&whole[..n]), Some(n), "cut at {n}");
+        }
+        // A standalone marker between segments (TEM) and fill bytes before a marker are
+        // skipped; a segment's length runs past the file's end.
+        let mut standalone = vec![0xFF, 0xD8, 0xFF, 0x01, 0xFF, 0xFF, 0xFE, 0x00, 0x03, 0xAA];
+        standalone.extend([0xFF, 0xD9]);
+        assert_eq!(cut_short(&standalone), None);
+        let long = [0xFF, 0xD8, 0xFF, 0xFE, 0x00, 0x40, 0xAA, 0xFF, 0xD9];
+        assert_eq!(cut_short(&long), Some(long.len()));
+    }
+
+    #[test]
+    fn a_png_is_whole_at_its_iend_chunk_and_a_webp_at_its_riff_length() {
+        let chunk = |kind: &[u8], data: &[u8]| {
+            let mut c = (data.len() as u32).to_be_bytes().to_vec();
+            c.extend(kind);
+            c.extend(data);
+            c.extend([0; 4]);
+            c
+        };
+        let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+        png.extend(chunk(b"IHDR", &[0; 13]));
+        png.extend(chunk(b"IDAT", &[7; 5]));
+        png.extend(chunk(b"IEND", &[]));
+        assert_eq!(cut_short(&png), None);
+        for n in 9..png.len() {
+            assert_eq!(cut_short(&png[..n]), Some(n), "cut at {n}");
+        }
+        // A chunk whose length runs past the end.
+        let mut long = b"\x89PNG\r\n\x1a\n".to_vec();
+        long.extend(chunk(b"IHDR", &[0; 13]));
+        long.extend([0xFF, 0xFF, 0xFF, 0xF0]);
+        long.extend(b"IDAT");
+        long.extend(chunk(b"IEND", &[]));
+        assert_eq!(cut_short(&long), Some(long.len()));
+
+        // RIFF, the size of what follows byte 8 (4 + 10 = 14), WEBP, then 10 bytes.
+        let mut webp = b"RIFF".to_vec();
+        webp.extend(14u32.to_le_bytes());
+        webp.extend(b"WEBPVP8L");
+        webp.extend([0; 6]);
+        assert_eq!(webp.len(), 22);
+        assert_eq!(cut_short(&webp), None);
+        assert_eq!(cut_short(&webp[..21]), Some(21));
+        webp.push(0);
+        assert_eq!(cut_short(&webp), None);
+        // Not an image at all: nothing to say.
+        assert_eq!(cut_short(b"plain words"), None);
     }
 }
