@@ -283,6 +283,12 @@ pub(crate) fn check_writable(path: &Path) -> io::Result<()> {
     }
 }
 
+/// `path` as the notices name a written file: absolute (a relative path is relative to the
+/// folder flagsim started from, which the user may never have chosen), else as given.
+pub(crate) fn full_path(path: &Path) -> std::path::PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
 /// Writes `bytes` to `path` atomically (see the module).
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_with(path, |out| out.write_all(bytes))

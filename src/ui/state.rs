@@ -181,6 +181,7 @@ impl UiState {
         }
         let selected = snap.flag(self.selected_flag).unwrap_or(snap);
         self.hoist_now = selected.hoist;
+        self.plots.keep(1 + snap.lab.len());
         self.plots.record(0, snap);
         for (i, copy) in snap.lab.iter().enumerate() {
             self.plots.record(i + 1, copy);

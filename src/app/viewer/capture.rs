@@ -131,7 +131,7 @@ impl App {
             Ok(n) => (self.ui.notices).info(format!(
                 "recorded {n} frames ({:.1} s) to {}",
                 f64::from(n) / r.fps,
-                r.path.display()
+                crate::files::full_path(&r.path).display()
             )),
             Err(e) => (self.ui.notices).error(format!("recording failed: {e}")),
         }
@@ -155,9 +155,10 @@ impl App {
         match (result, req.automated) {
             (Ok(()), true) => println!("{}", req.path.display()),
             (Ok(()), false) => {
-                self.ui
-                    .notices
-                    .info(format!("saved {}", req.path.display()));
+                self.ui.notices.info(format!(
+                    "saved {}",
+                    crate::files::full_path(&req.path).display()
+                ));
             }
             (Err(e), true) => self.failure = Some(e),
             (Err(e), false) => {

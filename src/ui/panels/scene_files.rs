@@ -110,7 +110,8 @@ pub fn save_scene(state: &mut UiState, path: &Path) {
     match crate::files::write_atomically(path, scene.to_json().as_bytes()) {
         Ok(()) => {
             state.files.scene_path = path.display().to_string();
-            state.notices.info(format!("saved {}", path.display()));
+            let full = crate::files::full_path(path);
+            state.notices.info(format!("saved {}", full.display()));
             state.files.recent.add(FileKind::Scene, path);
         }
         Err(e) => (state.notices).error(format!("cannot save {}: {e}", path.display())),

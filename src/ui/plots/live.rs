@@ -200,11 +200,15 @@ impl LivePlots {
         }
         let trace = &mut self.traces[copy];
         let (generation, step) = self.last[copy];
-        if generation != snap.generation || snap.step < step {
+        // A clock that went back (the lab opened or closed: its copies keep their own time)
+        // starts the trace over, as a reset does.
+        let back = trace.samples.back().is_some_and(|s| snap.time < s.time);
+        if generation == snap.generation && snap.step == step {
+            return;
+        }
+        if generation != snap.generation || snap.step < step || back {
             trace.samples.clear();
             self.decimated[copy] = Default::default();
-        } else if snap.step == step {
-            return;
         }
         self.last[copy] = (snap.generation, snap.step);
         trace.label = snap.params.integrator.name().to_string();
@@ -223,6 +227,17 @@ impl LivePlots {
             }
         }
         self.trim();
+    }
+
+    /// Keeps the traces of the first `cloths` cloths, those shown now: the lab's copies'
+    /// traces go when it closes, so that none stands still beside the cloth that runs on.
+    pub(crate) fn keep(&mut self, cloths: usize) {
+        if self.traces.len() > cloths {
+            self.traces.truncate(cloths);
+            self.last.truncate(cloths);
+            self.decimated.truncate(cloths);
+            self.drawn = None;
+        }
     }
 
     /// The newest point's time over every trace, s: the lab's clock (a diverged copy's trace

@@ -51,12 +51,24 @@ pub(super) const QUANTITIES: [Quantity; 5] = [
     },
 ];
 
-/// The plots panel: the window, *save CSV*, and one plot per quantity side by side (the
-/// cosine only when some point has it), as of `now` (the last refresh is kept until
-/// [`REFRESH`] after it unless `paused`).
+/// The narrowest a plot is laid out, points: below it the plots wrap into rows.
+const PLOT_MIN_WIDTH: f32 = 170.0;
+
+/// The plots panel: the window, *save CSV*, and one plot per quantity (the cosine only when
+/// some point has it), side by side where the strip is wide enough and in rows of as many as
+/// fit where it is not, the whole strip scrolling when it is taller than the panel; as of
+/// `now` (the last refresh is kept until [`REFRESH`] after it unless `paused`).
 pub(crate) fn plots_ui(ui: &mut Ui, state: &mut crate::ui::UiState, paused: bool, now: Instant) {
+    egui::ScrollArea::vertical()
+        .auto_shrink([false, false])
+        .show(ui, |ui| strip(ui, state, paused, now));
+}
+
+fn strip(ui: &mut Ui, state: &mut crate::ui::UiState, paused: bool, now: Instant) {
     let plots = &mut state.plots;
-    ui.horizontal(|ui| {
+    // Wrapped: in a narrow window the path field and *save CSV* go to a second line rather
+    // than past the window's edge.
+    ui.horizontal_wrapped(|ui| {
         ui.label("window");
         if ui
             .add(
@@ -71,52 +83,54 @@ pub(crate) fn plots_ui(ui: &mut Ui, state: &mut crate::ui::UiState, paused: bool
             plots.drawn = None;
         }
         ui.separator();
-        ui.text_edit_singleline(&mut plots.csv_path)
-            .on_hover_text("Where save CSV writes");
+        ui.add(egui::TextEdit::singleline(&mut plots.csv_path).desired_width(160.0))
+            .on_hover_text("Where save CSV writes (relative to the folder flagsim started from)");
         if ui
             .button("save CSV")
             .on_hover_text("Every point in the window, one row per point and cloth")
             .clicked()
         {
-            match crate::files::write_atomically(
-                std::path::Path::new(&plots.csv_path),
-                plots.csv().as_bytes(),
-            ) {
-                Ok(()) => (state.notices).info(format!("saved the plots to {}", plots.csv_path)),
-                Err(e) => (state.notices).error(format!("cannot save {}: {e}", plots.csv_path)),
+            let path = crate::files::full_path(std::path::Path::new(&plots.csv_path));
+            match crate::files::write_atomically(&path, plots.csv().as_bytes()) {
+                Ok(()) => (state.notices).info(format!("saved the plots to {}", path.display())),
+                Err(e) => (state.notices).error(format!("cannot save {}: {e}", path.display())),
             }
         }
     });
-    // Columns of the decimation no wider than a pixel of a plot (a plot is narrower than its
-    // share of the strip by its axis labels).
     let shown = plots.quantities_with_points().len().max(1);
-    let plot_px = (ui.available_width() * ui.pixels_per_point() / shown as f32).ceil();
+    let width = ui.available_width();
+    let per_row = ((width / PLOT_MIN_WIDTH).floor() as usize).clamp(1, shown);
+    // Columns of the decimation no wider than a pixel of a plot (a plot is narrower than its
+    // share of the row by its axis labels).
+    let plot_px = (width * ui.pixels_per_point() / per_row as f32).ceil();
     plots.fit_columns(f64::from(plot_px.max(1.0)));
     let drawn = plots.refreshed(paused, now);
     if drawn.shown.is_empty() {
         ui.label("No steps yet: the plots fill as the cloth runs.");
         return;
     }
-    ui.columns(drawn.shown.len(), |columns| {
-        let plots = columns.iter_mut().zip(&drawn.shown).zip(&drawn.series);
-        for (k, ((ui, &q), series)) in plots.enumerate() {
-            let title = QUANTITIES[q].title;
-            ui.label(title);
-            Plot::new(title)
-                .height(PLOT_HEIGHT)
-                .allow_zoom(false)
-                .allow_drag(false)
-                .allow_scroll(false)
-                .allow_boxed_zoom(false)
-                .show(ui, |p| {
-                    // The lab's clock and the window, whatever each trace spans.
-                    p.set_plot_bounds_x(drawn.x[0]..=drawn.x[1]);
-                    p.set_plot_bounds_y(drawn.y[k][0]..=drawn.y[k][1]);
-                    for (i, (label, points)) in drawn.labels.iter().zip(series).enumerate() {
-                        let line = Line::new(label.as_str(), PlotPoints::Borrowed(points));
-                        p.line(line.color(colour(i)));
-                    }
-                });
-        }
-    });
+    let plots: Vec<usize> = (0..drawn.shown.len()).collect();
+    for row in plots.chunks(per_row) {
+        ui.columns(per_row, |columns| {
+            for (ui, &k) in columns.iter_mut().zip(row) {
+                let (title, series) = (QUANTITIES[drawn.shown[k]].title, &drawn.series[k]);
+                ui.label(title);
+                Plot::new(title)
+                    .height(PLOT_HEIGHT)
+                    .allow_zoom(false)
+                    .allow_drag(false)
+                    .allow_scroll(false)
+                    .allow_boxed_zoom(false)
+                    .show(ui, |p| {
+                        // The lab's clock and the window, whatever each trace spans.
+                        p.set_plot_bounds_x(drawn.x[0]..=drawn.x[1]);
+                        p.set_plot_bounds_y(drawn.y[k][0]..=drawn.y[k][1]);
+                        for (i, (label, points)) in drawn.labels.iter().zip(series).enumerate() {
+                            let line = Line::new(label.as_str(), PlotPoints::Borrowed(points));
+                            p.line(line.color(colour(i)));
+                        }
+                    });
+            }
+        });
+    }
 }

@@ -409,3 +409,120 @@ fn the_panel_lays_out_a_few_points_a_pixel_whatever_the_window() {
         }
     }
 }
+
+/// A lab of two copies at `step` (its time at the flag's 1/60 s).
+fn lab_at(base: &Snapshot, step: u64) -> Snapshot {
+    let t = step as f64 / 60.0;
+    let mut lab = at(base, step, t);
+    lab.lab = vec![at(base, step, t)];
+    lab
+}
+
+#[test]
+fn after_the_lab_closes_the_plots_follow_the_cloth_that_runs() {
+    let base = snapshot();
+    let mut plots = LivePlots::default();
+    // The lab runs to 45 s …
+    for step in 1..=2700 {
+        let lab = lab_at(&base, step);
+        plots.keep(2);
+        plots.record(0, &lab);
+        plots.record(1, &lab.lab[0]);
+    }
+    assert_eq!(Drawn::new(Instant::now(), &plots).x[1], 45.0);
+    // … then one cloth again, its clock at 6 s and its step count on from the lab's.
+    for step in 2701..=2820 {
+        plots.keep(1);
+        plots.record(0, &at(&base, step, 6.0 + (step - 2700) as f64 / 60.0));
+    }
+    assert_eq!(plots.traces.len(), 1, "the copy's trace is gone");
+    let samples = &plots.traces[0].samples;
+    assert_eq!(samples.len(), 120, "the lab's points are gone");
+    assert!((samples[0].time - (6.0 + 1.0 / 60.0)).abs() < 1e-12);
+    let drawn = Drawn::new(Instant::now(), &plots);
+    assert!((drawn.x[1] - 8.0).abs() < 1e-9, "{:?}", drawn.x);
+    assert_eq!(drawn.labels.len(), 1);
+    // Fewer traces than kept: nothing changes.
+    plots.keep(3);
+    assert_eq!(plots.traces.len(), 1);
+}
+
+/// The viewer's panels for `snap` on a window of `size` points, with the plots shown, laid out
+/// over a few frames; what accessibility reports of each widget: its label or value and its
+/// rectangle.
+fn laid_out(
+    state: &mut crate::ui::UiState,
+    snap: &Snapshot,
+    size: [f32; 2],
+) -> Vec<(String, egui::Rect)> {
+    let ctx = egui::Context::default();
+    ctx.enable_accesskit();
+    let mut nodes = Vec::new();
+    for _ in 0..3 {
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(size[0], size[1]),
+            )),
+            ..Default::default()
+        };
+        let mut out = ctx.run_ui(input, |root| {
+            crate::app::frame::panels(root, state, snap, &crate::ui::FrameInfo::default());
+        });
+        out.textures_delta.clear();
+        let update = out.platform_output.accesskit_update.expect("a tree");
+        nodes = update
+            .nodes
+            .iter()
+            .filter_map(|(_, n)| {
+                let text = n.label().or(n.value())?.to_string();
+                let b = n.bounds()?;
+                let rect = egui::Rect::from_min_max(
+                    egui::pos2(b.x0 as f32, b.y0 as f32),
+                    egui::pos2(b.x1 as f32, b.y1 as f32),
+                );
+                Some((text, rect))
+            })
+            .collect();
+    }
+    nodes
+}
+
+#[test]
+fn in_a_small_window_save_csv_and_every_plot_lie_inside_it() {
+    let scene = Scene::load("flag").unwrap();
+    let base = snapshot();
+    for size in [[800.0, 500.0], [1280.0, 800.0]] {
+        let mut state = crate::ui::UiState::new(scene.clone(), 0.12);
+        state.plots.shown = true;
+        // A lab of two with a reference: four plots.
+        let mut snap = lab_at(&base, 0);
+        for step in 1..=120 {
+            snap = lab_at(&base, step);
+            snap.reference_distance = Some(crate::sim::model::shape::Distance {
+                rms: 0.01,
+                max: 0.02,
+            });
+            snap.lab[0].reference_distance = snap.reference_distance;
+            state.sync(&snap);
+        }
+        let window = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(size[0], size[1]));
+        let nodes = laid_out(&mut state, &snap, size);
+        let find = |text: &str| {
+            let found = nodes.iter().find(|(t, _)| t == text);
+            found.unwrap_or_else(|| panic!("no {text:?} at {size:?}")).1
+        };
+        let save = find("save CSV");
+        assert!(window.contains_rect(save), "{size:?}: save CSV at {save:?}");
+        let shown = state.plots.quantities_with_points();
+        assert!(shown.len() >= 4, "{shown:?}");
+        for q in shown {
+            let title = find(QUANTITIES[q].title);
+            assert!(
+                title.min.x >= 0.0 && title.max.x <= size[0],
+                "{size:?}: {} at {title:?}",
+                QUANTITIES[q].title
+            );
+        }
+    }
+}
