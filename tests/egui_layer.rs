@@ -327,6 +327,11 @@ fn the_control_panel_keeps_its_width_through_every_lab_view() {
         Found {
             stable: Some(0.012_345_678),
             accurate: Some(0.001_234_567),
+            closeness: Some(flagsim::sim::lab::stability::Closeness {
+                sway: Some(-0.061),
+                frequency: Some(0.012),
+                reach: Some(0.003),
+            }),
         };
         kinds.len()
     ];

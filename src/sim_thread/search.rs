@@ -7,8 +7,10 @@ use std::thread::JoinHandle;
 
 use crate::sim::format::params::IntegratorKind;
 use crate::sim::format::scene::Scene;
+use crate::sim::lab::motion::Motion;
 use crate::sim::lab::stability::{
-    ITERATIONS, SECONDS, TRIALS, largest_accurate_dt, largest_stable_dt, reference_positions,
+    Closeness, ITERATIONS, SECONDS, TRIALS, accuracy_reference, largest_accurate_dt,
+    largest_stable_dt,
 };
 
 /// What a [`Search`] has found for one integrator.
@@ -18,6 +20,10 @@ pub struct Found {
     pub stable: Option<f64>,
     /// The largest accurate `dt`, s, at most the stable one (`None` while not found yet).
     pub accurate: Option<f64>,
+    /// How its motion differed from the accurate solve's, the figures it was judged by: at
+    /// the accurate `dt`, or at the smallest `dt` tried when none was accurate (`None` where
+    /// that run failed).
+    pub closeness: Option<Closeness>,
 }
 
 /// What the search thread writes and the panels read.
@@ -28,15 +34,15 @@ struct Shared {
     failure: Option<String>,
 }
 
-/// A key grid (`None`: the scene's) and the reference's final positions there (`None`: the
-/// reference failed).
-type GridReference = (Option<[usize; 2]>, Option<Vec<glam::DVec3>>);
+/// A key grid (`None`: the scene's) and the accurate solve's motion there (`None`: it failed).
+type GridReference = (Option<[usize; 2]>, Option<Motion>);
 
 /// A search for the largest stable and the largest accurate `dt` of several integrators on one
-/// scene, each at its own key grid where the lab's copies have one: first the reference at a
-/// grid ([`reference_positions`] at [`SECONDS`], once per grid, when the first integrator at it
-/// comes), then each integrator's two bisections, one after the other on a thread of its own,
-/// so neither the frame nor the simulation waits for it.
+/// scene, each at its own key grid where the lab's copies have one: first the accurate solve's
+/// motion at a grid ([`accuracy_reference`], once per grid, when the first integrator at it
+/// comes), then each integrator's two bisections,
+/// one after the other on a thread of its own, so neither the frame nor the simulation waits
+/// for it.
 #[derive(Debug)]
 pub struct Search {
     /// The integrators searched, in order.
@@ -110,12 +116,16 @@ impl Search {
                         },
                     };
                     if !references.iter().any(|(g, _)| *g == grid) {
-                        let Ok(reference) = reference_positions(&scene, SECONDS, &c) else {
+                        let Ok(reference) = accuracy_reference(&scene, &c) else {
                             return;
                         };
                         if reference.is_none() {
                             write(&mut |s| {
-                                s.failure = Some("the reference run failed on this scene".into());
+                                s.failure = Some(
+                                    "the accurate solve failed on this scene, or its cloth is \
+                                     not a grid (the motion is measured on a grid)"
+                                        .into(),
+                                );
                             });
                         }
                         references.push((grid, reference));
@@ -136,27 +146,24 @@ impl Search {
                     let reference = references
                         .iter()
                         .find(|(g, _)| *g == grid)
-                        .and_then(|(_, r)| r.as_deref());
+                        .and_then(|(_, r)| r.as_ref());
                     let Some(reference) = reference else {
                         t.store(done, Ordering::Relaxed);
                         continue;
                     };
-                    let found = largest_accurate_dt(
-                        &scene,
-                        kind,
-                        SECONDS,
-                        ITERATIONS,
-                        stable,
-                        reference,
-                        &c,
-                        |n| t.store(base + TRIALS + n, Ordering::Relaxed),
-                    );
+                    let found =
+                        largest_accurate_dt(&scene, kind, ITERATIONS, stable, reference, &c, |n| {
+                            t.store(base + TRIALS + n, Ordering::Relaxed);
+                        });
                     let Some(accurate) = found else {
                         return;
                     };
                     // An integrator that stops early counts its whole share.
                     t.store(done, Ordering::Relaxed);
-                    write(&mut |s| s.found[i].accurate = Some(accurate));
+                    write(&mut |s| {
+                        s.found[i].accurate = Some(accurate.dt);
+                        s.found[i].closeness = accurate.closeness;
+                    });
                 }
             })
             .ok();

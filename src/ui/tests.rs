@@ -435,3 +435,55 @@ fn a_key_grid_added_in_the_lab_panel_doubles_the_last_until_the_copies_are_full(
     assert!(!full, "no button once the copies are full");
     assert!(actions.is_empty(), "{actions:?}");
 }
+
+#[test]
+fn the_accurate_dt_is_written_with_the_figures_it_was_judged_by() {
+    use crate::sim::lab::stability::Closeness;
+    use crate::sim_thread::Found;
+    let judged = Closeness {
+        sway: Some(0.031),
+        frequency: Some(-0.004),
+        reach: Some(0.012),
+    };
+    let found = Found {
+        stable: Some(0.5),
+        accurate: Some(0.0333),
+        closeness: Some(judged),
+    };
+    assert_eq!(
+        lab::found_text(&found).unwrap(),
+        "stable dt: 0.5 s or more · accurate: 0.0333 s (sway +3 %, Hz −0 %, reach +1 %)"
+    );
+    // A still accurate solve: the reach alone. Nothing accurate down to 1e-4 s: the figures
+    // there. A failed run says so.
+    let still = Closeness {
+        sway: None,
+        frequency: None,
+        reach: Some(-0.25),
+    };
+    let none = Found {
+        stable: Some(0.02),
+        accurate: Some(0.0),
+        closeness: Some(still),
+    };
+    assert_eq!(lab::judged_text(&none).unwrap(), "at 0.0001 s: reach −25 %");
+    let failed = Found {
+        closeness: None,
+        ..none
+    };
+    assert_eq!(
+        lab::judged_text(&failed).unwrap(),
+        "at 0.0001 s the run failed"
+    );
+    // Before the accurate dt is found: nothing to judge, and "…".
+    let waiting = Found {
+        stable: Some(0.02),
+        accurate: None,
+        closeness: None,
+    };
+    assert_eq!(lab::judged_text(&waiting), None);
+    assert_eq!(
+        lab::found_text(&waiting).unwrap(),
+        "stable dt: 0.0200 s · accurate: …"
+    );
+}

@@ -1,39 +1,56 @@
 //! The largest stable `dt` of an integrator on a scene, by bisection: what `flagsim bench`
 //! reports per preset, and what the viewer's lab finds for its copies in the background
-//! (`sim_thread::Search`). The lab's search also finds the largest *accurate* `dt`: the largest at which
-//! the integrator ends within [`ACCURATE_DISTANCE`] (RMS) of an accurate solve of the same
-//! springs ([`shape::reference_params`]), since a step can be stable and far from right.
+//! (`sim_thread::Search`). The lab's search also finds the largest *accurate* `dt`: the largest
+//! at which the integrator moves the cloth as an accurate solve of the same springs
+//! ([`shape::reference_params`]) does — the fly edge's sway, dominant frequency and reach
+//! within [`ACCURATE_SHARE`] of the accurate solve's over the same seconds — since a step can
+//! be stable and far from right.
+//!
+//! It compares how the cloth moves, not where each node is, because a flag in gusty wind is
+//! chaotic: over seconds two accurate solves a hair apart end centimetres apart, so a pointwise
+//! distance at the end of a run has no answer for any step (the resolution study judges a step
+//! by the same figures).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use glam::DVec3;
-
-use crate::sim::format::params::IntegratorKind;
+use crate::sim::format::params::{IntegratorKind, Params};
 use crate::sim::format::scene::Scene;
+use crate::sim::lab::motion::{Motion, MotionProbe, is_still, relative_difference};
 use crate::sim::model::shape;
 
-/// RMS distance from the reference under which a run counts as accurate, m (1 cm).
-pub(crate) const ACCURATE_DISTANCE: f64 = 0.01;
+/// How far each motion figure may be from the accurate solve's for a run to count as accurate,
+/// as a share of the accurate solve's (10 %).
+pub const ACCURATE_SHARE: f64 = 0.10;
+
+/// Simulated seconds an accuracy trial runs before its motion is measured (the flag's first
+/// swing out into the wind), then the seconds it is measured over: a flag flaps at about
+/// 1 Hz, so several periods.
+pub const ACCURATE_SETTLE: f64 = 2.0;
+pub const ACCURATE_WINDOW: f64 = 8.0;
+
+/// Simulated seconds between two samples of an accuracy trial's motion (at least its step):
+/// twenty a second resolve flapping up to 10 Hz.
+const MOTION_INTERVAL: f64 = 0.05;
 
 /// Strain beyond which a run counts as having run away (three times the rest length: no cloth
 /// survives that, whatever the integrator's accuracy).
 pub(crate) const RUNAWAY_STRAIN: f64 = 3.0;
 
 /// The bisection's bounds, s: it searches `log dt` between them.
-pub(crate) const DT_MIN: f64 = 1e-4;
+pub const DT_MIN: f64 = 1e-4;
 pub const DT_MAX: f64 = 0.5;
 
-/// Simulated seconds each trial runs, and the bisection's halvings after the two bounds
-/// (`flagsim bench`'s full run).
+/// Simulated seconds each stability trial runs, and the bisection's halvings after the two
+/// bounds (`flagsim bench`'s full run).
 pub const SECONDS: f64 = 3.0;
 pub(crate) const ITERATIONS: u32 = 10;
 
 /// Trials one bisection makes at most: the two bounds, then the halvings.
 pub const TRIALS: u32 = ITERATIONS + 2;
 
-/// The steps and the step an accuracy trial takes at about `dt` to end exactly at `seconds`:
+/// The steps and the step a trial takes at about `dt` to end exactly at `seconds`:
 /// `n = ⌈seconds / dt⌉` steps of `seconds / n` (at most `dt`), so that every trial and the
-/// reference are compared at the same instant.
+/// reference measure the same seconds.
 pub fn steps_to(seconds: f64, dt: f64) -> (usize, f64) {
     // Rounding must not add a step: 1 / (1 / 7) is 7.000000000000001.
     let n = ((seconds / dt * (1.0 - 1e-12)).ceil() as usize).max(1);
@@ -44,92 +61,152 @@ pub fn steps_to(seconds: f64, dt: f64) -> (usize, f64) {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cancelled;
 
-/// Runs `scene` with `params` for `steps` steps: its final positions, or `Ok(None)` when the
-/// guard stopped it or its strain ran away.
-fn final_positions(
+/// How `scene` moves with `params` at about their `dt` ([`steps_to`]): [`ACCURATE_SETTLE`]
+/// seconds, then its [`Motion`] over [`ACCURATE_WINDOW`] seconds, sampled every
+/// [`MOTION_INTERVAL`] (or every step where a step is longer). `Ok(None)` when the guard
+/// stopped it, its strain ran away, the parameters do not fit or the cloth is not a grid.
+fn motion_of(
     scene: &Scene,
-    params: crate::sim::format::params::Params,
-    steps: usize,
+    mut params: Params,
     cancel: &AtomicBool,
-) -> Result<Option<Vec<DVec3>>, Cancelled> {
+) -> Result<Option<Motion>, Cancelled> {
+    let (steps, dt) = steps_to(ACCURATE_SETTLE + ACCURATE_WINDOW, params.dt);
+    params.dt = dt;
     let mut s = scene.clone();
     s.params = params;
     let Ok(mut sim) = s.simulation() else {
         return Ok(None);
     };
-    for k in 0..steps {
+    let every = ((MOTION_INTERVAL / dt).round() as usize).max(1);
+    let Ok(mut probe) = MotionProbe::new(&sim.cloth, every as f64 * dt) else {
+        return Ok(None);
+    };
+    let first = ((ACCURATE_SETTLE / dt).round() as usize).max(1);
+    for k in 1..=steps {
         if k % 64 == 0 && cancel.load(Ordering::Relaxed) {
             return Err(Cancelled);
         }
         if !sim.step() || sim.stats.max_strain > RUNAWAY_STRAIN {
             return Ok(None);
         }
+        if k >= first && (k - first).is_multiple_of(every) {
+            probe.sample(&sim.cloth);
+        }
     }
-    Ok(Some(sim.cloth.x))
+    Ok(probe.motion())
 }
 
-/// The reference's positions after `seconds` of `scene`: the accurate solve, at the scene's
-/// own step (rounded down to end at `seconds`) with [`shape::REFERENCE_SUBSTEPS`] times its
-/// substeps. `Ok(None)` if even it fails.
-pub fn reference_positions(
-    scene: &Scene,
-    seconds: f64,
-    cancel: &AtomicBool,
-) -> Result<Option<Vec<DVec3>>, Cancelled> {
-    let mut params = shape::reference_params(&scene.params);
-    let (steps, dt) = steps_to(seconds, scene.params.dt);
-    params.dt = dt;
-    final_positions(scene, params, steps, cancel)
+/// How the accurate solve of `scene` moves (its own step, with [`shape::REFERENCE_SUBSTEPS`]
+/// times its substeps), measured as every accuracy trial is. `Ok(None)` if even it fails, or
+/// the cloth is not a grid.
+pub fn accuracy_reference(scene: &Scene, cancel: &AtomicBool) -> Result<Option<Motion>, Cancelled> {
+    motion_of(scene, shape::reference_params(&scene.params), cancel)
 }
 
-/// Whether `kind` at about `dt` ([`steps_to`]) ends `seconds` of `scene` stably and within
-/// [`ACCURATE_DISTANCE`] RMS of `reference` (the reference's positions at `seconds`).
-/// `None` when cancelled.
-pub fn runs_accurately(
+/// How a run's motion differs from the accurate solve's, each figure as a share of the accurate
+/// solve's: `None` for a figure that is not compared (the sway and frequency where the
+/// accurate solve's fly edge is still, [`is_still`]; any figure the accurate solve has at 0).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Closeness {
+    pub sway: Option<f64>,
+    pub frequency: Option<f64>,
+    pub reach: Option<f64>,
+}
+
+impl Closeness {
+    /// `motion` against the accurate solve's `reference`.
+    pub fn of(motion: &Motion, reference: &Motion) -> Self {
+        let moving = !is_still(reference);
+        let share = |v: f64, r: f64| relative_difference(v, r);
+        Self {
+            sway: moving.then(|| share(motion.sway, reference.sway)).flatten(),
+            frequency: moving
+                .then(|| share(motion.frequency, reference.frequency))
+                .flatten(),
+            reach: share(motion.reach, reference.reach),
+        }
+    }
+
+    /// Whether every figure compared is within [`ACCURATE_SHARE`].
+    pub fn accurate(&self) -> bool {
+        [self.sway, self.frequency, self.reach]
+            .into_iter()
+            .flatten()
+            .all(|d| d.abs() <= ACCURATE_SHARE)
+    }
+}
+
+/// How `kind` at about `dt` moves `scene` against the accurate solve's `reference` motion:
+/// `Ok(None)` when the guard stopped it or it ran away. `Err` when cancelled.
+pub fn accuracy_trial(
     scene: &Scene,
     kind: IntegratorKind,
     dt: f64,
-    seconds: f64,
-    reference: &[DVec3],
+    reference: &Motion,
     cancel: &AtomicBool,
-) -> Option<bool> {
+) -> Result<Option<Closeness>, Cancelled> {
     let mut params = scene.params.clone();
     params.integrator = kind;
-    let (steps, dt) = steps_to(seconds, dt);
     params.dt = dt;
-    let x = final_positions(scene, params, steps, cancel).ok()?;
-    Some(x.is_some_and(|x| shape::distance(&x, reference).rms < ACCURATE_DISTANCE))
+    Ok(motion_of(scene, params, cancel)?.map(|m| Closeness::of(&m, reference)))
 }
 
-/// The largest `dt` in [`DT_MIN`]`..=upper` (the stable one) at which `kind` ends `seconds` of
-/// `scene` within [`ACCURATE_DISTANCE`] of `reference`, by the same bisection on `log dt` as
-/// [`largest_stable_dt`]: `upper` if that is accurate, 0 if not even `DT_MIN` is. The result
-/// is a step that divides `seconds` ([`steps_to`]).
-#[allow(clippy::too_many_arguments)]
+/// The largest accurate `dt` and the figures it was judged by.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Accurate {
+    /// The largest `dt` in [`DT_MIN`]`..=` the stable one whose motion is within
+    /// [`ACCURATE_SHARE`] of the accurate solve's, s; 0 when not even [`DT_MIN`]'s is.
+    pub dt: f64,
+    /// The motion's difference from the accurate solve's at `dt` (at [`DT_MIN`] when `dt` is
+    /// 0); `None` where that run failed.
+    pub closeness: Option<Closeness>,
+}
+
+/// The largest `dt` in [`DT_MIN`]`..=upper` (the stable one) at which `kind` moves `scene` as
+/// the accurate solve does ([`accuracy_trial`], [`Closeness::accurate`]), by the same bisection
+/// on `log dt` as [`largest_stable_dt`]: `upper` if that is accurate, 0 if not even `DT_MIN`
+/// is (or `upper` is below it). The result is a step that divides the trial's seconds
+/// ([`steps_to`]). `None` when cancelled.
 pub fn largest_accurate_dt(
     scene: &Scene,
     kind: IntegratorKind,
-    seconds: f64,
     iterations: u32,
     upper: f64,
-    reference: &[DVec3],
+    reference: &Motion,
     cancel: &AtomicBool,
     trial: impl FnMut(u32),
-) -> Option<f64> {
+) -> Option<Accurate> {
     if upper < DT_MIN {
-        return Some(0.0);
+        return Some(Accurate::default());
     }
-    bisect(
-        |dt| runs_accurately(scene, kind, dt, seconds, reference, cancel),
+    // The figures of the last passing trial (the bisection's result), and of the one at
+    // DT_MIN should none pass.
+    let (mut passed, mut at_min) = (None, None);
+    let dt = bisect(
+        |dt| {
+            let closeness = accuracy_trial(scene, kind, dt, reference, cancel).ok()?;
+            let ok = closeness.is_some_and(|c| c.accurate());
+            if ok {
+                passed = closeness;
+            }
+            if dt == DT_MIN {
+                at_min = closeness;
+            }
+            Some(ok)
+        },
         upper,
         iterations,
         trial,
-    )
-    .map(|dt| {
-        if dt > 0.0 {
-            steps_to(seconds, dt).1
-        } else {
-            0.0
+    )?;
+    Some(if dt > 0.0 {
+        Accurate {
+            dt: steps_to(ACCURATE_SETTLE + ACCURATE_WINDOW, dt).1,
+            closeness: passed,
+        }
+    } else {
+        Accurate {
+            dt: 0.0,
+            closeness: at_min,
         }
     })
 }
