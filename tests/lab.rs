@@ -591,6 +591,106 @@ mod thread {
         );
     }
 
+    /// Steps the paused lab `n` times, one command each.
+    fn step(sim: &SimThread, n: usize) {
+        for _ in 0..n {
+            sim.send(Command::Step);
+        }
+    }
+
+    /// Explicit Euler at the flag's 1/60 s fails within a tenth of a second from any state:
+    /// *resume* goes back to the state kept after the first step, steps on (its count grows)
+    /// and fails again at once, which the copy's snapshot says with nothing earlier to go back
+    /// to; at a dt small enough it goes on.
+    #[test]
+    fn a_resume_steps_from_a_kept_state_and_a_failure_at_once_is_told() {
+        let sim = lab(&[IntegratorKind::Kang, IntegratorKind::ExplicitEuler]);
+        step(&sim, 60);
+        let first = wait(&sim, |s| s.step == 60);
+        let d1 = first.lab[0]
+            .divergence
+            .clone()
+            .expect("explicit Euler diverged");
+        assert!(d1.step < 20, "{d1:?}");
+        assert_eq!(first.lab[0].resumed, None);
+        sim.send(Command::Copy(1, Box::new(Command::ClearDivergence)));
+        step(&sim, 60);
+        let again = wait(&sim, |s| s.step == 120);
+        let copy = &again.lab[0];
+        let d2 = copy.divergence.clone().expect("it failed again");
+        let r = copy.resumed.expect("it resumed");
+        assert!(
+            d2.step > d1.step + 2,
+            "its steps count on: {d1:?} then {d2:?}"
+        );
+        assert!((r.from_time - 1.0 / 60.0).abs() < 1e-9, "{r:?}");
+        assert!((r.at_time - 1.0).abs() < 1e-9, "{r:?}");
+        assert_eq!(r.at_step, d1.step - 1);
+        assert_eq!(r.earlier, 0);
+        assert!(r.failed_at_once(&d2));
+        // The failed step begins after the resume.
+        assert!(d2.time > r.at_time && d2.time < r.at_time + 0.2, "{d2:?}");
+        // At a tenth of a millisecond it goes on for a lab step (167 of its own) and more.
+        sim.send(Command::Copy(1, Box::new(Command::SetCopyDt(1e-4))));
+        sim.send(Command::Copy(1, Box::new(Command::ClearDivergence)));
+        step(&sim, 6);
+        let on = wait(&sim, |s| s.step == 126);
+        let copy = &on.lab[0];
+        assert!(copy.divergence.is_none(), "{:?}", copy.divergence);
+        assert!(copy.step > d2.step + 900, "{} steps", copy.step);
+        assert!(
+            (copy.time - on.time).abs() <= 1e-4,
+            "within one of its steps"
+        );
+    }
+
+    /// A copy that ran two seconds has states kept from the last two: a resume goes to the
+    /// newest before it failed, and when it fails again at once at the same dt, the next goes
+    /// further back than that one; at another dt, to the newest again.
+    #[test]
+    fn a_failure_at_once_sends_the_next_resume_further_back() {
+        let specs = CopySpec::parse_list("kang,explicit-euler@0.002").unwrap();
+        let sim = SimThread::spawn_lab(Scene::load("flag").unwrap(), &specs, true).unwrap();
+        step(&sim, 130);
+        let snap = wait(&sim, |s| s.step == 130);
+        assert!(
+            snap.lab[0].divergence.is_none(),
+            "explicit Euler runs at 2 ms"
+        );
+        // At the flag's 1/60 s it fails within a few steps.
+        sim.send(Command::Copy(1, Box::new(Command::SetCopyDt(1.0 / 60.0))));
+        step(&sim, 10);
+        let snap = wait(&sim, |s| s.step == 140);
+        assert!(
+            snap.lab[0].divergence.is_some(),
+            "explicit Euler fails at 1/60 s"
+        );
+        sim.send(Command::Copy(1, Box::new(Command::ClearDivergence)));
+        step(&sim, 10);
+        let snap = wait(&sim, |s| s.step == 150);
+        let r1 = snap.lab[0].resumed.expect("resumed");
+        // Kept after lab steps 1, 30, 60, 90 and 120: the last four, the newest first.
+        assert!((r1.from_time - 2.0).abs() < 1e-9, "{r1:?}");
+        assert_eq!(r1.earlier, 3);
+        let d = snap.lab[0].divergence.clone().expect("it failed again");
+        assert!(r1.failed_at_once(&d));
+        // The next resume goes to the state kept before that one.
+        sim.send(Command::Copy(1, Box::new(Command::ClearDivergence)));
+        step(&sim, 10);
+        let snap = wait(&sim, |s| s.step == 160);
+        let r2 = snap.lab[0].resumed.expect("resumed");
+        assert!((r2.from_time - 1.5).abs() < 1e-9, "{r2:?}");
+        assert_eq!(r2.earlier, 2);
+        // Back at 2 ms: from the newest kept state, and it goes on.
+        sim.send(Command::Copy(1, Box::new(Command::SetCopyDt(0.002))));
+        sim.send(Command::Copy(1, Box::new(Command::ClearDivergence)));
+        step(&sim, 60);
+        let snap = wait(&sim, |s| s.step == 220);
+        let r3 = snap.lab[0].resumed.expect("resumed");
+        assert!((r3.from_time - 2.0).abs() < 1e-9, "{r3:?}");
+        assert!(snap.lab[0].divergence.is_none());
+    }
+
     #[test]
     fn a_grab_goes_to_its_copy_and_sync_copies_the_state_but_not_the_integrator() {
         let sim = lab(&[IntegratorKind::Kang, IntegratorKind::Xpbd]);

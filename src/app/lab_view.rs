@@ -104,12 +104,14 @@ pub(crate) fn for_copy(snap: &Snapshot, n: usize, cmd: Command) -> Command {
 }
 
 /// How a diverged copy goes on (the buttons of its label).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Resume {
-    /// From its last good state, at the lab's time, with its `dt`.
+    /// From a state kept before it failed, at the lab's time, with its `dt`.
     AsIs,
     /// The same with half its `dt` (not below the smallest `dt`).
     HalveDt,
+    /// The same at this `dt` (the largest stable one found), s.
+    AtDt(f64),
     /// From copy `k`'s state, keeping its integrator and `dt`.
     From(usize),
 }
@@ -127,6 +129,10 @@ pub(crate) fn resume_commands(snap: &Snapshot, i: usize, how: Resume) -> Vec<Com
                 to_copy(Command::ClearDivergence),
             ]
         }
+        Resume::AtDt(dt) => vec![
+            to_copy(Command::SetCopyDt(dt)),
+            to_copy(Command::ClearDivergence),
+        ],
         Resume::From(k) => vec![to_copy(Command::TakeState(k))],
     }
 }
@@ -197,51 +203,93 @@ pub(crate) fn labels(
                         ui.label(text);
                     }
                     if let Some(d) = &copy.divergence {
-                        ui.label(
-                            RichText::new(format!(
-                                "diverged at step {} (t = {:.2} s)",
-                                d.step, d.time
-                            ))
-                            .color(Color32::from_rgb(235, 80, 60)),
-                        );
-                        ui.horizontal(|ui| {
-                            let mut how = None;
-                            if ui
-                                .small_button("resume")
-                                .on_hover_text(
-                                    "Go on from the last good state at the lab's time; at the \
-                                     same dt it may fail again at once",
-                                )
-                                .clicked()
-                            {
-                                how = Some(Resume::AsIs);
-                            }
-                            if ui.small_button("halve dt and resume").clicked() {
-                                how = Some(Resume::HalveDt);
-                            }
-                            if let Some(k) = healthy_copy(snap, i) {
-                                let name = copy_of(snap, k).params.integrator.name();
-                                if ui
-                                    .small_button(format!("restart from {name}'s state"))
-                                    .on_hover_text(
-                                        "Take that copy's positions and velocities, keeping \
-                                         this one's integrator and dt",
-                                    )
-                                    .clicked()
-                                {
-                                    how = Some(Resume::From(k));
-                                }
-                            }
-                            if let Some(how) = how {
-                                let cmds = resume_commands(snap, i, how);
-                                actions.extend(cmds.into_iter().map(UiAction::Sim));
-                            }
-                        });
+                        let stable = stable_dt.get(i).and_then(|f| f.stable);
+                        diverged_ui(ui, snap, i, d, stable, &mut actions);
                     }
                 });
             });
     }
     actions
+}
+
+/// What a stopped copy's label says and offers: where it diverged and how it can go on; after
+/// a resume that failed again at once, that in words, and only what can still work (an earlier
+/// state while one is kept, a smaller `dt`, the largest stable `dt` where the search found one
+/// below the copy's, another copy's state).
+fn diverged_ui(
+    ui: &mut egui::Ui,
+    snap: &Snapshot,
+    i: usize,
+    d: &crate::sim::runtime::simulation::Divergence,
+    stable: Option<f64>,
+    actions: &mut Vec<UiAction>,
+) {
+    let copy = copy_of(snap, i);
+    let red = Color32::from_rgb(235, 80, 60);
+    let again = copy.resumed.filter(|r| r.failed_at_once(d));
+    let text = match again {
+        None => format!("diverged at step {} (t = {:.2} s)", d.step, d.time),
+        Some(r) => format!(
+            "diverged again {} steps after resuming from the state at t = {:.2} s: {} cannot go \
+             on at dt {:.4} s",
+            d.step - r.at_step,
+            r.from_time,
+            d.integrator.name(),
+            copy.params.dt
+        ),
+    };
+    ui.label(RichText::new(text).color(red))
+        .on_hover_text(d.reason.as_str());
+    if again.is_some_and(|r| r.earlier == 0) {
+        ui.label("no earlier state is kept to go back to");
+    }
+    ui.horizontal_wrapped(|ui| {
+        let mut how = None;
+        let resume = match again {
+            None => Some("resume"),
+            Some(r) if r.earlier > 0 => Some("resume from an earlier state"),
+            Some(_) => None,
+        };
+        if let Some(label) = resume
+            && ui
+                .small_button(label)
+                .on_hover_text(
+                    "Go back to a state kept before it failed (one every half second of lab \
+                     time, the last two seconds) and go on from there at the lab's time",
+                )
+                .clicked()
+        {
+            how = Some(Resume::AsIs);
+        }
+        if ui.small_button("halve dt and resume").clicked() {
+            how = Some(Resume::HalveDt);
+        }
+        if let Some(dt) = stable.filter(|&dt| dt > 0.0 && dt < copy.params.dt)
+            && ui
+                .small_button(format!("resume at the stable dt {dt:.4} s"))
+                .on_hover_text("The largest stable dt the Lab panel's search found for it")
+                .clicked()
+        {
+            how = Some(Resume::AtDt(dt));
+        }
+        if let Some(k) = healthy_copy(snap, i) {
+            let name = copy_of(snap, k).params.integrator.name();
+            if ui
+                .small_button(format!("restart from {name}'s state"))
+                .on_hover_text(
+                    "Take that copy's positions and velocities, keeping this one's integrator \
+                     and dt",
+                )
+                .clicked()
+            {
+                how = Some(Resume::From(k));
+            }
+        }
+        if let Some(how) = how {
+            let cmds = resume_commands(snap, i, how);
+            actions.extend(cmds.into_iter().map(UiAction::Sim));
+        }
+    });
 }
 
 #[cfg(test)]
@@ -296,6 +344,93 @@ mod tests {
         assert!(
             matches!(&cmds[0], Command::Copy(1, a) if matches!(**a, Command::SetCopyDt(dt) if dt == min))
         );
+    }
+
+    /// The texts of the labels over a 1200 × 800 area as accessibility reports them (buttons'
+    /// labels and labels' values), and the actions of clicking nothing.
+    fn label_texts(snap: &Snapshot, stable: &[crate::sim_thread::Found]) -> Vec<String> {
+        let ctx = egui::Context::default();
+        ctx.enable_accesskit();
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(1200.0, 800.0),
+            )),
+            ..Default::default()
+        };
+        let area = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1200.0, 800.0));
+        // An area is laid out unseen on its first frame: the second shows it.
+        let mut update = None;
+        for _ in 0..2 {
+            let mut out = ctx.run_ui(input.clone(), |ui| {
+                assert!(labels(ui.ctx(), area, snap, &[], stable).is_empty());
+            });
+            out.textures_delta.clear();
+            update = out.platform_output.accesskit_update;
+        }
+        let update = update.expect("a tree");
+        (update.nodes.iter())
+            .filter_map(|(_, n)| n.label().or(n.value()).map(str::to_owned))
+            .collect()
+    }
+
+    #[test]
+    fn a_copy_that_failed_again_at_once_says_so_and_offers_only_what_can_work() {
+        use crate::sim::runtime::snapshot::Resumed;
+        let mut snap = lab_snapshot([1.0 / 60.0; 3], [false, true, false]);
+        let texts = label_texts(&snap, &[]);
+        let has = |texts: &[String], t: &str| texts.iter().any(|x| x == t);
+        assert!(has(&texts, "diverged at step 7 (t = 0.05 s)"), "{texts:?}");
+        assert!(has(&texts, "resume") && has(&texts, "halve dt and resume"));
+        assert!(!texts.iter().any(|t| t.contains("stable dt")), "{texts:?}");
+        // Resumed at step 4 from the state at 1/60 s, then step 7 failed again at once.
+        let resumed = Resumed {
+            from_time: 1.0 / 60.0,
+            at_time: 0.04,
+            at_step: 4,
+            dt: 1.0 / 60.0,
+            earlier: 0,
+        };
+        snap.lab[0].resumed = Some(resumed);
+        let stable = [
+            crate::sim_thread::Found::default(),
+            crate::sim_thread::Found {
+                stable: Some(0.002),
+                ..Default::default()
+            },
+        ];
+        let texts = label_texts(&snap, &stable);
+        assert!(
+            has(
+                &texts,
+                "diverged again 3 steps after resuming from the state at t = 0.02 s: \
+                 implicit-mg cannot go on at dt 0.0167 s"
+            ),
+            "{texts:?}"
+        );
+        assert!(has(&texts, "no earlier state is kept to go back to"));
+        assert!(!has(&texts, "resume") && !has(&texts, "resume from an earlier state"));
+        assert!(has(&texts, "halve dt and resume"));
+        assert!(has(&texts, "resume at the stable dt 0.0020 s"), "{texts:?}");
+        assert!(has(&texts, "restart from implicit-mg's state"));
+        // With an earlier state kept, that is offered; a stable dt above the copy's is not.
+        snap.lab[0].resumed = Some(Resumed {
+            earlier: 2,
+            ..resumed
+        });
+        snap.lab[0].params.dt = 0.001;
+        let texts = label_texts(&snap, &stable);
+        assert!(has(&texts, "resume from an earlier state"), "{texts:?}");
+        assert!(!texts.iter().any(|t| t.contains("no earlier")));
+        assert!(!texts.iter().any(|t| t.contains("stable dt 0.0020")));
+        // A failure long after the resume is a new one.
+        snap.lab[0].resumed = Some(Resumed {
+            at_time: -2.0,
+            ..resumed
+        });
+        let texts = label_texts(&snap, &stable);
+        assert!(has(&texts, "diverged at step 7 (t = 0.05 s)"), "{texts:?}");
+        assert!(has(&texts, "resume"));
     }
 
     #[test]

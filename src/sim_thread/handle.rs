@@ -14,7 +14,7 @@ use crate::sim::runtime::snapshot::Snapshot;
 use crate::sim::runtime::stepper::FixedStepper;
 
 use super::Command;
-use super::lab::LabMotion;
+use super::lab::{Checkpoints, LabMotion};
 use super::worker::{GpuSide, LabCopies, Worker, fresh_copies};
 
 /// The latest-wins mailbox between the simulation thread and its readers.
@@ -107,6 +107,7 @@ impl SimThread {
                 reference: None,
                 time: 0.0,
                 motion: LabMotion::default(),
+                checkpoints: Checkpoints::default(),
             },
             gpu: GpuSide {
                 provider: None,
@@ -126,6 +127,7 @@ impl SimThread {
             rate: RateMeter::default(),
         };
         worker.restart_motion();
+        worker.restart_checkpoints();
         let slot = Arc::new(SnapshotSlot::new(worker.snapshot()));
         worker.slot = slot.clone();
         let join = std::thread::Builder::new()

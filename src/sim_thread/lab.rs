@@ -1,10 +1,14 @@
 //! The lab's copies: the reference copy, syncing one copy's state to the others, a copy's own
-//! `dt`, and how each copy and the reference move (the resolution study's figures).
+//! `dt`, how each copy and the reference move (the resolution study's figures), and the states
+//! kept of each copy to resume it from after its guard stops it.
+
+use std::collections::VecDeque;
 
 use crate::sim::format::error::SimError;
 use crate::sim::lab::motion::{Motion, MotionProbe};
 use crate::sim::model::shape;
 use crate::sim::runtime::simulation::Simulation;
+use crate::sim::runtime::snapshot::Resumed;
 
 use super::worker::{Worker, copy_params};
 
@@ -18,6 +22,27 @@ pub const MOTION_WINDOW: f64 = 20.0;
 /// Lab time between two computations of the motion figures, s (the frequency search over a
 /// window costs a few milliseconds).
 const MOTION_REFRESH: f64 = 1.0;
+
+/// Lab time between two states kept of each copy, s, and how many are kept (the last two
+/// seconds): where *resume* goes back to.
+const CHECKPOINT_INTERVAL: f64 = 0.5;
+const CHECKPOINTS: usize = 4;
+
+/// The largest strain (`|x| / L`) of a state kept to resume from: the guard stops a copy at
+/// ten times the rest length, but a cloth already stretched to twice its rest length is no
+/// state to go on from.
+const CHECKPOINT_STRAIN: f64 = 2.0;
+
+/// States of each copy kept to resume it from after its guard stops it.
+#[derive(Debug, Default)]
+pub(super) struct Checkpoints {
+    /// Per copy, oldest first: the lab time and the copy's state then.
+    states: Vec<VecDeque<(f64, Simulation)>>,
+    /// Lab time of the next state to keep, s.
+    next: f64,
+    /// Per copy, its last resume.
+    pub(super) resumed: Vec<Option<Resumed>>,
+}
 
 /// How the lab's copies and its reference move: one probe each (none for a cloth that is not a
 /// grid) over the last [`MOTION_WINDOW`] seconds, and the figures last computed from them.
@@ -107,6 +132,9 @@ impl Worker {
             Simulation::at_moment_of(own.clone(), params, source)?
         };
         self.cloths[n] = copy;
+        if let Some(resumed) = self.lab.checkpoints.resumed.get_mut(n) {
+            *resumed = None;
+        }
         if let Some(Some(probe)) = self.lab.motion.probes.get_mut(n) {
             probe.clear();
         }
@@ -128,6 +156,88 @@ impl Worker {
         spec.dt = Some(dt);
         self.cloths[n].set_params(copy_params(&self.shared, Some(&spec)))?;
         self.lab.copies[n] = spec;
+        Ok(())
+    }
+
+    /// No state kept of any copy, and none resumed: the next is kept after the next lab step
+    /// (a copy that fails at once has that to go back to).
+    pub(super) fn restart_checkpoints(&mut self) {
+        let n = self.cloths.len();
+        self.lab.checkpoints = Checkpoints {
+            states: (0..n).map(|_| VecDeque::default()).collect(),
+            next: self.lab.time,
+            resumed: vec![None; n],
+        };
+    }
+
+    /// After a lab step: when one is due, the state of every copy that steps on the CPU, has
+    /// not stopped and is not stretched past [`CHECKPOINT_STRAIN`], the oldest dropped past
+    /// [`CHECKPOINTS`].
+    pub(super) fn keep_checkpoints(&mut self) {
+        let time = self.lab.time;
+        let c = &mut self.lab.checkpoints;
+        if self.lab.copies.is_empty() || time + 1e-9 < c.next {
+            return;
+        }
+        while c.next <= time + 1e-9 {
+            c.next += CHECKPOINT_INTERVAL;
+        }
+        let on_gpu = |n: usize| self.gpu.steppers.get(n).is_some_and(Option::is_some);
+        for (n, (sim, kept)) in self.cloths.iter().zip(&mut c.states).enumerate() {
+            if on_gpu(n) || sim.divergence.is_some() || sim.stats.max_strain > CHECKPOINT_STRAIN {
+                continue;
+            }
+            let mut state = sim.clone();
+            state.grab = None;
+            kept.push_back((time, state));
+            if kept.len() > CHECKPOINTS {
+                kept.pop_front();
+            }
+        }
+    }
+
+    /// Resumes copy `n`, stopped by its guard, from a state kept before it stopped, at the
+    /// lab's time (its steps count on): the newest kept state, or, when its last resume at the
+    /// same `dt` failed again at once, one further back than that one. With no state kept to
+    /// go back to, it goes on from its last good state. Its own parameters (a `dt` halved
+    /// since) apply.
+    pub(super) fn resume_copy(&mut self, n: usize) -> Result<(), SimError> {
+        let params = copy_params(&self.shared, self.lab.copies.get(n));
+        let sim = &self.cloths[n];
+        let (Some(divergence), Some(kept)) = (&sim.divergence, self.lab.checkpoints.states.get(n))
+        else {
+            return Ok(());
+        };
+        let last = self.lab.checkpoints.resumed[n];
+        // Newest first, those kept before the step that failed.
+        let before: Vec<usize> = (0..kept.len())
+            .rev()
+            .filter(|&k| kept[k].0 <= divergence.time + 1e-9)
+            .collect();
+        let back = match last {
+            Some(r) if r.dt == params.dt && r.failed_at_once(divergence) => before
+                .iter()
+                .position(|&k| kept[k].0 < r.from_time)
+                .unwrap_or(before.len()),
+            _ => 0,
+        };
+        let Some(&k) = before.get(back) else {
+            return Ok(());
+        };
+        let (from_time, state) = &kept[k];
+        let mut resumed = state.clone();
+        resumed.set_params(params)?;
+        resumed.time = self.lab.time;
+        resumed.step_index = sim.step_index;
+        resumed.pole_offset = sim.pole_offset;
+        self.lab.checkpoints.resumed[n] = Some(Resumed {
+            from_time: *from_time,
+            at_time: self.lab.time,
+            at_step: sim.step_index,
+            dt: resumed.params().dt,
+            earlier: before.len() - back - 1,
+        });
+        self.cloths[n] = resumed;
         Ok(())
     }
 

@@ -18,7 +18,7 @@ use crate::sim::runtime::simulation::{Grab, Simulation};
 use crate::sim::runtime::snapshot::{ReferenceStatus, Snapshot};
 use crate::sim::runtime::stepper::FixedStepper;
 
-use super::lab::LabMotion;
+use super::lab::{Checkpoints, LabMotion};
 use super::{Command, RateMeter, SnapshotSlot};
 
 /// The copies' simulations from `scene`'s initial state: one per flag with its own scene's
@@ -64,6 +64,8 @@ pub(super) struct LabCopies {
     pub(super) time: f64,
     /// How each copy and the reference move, over the last seconds.
     pub(super) motion: LabMotion,
+    /// States of each copy kept to resume it from.
+    pub(super) checkpoints: Checkpoints,
 }
 
 /// Where the cloths step: the GPU lent to the thread and each cloth's stepper on it.
@@ -153,6 +155,7 @@ impl Worker {
                 }
             }
             self.sample_motion();
+            self.keep_checkpoints();
         }
         n
     }
@@ -313,6 +316,18 @@ impl Worker {
         match cmd {
             Command::SetCopyDt(dt) => return self.set_copy_dt(n, dt),
             Command::TakeState(m) => return self.take_state(n, m),
+            Command::ClearDivergence if !self.lab.copies.is_empty() => {
+                // In the lab the copy stood still while the lab's clock ran on. It resumes at
+                // the lab's time (caught up from its own, it would retake the very steps that
+                // failed in one go), from a state kept before it failed: its last good state
+                // may already be past saving.
+                self.resume_copy(n)?;
+                let sim = &mut self.cloths[n];
+                sim.clear_divergence();
+                sim.time = sim.time.max(self.lab.time);
+                self.stepper.reset();
+                return Ok(());
+            }
             _ => {}
         }
         let sim = &mut self.cloths[n];
@@ -347,13 +362,6 @@ impl Worker {
             }
             Command::ClearDivergence => {
                 sim.clear_divergence();
-                if !self.lab.copies.is_empty() {
-                    // In the lab the copy stood still at its last good state while the lab's
-                    // clock ran on. It resumes from that state at the lab's time: caught up
-                    // from its own, it would retake the very steps that failed (the same
-                    // divergence, at the same step) in one go.
-                    sim.time = sim.time.max(self.lab.time);
-                }
                 self.stepper.reset();
                 Ok(())
             }
@@ -424,6 +432,7 @@ impl Worker {
         self.generation += 1;
         self.stepper.reset();
         self.restart_motion();
+        self.restart_checkpoints();
     }
 
     /// Copy `n`'s snapshot with the thread's state.
@@ -444,6 +453,7 @@ impl Worker {
             .filter(|r| r.divergence.is_none())
             .map(|r| shape::cloth_distance(&sim.cloth, &sim.cloth.x, &r.cloth, &r.cloth.x));
         snap.motion = self.lab.motion.figures.get(n).copied().flatten();
+        snap.resumed = self.lab.checkpoints.resumed.get(n).copied().flatten();
         snap
     }
 

@@ -78,6 +78,34 @@ pub struct Snapshot {
     pub reference: Option<ReferenceStatus>,
     /// Where the cloth steps (copy 0's snapshot only; the default elsewhere).
     pub device: DeviceStatus,
+    /// The last time this lab copy was resumed after its guard stopped it (`None`: never, or
+    /// outside the lab).
+    pub resumed: Option<Resumed>,
+}
+
+/// A lab copy resumed after its guard stopped it: from which earlier state, when, and what is
+/// left to go back to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Resumed {
+    /// The lab time the state it went back to was kept at, s.
+    pub from_time: f64,
+    /// The lab time and the copy's step count when it resumed (its steps count on).
+    pub at_time: f64,
+    pub at_step: u64,
+    /// Its `dt` when it resumed, s.
+    pub dt: f64,
+    /// How many kept states are older than the one it went back to.
+    pub earlier: usize,
+}
+
+impl Resumed {
+    /// Lab time within which a copy that stops again counts as having failed at once, s.
+    pub const AT_ONCE: f64 = 1.0;
+
+    /// Whether `divergence` (the copy's latest) came at once after this resume.
+    pub fn failed_at_once(&self, divergence: &Divergence) -> bool {
+        divergence.step > self.at_step && divergence.time < self.at_time + Self::AT_ONCE
+    }
 }
 
 /// Where the cloth steps, as the panel shows it.
@@ -163,6 +191,7 @@ impl Snapshot {
             motion: None,
             reference: None,
             device: DeviceStatus::default(),
+            resumed: None,
         }
     }
 }
