@@ -16,6 +16,7 @@ pub(crate) fn controls(
     frame: &FrameInfo<'_>,
 ) -> Vec<UiAction> {
     let mut actions = Vec::new();
+    crate::ui::widgets::set_scene_values(ui.ctx(), &state.scene);
     // A solid scroll bar, always drawn while the panel is taller than the window (egui's
     // default floating one is invisible until hovered, so nothing shows there is more below).
     ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();

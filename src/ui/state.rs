@@ -55,6 +55,28 @@ pub struct LabPanel {
     pub dt_search: Option<std::sync::Arc<crate::sim_thread::Search>>,
 }
 
+impl LabPanel {
+    /// The choices that make the lab `snap` shows (its copies' integrators, whether one steps
+    /// on the GPU, their key grids other than `scene`'s), so that the panel shows them after
+    /// the lab closes, however it was opened.
+    pub(crate) fn remember(&mut self, snap: &Snapshot, scene: &Scene) {
+        let copies: Vec<&Snapshot> = std::iter::once(snap).chain(&snap.lab).collect();
+        let on_cpu = |kind: IntegratorKind| {
+            (copies.iter()).any(|c| c.params.integrator == kind && !c.device.on_gpu)
+        };
+        self.pick = std::array::from_fn(|k| on_cpu(IntegratorKind::ALL[k]));
+        self.gpu = copies.iter().any(|c| c.device.on_gpu);
+        let own = scene.cloth.grid.as_ref().map(|g| g.nx);
+        let mut grids = Vec::new();
+        for nx in copies.iter().filter_map(|c| c.grid.map(|g| g.nx)) {
+            if Some(nx) != own && !grids.contains(&nx) {
+                grids.push(nx);
+            }
+        }
+        self.grids = grids;
+    }
+}
+
 /// Everything the panels remember between frames.
 #[derive(Debug, Clone)]
 pub struct UiState {
@@ -182,6 +204,9 @@ impl UiState {
         let selected = snap.flag(self.selected_flag).unwrap_or(snap);
         self.hoist_now = selected.hoist;
         self.plots.keep(1 + snap.lab.len());
+        if !snap.lab.is_empty() {
+            self.lab.remember(snap, &self.scene);
+        }
         self.plots.record(0, snap);
         for (i, copy) in snap.lab.iter().enumerate() {
             self.plots.record(i + 1, copy);

@@ -487,3 +487,140 @@ fn the_accurate_dt_is_written_with_the_figures_it_was_judged_by() {
         "stable dt: 0.0200 s · accurate: …"
     );
 }
+
+/// A lab snapshot of the flag: copy `i` with `kinds[i]`, on the GPU where `gpu[i]`, at
+/// `nx[i]` nodes across.
+fn lab_of(kinds: &[IntegratorKind], gpu: &[bool], nx: &[usize]) -> Snapshot {
+    let sim = Scene::load("flag").unwrap().simulation().unwrap();
+    let mut copies: Vec<Snapshot> = (0..kinds.len())
+        .map(|i| {
+            let mut s = Snapshot::of(&sim);
+            s.params.integrator = kinds[i];
+            s.device.on_gpu = gpu[i];
+            if let Some(g) = &mut s.grid {
+                g.nx = nx[i];
+            }
+            s
+        })
+        .collect();
+    let mut snap = copies.remove(0);
+    snap.lab = copies;
+    snap
+}
+
+#[test]
+fn leaving_the_lab_the_panel_keeps_the_integrators_device_and_grids_that_were_open() {
+    let scene = Scene::load("flag").unwrap();
+    let mut state = UiState::new(scene, 0.12);
+    let snap = lab_of(
+        &[
+            IntegratorKind::Kang,
+            IntegratorKind::Xpbd,
+            IntegratorKind::KangMg,
+            IntegratorKind::Xpbd,
+        ],
+        &[false, false, true, false],
+        &[10, 10, 10, 20],
+    );
+    state.sync(&snap);
+    let picked: Vec<IntegratorKind> = IntegratorKind::ALL
+        .iter()
+        .zip(&state.lab.pick)
+        .filter(|(_, p)| **p)
+        .map(|(k, _)| *k)
+        .collect();
+    assert_eq!(picked, [IntegratorKind::Kang, IntegratorKind::Xpbd]);
+    assert!(state.lab.gpu);
+    assert_eq!(state.lab.grids, [20]);
+    // Back to one cloth: the choices stay as they were.
+    let one = lab_of(&[IntegratorKind::ImplicitMg], &[false], &[10]);
+    state.sync(&one);
+    assert!(state.lab.gpu && state.lab.grids == [20]);
+    assert!(
+        state.lab.pick[IntegratorKind::ALL
+            .iter()
+            .position(|k| *k == IntegratorKind::Kang)
+            .unwrap()]
+    );
+}
+
+/// The texts accessibility reports of the Simulation panel's integrator controls.
+fn integrator_texts(state: &mut UiState, snap: &Snapshot) -> (Vec<String>, Vec<UiAction>) {
+    let ctx = egui::Context::default();
+    ctx.enable_accesskit();
+    let mut actions = Vec::new();
+    let mut out = ctx.run_ui(egui::RawInput::default(), |ui| {
+        simulation::integrator_ui(ui, state, snap, &mut actions);
+    });
+    out.textures_delta.clear();
+    let update = out.platform_output.accesskit_update.expect("a tree");
+    let texts = (update.nodes.iter())
+        .filter_map(|(_, n)| n.label().or(n.value()).map(str::to_owned))
+        .collect();
+    (texts, actions)
+}
+
+#[test]
+fn in_the_lab_the_simulation_panel_shows_copy_0s_integrator_and_names_the_copies() {
+    let scene = Scene::load("flag").unwrap();
+    let mut state = UiState::new(scene, 0.12);
+    assert_eq!(state.params.integrator, IntegratorKind::ImplicitMg);
+    let snap = lab_of(
+        &[IntegratorKind::Kang, IntegratorKind::Xpbd],
+        &[false, false],
+        &[10, 10],
+    );
+    let (texts, actions) = integrator_texts(&mut state, &snap);
+    assert!(actions.is_empty(), "{actions:?}");
+    assert_eq!(state.params.integrator, IntegratorKind::Kang);
+    assert!(texts.iter().any(|t| t == "kang"), "{texts:?}");
+    assert!(
+        texts.iter().any(|t| t == "integrator of copy 0"),
+        "{texts:?}"
+    );
+    assert!(
+        texts.iter().any(|t| t == "the lab's copies: kang, xpbd"),
+        "{texts:?}"
+    );
+    // Outside the lab: the integrator as the user set it, and no list.
+    let mut state = UiState::new(Scene::load("flag").unwrap(), 0.12);
+    let one = lab_of(&[IntegratorKind::Kang], &[false], &[10]);
+    let (texts, _) = integrator_texts(&mut state, &one);
+    assert_eq!(state.params.integrator, IntegratorKind::ImplicitMg);
+    assert!(texts.iter().any(|t| t == "implicit-mg"), "{texts:?}");
+    assert!(!texts.iter().any(|t| t.starts_with("the lab's copies")));
+}
+
+#[test]
+fn choosing_the_gpu_under_another_integrator_switches_to_kang_mg_with_a_notice() {
+    use crate::sim::DeviceChoice;
+    let mut state = UiState::new(Scene::load("flag").unwrap(), 0.12);
+    state.params.integrator = IntegratorKind::Xpbd;
+    let mut actions = Vec::new();
+    simulation::choose_device(&mut state, DeviceChoice::Gpu, &mut actions);
+    assert_eq!(state.params.integrator, IntegratorKind::KangMg);
+    let note = state.notices.last().expect("a notice");
+    assert!(
+        note.text.contains("integrator is now kang-mg (was xpbd)"),
+        "{}",
+        note.text
+    );
+    assert!(matches!(
+        &actions[..],
+        [UiAction::Sim(Command::SetParams(p)), UiAction::Sim(Command::SetDevice(DeviceChoice::Gpu))]
+            if p.integrator == IntegratorKind::KangMg
+    ));
+    // Under implicit-mg, or choosing the CPU: nothing changes but the device, without a word.
+    for (kind, choice) in [
+        (IntegratorKind::ImplicitMg, DeviceChoice::Gpu),
+        (IntegratorKind::Xpbd, DeviceChoice::Cpu),
+    ] {
+        let mut state = UiState::new(Scene::load("flag").unwrap(), 0.12);
+        state.params.integrator = kind;
+        let mut actions = Vec::new();
+        simulation::choose_device(&mut state, choice, &mut actions);
+        assert_eq!(state.params.integrator, kind);
+        assert!(state.notices.last().is_none());
+        assert!(matches!(&actions[..], [UiAction::Sim(Command::SetDevice(c))] if *c == choice));
+    }
+}

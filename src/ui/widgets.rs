@@ -30,6 +30,45 @@ fn format_real(v: f64, decimals: std::ops::RangeInclusive<usize>) -> String {
     }
 }
 
+/// The key under which the panels leave the scene's own values for the tooltips
+/// ([`set_scene_values`]).
+fn scene_values_id() -> egui::Id {
+    egui::Id::unique("flagsim scene values")
+}
+
+/// Leaves the scene's values (as its file gave them, before any change in the panels) where
+/// this frame's tooltips find them: each names the parameter table's default and, where the
+/// scene gives another value, the scene's apart.
+pub(crate) fn set_scene_values(ctx: &egui::Context, scene: &crate::sim::Scene) {
+    let values = serde_json::json!({ "params": scene.params });
+    ctx.data_mut(|d| d.insert_temp(scene_values_id(), std::sync::Arc::new(values)));
+}
+
+/// The scene's value at `path` (`params.stiffness.structural`), if the panels left one.
+fn scene_value(ui: &Ui, path: &str) -> Option<serde_json::Value> {
+    let values: std::sync::Arc<serde_json::Value> =
+        ui.ctx().data(|d| d.get_temp(scene_values_id()))?;
+    path.split('.')
+        .try_fold(&*values, |v, key| v.get(key))
+        .cloned()
+}
+
+/// A tooltip: the parameter's meaning, the table's default and, where it differs, the
+/// scene's value (`scene`, as the panels write it).
+fn help_text(help: &str, default: &str, scene: Option<String>) -> String {
+    match scene {
+        Some(scene) if scene != default => {
+            format!("{help} Default {default} (the parameter table's); this scene's {scene}.")
+        }
+        _ => format!("{help} Default {default}."),
+    }
+}
+
+/// A real value as the tooltips write it beside its unit.
+fn with_unit(v: f64, unit: &str) -> String {
+    format!("{}{}", format_real(v, 0..=6), suffix(unit))
+}
+
 /// A slider over the whole valid range of a real parameter.
 pub(crate) fn real(ui: &mut Ui, spec: &Real, value: &mut f64) -> bool {
     record(spec.path, spec.min, spec.max);
@@ -48,7 +87,14 @@ pub(crate) fn real(ui: &mut Ui, spec: &Real, value: &mut f64) -> bool {
             .text(spec.label)
             .suffix(suffix(spec.unit)),
     )
-    .on_hover_text(format!("{} Default {}.", spec.help, spec.default_text))
+    .on_hover_text(help_text(
+        spec.help,
+        &format!("{}{}", spec.default_text, suffix(spec.unit)),
+        scene_value(ui, spec.path)
+            .and_then(|v| v.as_f64())
+            .filter(|&v| v != spec.default)
+            .map(|v| with_unit(v, spec.unit)),
+    ))
     .changed()
 }
 
@@ -61,19 +107,66 @@ pub(crate) fn whole(ui: &mut Ui, spec: &Whole, value: &mut u32) -> bool {
             .text(spec.label)
             .suffix(suffix(spec.unit)),
     )
-    .on_hover_text(format!("{} Default {}.", spec.help, spec.default))
+    .on_hover_text(help_text(
+        spec.help,
+        &spec.default.to_string(),
+        scene_value(ui, spec.path)
+            .and_then(|v| v.as_u64())
+            .map(|v| v.to_string()),
+    ))
     .changed()
 }
 
 /// A checkbox for an on/off parameter.
 pub(crate) fn switch(ui: &mut Ui, spec: &Switch, value: &mut bool) -> bool {
     ui.checkbox(value, spec.label)
-        .on_hover_text(format!(
-            "{} Default {}.",
-            spec.help,
-            if spec.default { "on" } else { "off" }
-        ))
+        .on_hover_text({
+            let word = |on: bool| if on { "on" } else { "off" };
+            help_text(
+                spec.help,
+                word(spec.default),
+                scene_value(ui, spec.path)
+                    .and_then(|v| v.as_bool())
+                    .map(|v| word(v).to_owned()),
+            )
+        })
         .changed()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::Scene;
+    use crate::sim::format::params::spec;
+
+    #[test]
+    fn a_tooltip_names_the_tables_default_and_the_scenes_value_apart() {
+        // The flag preset's springs are 100 N/m; the parameter table's default is 40.
+        let scene = Scene::load("flag").unwrap();
+        assert_eq!(spec::STRUCTURAL.default, 40.0);
+        let ctx = egui::Context::default();
+        let mut found = Vec::new();
+        let mut out = ctx.run_ui(egui::RawInput::default(), |ui| {
+            set_scene_values(ui.ctx(), &scene);
+            found.push(scene_value(ui, spec::STRUCTURAL.path));
+            found.push(scene_value(ui, spec::SUBSTEPS.path));
+            found.push(scene_value(ui, "params.no.such"));
+        });
+        out.textures_delta.clear();
+        assert_eq!(found[0], Some(serde_json::json!(100.0)));
+        assert_eq!(found[1], Some(serde_json::json!(1)));
+        assert_eq!(found[2], None);
+        assert_eq!(
+            help_text("Stiffness.", "40 N/m", Some(with_unit(100.0, "N/m"))),
+            "Stiffness. Default 40 N/m (the parameter table's); this scene's 100 N/m."
+        );
+        // The same value, or none: the default alone.
+        assert_eq!(
+            help_text("Steps.", "1", Some("1".into())),
+            "Steps. Default 1."
+        );
+        assert_eq!(help_text("Steps.", "1", None), "Steps. Default 1.");
+    }
 }
 
 #[cfg(test)]

@@ -54,17 +54,40 @@ pub(crate) fn integrator_ui(
 ) {
     let p = &mut state.params;
     let mut changed = false;
-    egui::ComboBox::from_label("integrator")
-        .selected_text(p.integrator.name())
-        .show_ui(ui, |ui| {
-            for kind in IntegratorKind::ALL {
-                changed |= ui
-                    .selectable_value(&mut p.integrator, kind, kind.name())
-                    .changed();
-            }
-        })
-        .response
-        .on_hover_text(spec::INTEGRATOR.help);
+    // In the lab each copy has its own integrator: the panel shows copy 0's (what the keys
+    // and this list change) and names the others'.
+    let in_lab = !snap.lab.is_empty();
+    if in_lab {
+        p.integrator = snap.params.integrator;
+    }
+    let mut picked = p.integrator;
+    egui::ComboBox::from_label(if in_lab {
+        "integrator of copy 0"
+    } else {
+        "integrator"
+    })
+    .selected_text(picked.name())
+    .show_ui(ui, |ui| {
+        for kind in IntegratorKind::ALL {
+            ui.selectable_value(&mut picked, kind, kind.name());
+        }
+    })
+    .response
+    .on_hover_text(spec::INTEGRATOR.help);
+    if in_lab {
+        let names: Vec<String> = (0..=snap.lab.len())
+            .map(|i| crate::ui::panels::lab::copy_name(snap, i))
+            .collect();
+        ui.label(format!("the lab's copies: {}", names.join(", ")))
+            .on_hover_text("Each copy keeps its own integrator; back to one cloth to choose one");
+        if picked != p.integrator {
+            p.integrator = picked;
+            actions.push(UiAction::Sim(Command::SetIntegrator(picked)));
+        }
+    } else if picked != p.integrator {
+        p.integrator = picked;
+        changed = true;
+    }
     changed |= widgets::real(ui, &spec::DT, &mut p.dt);
     changed |= widgets::whole(ui, &spec::SUBSTEPS, &mut p.substeps);
     let local_implicit = matches!(p.integrator, IntegratorKind::Kang | IntegratorKind::Hybrid);
@@ -123,15 +146,7 @@ pub(crate) fn device_ui(
         .response
         .on_hover_text(gpu_help);
     if choice != status.choice {
-        if choice == DeviceChoice::Gpu && !state.params.integrator.steps_on_gpu() {
-            // The GPU steps kang-mg and implicit-mg only: the panel says so by switching to
-            // kang-mg.
-            state.params.integrator = IntegratorKind::KangMg;
-            actions.push(UiAction::Sim(Command::SetParams(Box::new(
-                state.params.clone(),
-            ))));
-        }
-        actions.push(UiAction::Sim(Command::SetDevice(choice)));
+        choose_device(state, choice, actions);
     }
     // Of several flags, each steps where the switch puts it (a flag the GPU refuses sends the
     // switch back to cpu, with the reason): the line counts them and adds up what was read
@@ -159,7 +174,27 @@ pub(crate) fn device_ui(
         ),
         None => "on the CPU".to_owned(),
     };
-    ui.label(egui::RichText::new(text).small());
+    ui.label(text);
+}
+
+/// The *device* list's choice: the GPU steps `kang-mg` and `implicit-mg` only, so choosing it
+/// under another integrator switches to `kang-mg`, with a notice that says so.
+pub(crate) fn choose_device(
+    state: &mut UiState,
+    choice: DeviceChoice,
+    actions: &mut Vec<UiAction>,
+) {
+    if choice == DeviceChoice::Gpu && !state.params.integrator.steps_on_gpu() {
+        state.notices.info(format!(
+            "the GPU steps kang-mg and implicit-mg only: the integrator is now kang-mg (was {})",
+            state.params.integrator.name()
+        ));
+        state.params.integrator = IntegratorKind::KangMg;
+        actions.push(UiAction::Sim(Command::SetParams(Box::new(
+            state.params.clone(),
+        ))));
+    }
+    actions.push(UiAction::Sim(Command::SetDevice(choice)));
 }
 
 /// Run, step, reset and the time scale.
