@@ -488,13 +488,12 @@ fn search_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mut Ve
             ))
             .small(),
         );
-        egui::Grid::new("stable dt").num_columns(4).show(ui, |ui| {
+        egui::Grid::new("stable dt").num_columns(3).show(ui, |ui| {
             ui.label("");
             ui.label("stable");
             ui.label("accurate");
-            ui.label("there, against the accurate solve");
             ui.end_row();
-            for (i, found) in results.into_iter().enumerate() {
+            for (i, found) in results.iter().enumerate() {
                 ui.label(RichText::new(copy_name(snap, i)).color(colour(i)));
                 ui.label(found.stable.map_or("…".into(), stable_text));
                 let accurate = match (found.stable, found.accurate) {
@@ -502,10 +501,19 @@ fn search_ui(ui: &mut Ui, state: &mut UiState, snap: &Snapshot, actions: &mut Ve
                     _ => "…".into(),
                 };
                 ui.label(accurate);
-                ui.label(judged_text(&found).unwrap_or_default());
                 ui.end_row();
             }
         });
+        // What each accurate dt was judged by, a line each (wrapped in a narrow panel).
+        for (i, found) in results.iter().enumerate() {
+            if let Some(judged) = judged_text(found) {
+                ui.label(
+                    RichText::new(format!("{}: {judged}", copy_name(snap, i)))
+                        .color(colour(i))
+                        .small(),
+                );
+            }
+        }
     } else if state.lab.dt_search.as_ref().is_some_and(|s| s.cancelled()) {
         ui.label("cancelled");
     }
