@@ -171,13 +171,16 @@ pub(crate) fn labels(
             painter.hline(lo[0]..=hi[0], lo[1], stroke);
         }
     }
-    for (i, (lo, _)) in cells.into_iter().enumerate() {
+    for (i, (lo, hi)) in cells.into_iter().enumerate() {
         let copy = copy_of(snap, i);
         egui::Area::new(egui::Id::unique(("lab label", i)))
             .fixed_pos(egui::pos2(lo[0] + 8.0, lo[1] + 6.0))
             .show(ctx, |ui| {
+                // Within its own cell: what does not fit wraps rather than running over the
+                // next cell's label.
+                ui.set_max_width((hi[0] - lo[0] - 40.0).max(120.0));
                 egui::Frame::popup(ui.style()).show(ui, |ui| {
-                    ui.horizontal(|ui| {
+                    ui.horizontal_wrapped(|ui| {
                         let name = crate::ui::panels::lab::copy_name(snap, i);
                         let label = if copy.params.dt == snap.params.dt || i == 0 {
                             name
