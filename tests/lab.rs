@@ -691,6 +691,53 @@ mod thread {
         assert!(snap.lab[0].divergence.is_none());
     }
 
+    /// A state stretched past twice its rest length is not kept to resume from: a flag of
+    /// springs too soft for its weight (0.5 N/m, no strain limiting, no wind) sags past it,
+    /// then on to the guard's ten times; a resume goes back to the last state kept before it
+    /// passed twice.
+    #[test]
+    fn a_state_stretched_past_twice_its_length_is_not_kept() {
+        let mut scene = Scene::load("flag").unwrap();
+        scene.params.stiffness.structural = 0.5;
+        scene.params.stiffness.shear = 0.1;
+        scene.params.provot.enabled = false;
+        scene.params.wind.velocity = [0.0; 3];
+        let specs = CopySpec::parse_list("kang,explicit-euler@0.002").unwrap();
+        let sim = SimThread::spawn_lab(scene, &specs, true).unwrap();
+        // Lab steps until copy 1 stops, noting when it first passed twice its rest length.
+        let (mut past, mut stopped) = (None, None);
+        for k in 1..=600u64 {
+            step(&sim, 1);
+            let snap = wait(&sim, |s| s.step == k);
+            let copy = &snap.lab[0];
+            if past.is_none() && copy.stats.max_strain > 2.0 {
+                past = Some(snap.time);
+            }
+            if copy.divergence.is_some() {
+                stopped = Some(k);
+                break;
+            }
+        }
+        let past = past.expect("the soft flag sags past twice its length");
+        let stopped = stopped.expect("and on to the guard's limit");
+        // At least one state was due between the two, and not kept.
+        assert!(
+            past > 0.6 && (stopped as f64) / 60.0 > past + 0.5,
+            "{past} {stopped}"
+        );
+        sim.send(Command::Copy(1, Box::new(Command::ClearDivergence)));
+        step(&sim, 1);
+        let snap = wait(&sim, |s| s.step == stopped + 1);
+        let r = snap.lab[0].resumed.expect("resumed");
+        // States are kept every half second: the last before it passed.
+        let last_kept = ((past - 1e-9) * 2.0).floor() / 2.0;
+        assert!(
+            (r.from_time - last_kept).abs() < 1e-6,
+            "went back to {} where the last state under twice the length was kept at {last_kept}",
+            r.from_time
+        );
+    }
+
     #[test]
     fn a_grab_goes_to_its_copy_and_sync_copies_the_state_but_not_the_integrator() {
         let sim = lab(&[IntegratorKind::Kang, IntegratorKind::Xpbd]);

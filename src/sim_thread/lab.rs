@@ -209,11 +209,9 @@ impl Worker {
             return Ok(());
         };
         let last = self.lab.checkpoints.resumed[n];
-        // Newest first, those kept before the step that failed.
-        let before: Vec<usize> = (0..kept.len())
-            .rev()
-            .filter(|&k| kept[k].0 <= divergence.time + 1e-9)
-            .collect();
+        // Newest first. Every state kept came before the step that failed: none is kept of a
+        // stopped copy.
+        let before: Vec<usize> = (0..kept.len()).rev().collect();
         let back = match last {
             Some(r) if r.dt == params.dt && r.failed_at_once(divergence) => before
                 .iter()
