@@ -416,6 +416,23 @@ mod tests {
         assert!(has(&texts, "halve dt and resume"));
         assert!(has(&texts, "resume at the stable dt 0.0020 s"), "{texts:?}");
         assert!(has(&texts, "restart from implicit-mg's state"));
+        // A stable dt of 0 (nothing stable down to 1e-4 s), or the copy's own: not offered.
+        for dt in [0.0, 1.0 / 60.0] {
+            let found = [
+                crate::sim_thread::Found::default(),
+                crate::sim_thread::Found {
+                    stable: Some(dt),
+                    ..Default::default()
+                },
+            ];
+            let texts = label_texts(&snap, &found);
+            assert!(
+                !texts
+                    .iter()
+                    .any(|t| t.starts_with("resume at the stable dt")),
+                "{dt}: {texts:?}"
+            );
+        }
         // With an earlier state kept, that is offered; a stable dt above the copy's is not.
         snap.lab[0].resumed = Some(Resumed {
             earlier: 2,

@@ -162,8 +162,10 @@ fn png_is_whole(bytes: &[u8]) -> bool {
 }
 
 /// Whether a JPEG reaches its end-of-image marker (`FF D9`): markers after the start-of-image,
-/// each segment skipped by its length, each scan's entropy-coded data up to the next marker
-/// that is neither a stuffed `FF 00` nor a restart marker.
+/// each segment skipped by its length. A scan's entropy-coded data needs no rule of its own:
+/// its bytes are skipped as any between markers are, and the `FF 00` (a stuffed byte) and
+/// `FF D0`–`FF D7` (restart markers) in it stand alone, so the walk goes on to the marker
+/// after the scan.
 fn jpeg_is_whole(bytes: &[u8]) -> bool {
     let mut at = 2;
     loop {
@@ -184,25 +186,12 @@ fn jpeg_is_whole(bytes: &[u8]) -> bool {
             0x00 | 0x01 | 0xD0..=0xD7 => continue,
             _ => {}
         }
+        // A segment: skipped by its length (which counts its own two bytes). One that runs past
+        // the end leaves no marker to find.
         let Some(length) = bytes.get(at..at + 2) else {
             return false;
         };
         at += usize::from(u16::from_be_bytes([length[0], length[1]]));
-        if at > bytes.len() {
-            return false;
-        }
-        if code == 0xDA {
-            // A scan: its data runs to the next marker that ends it.
-            loop {
-                let Some(&next) = bytes.get(at + 1) else {
-                    return false;
-                };
-                if bytes[at] == 0xFF && !matches!(next, 0x00 | 0xD0..=0xD7 | 0xFF) {
-                    break;
-                }
-                at += 1;
-            }
-        }
     }
 }
 
@@ -338,11 +327,12 @@ mod tests {
         for n in 3..whole.len() {
             assert_eq!(cut_short(&whole[..n]), Some(n), "cut at {n}");
         }
-        // A standalone marker between segments (TEM) and fill bytes before a marker are
-        // skipped; a segment's length runs past the file's end.
+        // A standalone marker between segments (TEM), fill bytes before a marker and stray
+        // bytes between segments are skipped; a segment's length runs past the file's end.
         let mut standalone = vec![0xFF, 0xD8, 0xFF, 0x01, 0xFF, 0xFF, 0xFE, 0x00, 0x03, 0xAA];
-        standalone.extend([0xFF, 0xD9]);
+        standalone.extend([0x12, 0x34, 0xFF, 0xD9]);
         assert_eq!(cut_short(&standalone), None);
+        assert_eq!(cut_short(&standalone[..13]), Some(13));
         let long = [0xFF, 0xD8, 0xFF, 0xFE, 0x00, 0x40, 0xAA, 0xFF, 0xD9];
         assert_eq!(cut_short(&long), Some(long.len()));
     }

@@ -102,9 +102,10 @@ impl Resumed {
     /// Lab time within which a copy that stops again counts as having failed at once, s.
     pub const AT_ONCE: f64 = 1.0;
 
-    /// Whether `divergence` (the copy's latest) came at once after this resume.
+    /// Whether `divergence` (the copy's latest, which a resume clears: any with a resume
+    /// came after it) came at once after this resume.
     pub fn failed_at_once(&self, divergence: &Divergence) -> bool {
-        divergence.step > self.at_step && divergence.time < self.at_time + Self::AT_ONCE
+        divergence.time < self.at_time + Self::AT_ONCE
     }
 }
 

@@ -187,8 +187,8 @@ impl Default for LivePlots {
 
 impl LivePlots {
     /// Takes in cloth `copy`'s snapshot: a point when it holds a step not recorded yet. A reset
-    /// or a scene load (a new generation) starts the trace over; points older than the window
-    /// are dropped.
+    /// or a scene load (a new generation), or a clock gone back, starts the trace over; points
+    /// older than the window are dropped.
     pub(crate) fn record(&mut self, copy: usize, snap: &Snapshot) {
         while self.traces.len() <= copy {
             self.traces.push(Trace {
@@ -200,13 +200,13 @@ impl LivePlots {
         }
         let trace = &mut self.traces[copy];
         let (generation, step) = self.last[copy];
-        // A clock that went back (the lab opened or closed: its copies keep their own time)
-        // starts the trace over, as a reset does.
-        let back = trace.samples.back().is_some_and(|s| snap.time < s.time);
         if generation == snap.generation && snap.step == step {
             return;
         }
-        if generation != snap.generation || snap.step < step || back {
+        // A clock that went back (the last good state restored, the lab opened or closed: its
+        // copies keep their own time) starts the trace over, as a reset does.
+        let back = trace.samples.back().is_some_and(|s| snap.time < s.time);
+        if generation != snap.generation || back {
             trace.samples.clear();
             self.decimated[copy] = Default::default();
         }
