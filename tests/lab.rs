@@ -900,6 +900,26 @@ mod thread {
         assert!(reset.motion.is_none() && reset.lab[0].motion.is_none());
     }
 
+    /// The figures are computed once a second of lab time, not at every sample: between two
+    /// whole seconds a snapshot carries those of the last one.
+    #[test]
+    fn the_motion_figures_are_those_of_the_last_whole_second() {
+        let sim = lab(&[IntegratorKind::ImplicitMg, IntegratorKind::KangMg]);
+        // 1.5 s at 1/60 s: figures from t = 1 s, over the samples at 0.1, 0.2, … 1.0 s.
+        for _ in 0..90 {
+            sim.send(Command::Step);
+        }
+        let between = wait(&sim, |s| s.step == 90);
+        assert_eq!(between.motion.expect("copy 0's").samples, 10);
+        assert_eq!(between.lab[0].motion.expect("copy 1's").samples, 10);
+        // At 2 s, those of 2 s.
+        for _ in 0..30 {
+            sim.send(Command::Step);
+        }
+        let whole = wait(&sim, |s| s.step == 120);
+        assert_eq!(whole.motion.expect("copy 0's").samples, 20);
+    }
+
     /// A copy the guard stopped is not measured standing still; one cloth outside the lab is
     /// not measured at all.
     #[test]
@@ -1171,6 +1191,58 @@ mod stable_dt {
         let (n, dt) = steps_to(1.0, 0.3);
         assert_eq!(n, 4);
         assert!((dt - 0.25).abs() < 1e-15);
+    }
+
+    /// The motion a trial and the accurate solve are judged by, as a run by hand measures it:
+    /// `ACCURATE_SETTLE` seconds, then a sample every step nearest `MOTION_INTERVAL` (0.05 s)
+    /// over `ACCURATE_WINDOW`, on a whole number of steps over the trial's seconds.
+    #[test]
+    fn a_trial_measures_the_motion_of_a_run_by_hand_over_the_same_samples() {
+        use flagsim::sim::lab::motion::MotionProbe;
+        let never = AtomicBool::new(false);
+        let scene = stiff_sheet();
+        let seconds = ACCURATE_SETTLE + ACCURATE_WINDOW;
+        // By hand: dt 0.03 s asked, n = ceil(10 / 0.03) = 334 steps of 10 / 334 s; a sample
+        // every round(0.05 / h) = 2 steps from step round(2 / h) = 67 on.
+        let by_hand = |params: flagsim::sim::Params, dt: f64| {
+            let n = (seconds / dt).ceil() as usize;
+            let h = seconds / n as f64;
+            let every = ((0.05 / h).round() as usize).max(1);
+            let first = (ACCURATE_SETTLE / h).round() as usize;
+            let mut run = scene.clone();
+            run.params = params;
+            run.params.dt = h;
+            let mut sim = run.simulation().unwrap();
+            let mut probe = MotionProbe::new(&sim.cloth, every as f64 * h).unwrap();
+            for k in 1..=n {
+                assert!(sim.step());
+                if k >= first && (k - first).is_multiple_of(every) {
+                    probe.sample(&sim.cloth);
+                }
+            }
+            probe.motion().unwrap()
+        };
+        assert_eq!((seconds / 0.03).ceil(), 334.0);
+        let mut xpbd = scene.params.clone();
+        xpbd.integrator = IntegratorKind::Xpbd;
+        let hand = by_hand(xpbd, 0.03);
+        // (334 − 67) / 2 + 1 = 134 samples.
+        assert_eq!(hand.samples, 134);
+        let zero = Closeness {
+            sway: None,
+            frequency: None,
+            reach: Some(0.0),
+        };
+        let trial = accuracy_trial(&scene, IntegratorKind::Xpbd, 0.03, &hand, &never).unwrap();
+        assert_eq!(trial, Some(zero), "the sheet hangs still: the reach alone");
+        // The accurate solve is run at its own dt, with its own parameters.
+        let reference = accuracy_reference(&scene, &never)
+            .unwrap()
+            .expect("it runs");
+        let accurate = flagsim::sim::model::shape::reference_params(&scene.params);
+        let dt = accurate.dt;
+        assert_eq!(reference, by_hand(accurate, dt));
+        assert!(reference.reach > 0.5, "{reference:?}");
     }
 
     /// The flag in gusty wind is chaotic: no step ends near where the accurate solve ends, but
