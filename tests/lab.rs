@@ -1193,56 +1193,122 @@ mod stable_dt {
         assert!((dt - 0.25).abs() < 1e-15);
     }
 
+    /// `scene` run by hand as an accuracy trial runs it: `dt` made the step that divides
+    /// `ACCURATE_SETTLE + ACCURATE_WINDOW`, then a sample every step nearest 0.05 s from
+    /// `ACCURATE_SETTLE` on.
+    fn motion_by_hand(scene: &Scene, params: flagsim::sim::Params, dt: f64) -> Motion {
+        use flagsim::sim::lab::motion::MotionProbe;
+        let seconds = ACCURATE_SETTLE + ACCURATE_WINDOW;
+        let n = (seconds / dt).ceil() as usize;
+        let h = seconds / n as f64;
+        let every = ((0.05 / h).round() as usize).max(1);
+        let first = (ACCURATE_SETTLE / h).round() as usize;
+        let mut run = scene.clone();
+        run.params = params;
+        run.params.dt = h;
+        let mut sim = run.simulation().unwrap();
+        let mut probe = MotionProbe::new(&sim.cloth, every as f64 * h).unwrap();
+        for k in 1..=n {
+            assert!(sim.step());
+            if k >= first && (k - first).is_multiple_of(every) {
+                probe.sample(&sim.cloth);
+            }
+        }
+        probe.motion().unwrap()
+    }
+
     /// The motion a trial and the accurate solve are judged by, as a run by hand measures it:
     /// `ACCURATE_SETTLE` seconds, then a sample every step nearest `MOTION_INTERVAL` (0.05 s)
     /// over `ACCURATE_WINDOW`, on a whole number of steps over the trial's seconds.
     #[test]
     fn a_trial_measures_the_motion_of_a_run_by_hand_over_the_same_samples() {
-        use flagsim::sim::lab::motion::MotionProbe;
         let never = AtomicBool::new(false);
         let scene = stiff_sheet();
-        let seconds = ACCURATE_SETTLE + ACCURATE_WINDOW;
-        // By hand: dt 0.03 s asked, n = ceil(10 / 0.03) = 334 steps of 10 / 334 s; a sample
-        // every round(0.05 / h) = 2 steps from step round(2 / h) = 67 on.
-        let by_hand = |params: flagsim::sim::Params, dt: f64| {
-            let n = (seconds / dt).ceil() as usize;
-            let h = seconds / n as f64;
-            let every = ((0.05 / h).round() as usize).max(1);
-            let first = (ACCURATE_SETTLE / h).round() as usize;
-            let mut run = scene.clone();
-            run.params = params;
-            run.params.dt = h;
-            let mut sim = run.simulation().unwrap();
-            let mut probe = MotionProbe::new(&sim.cloth, every as f64 * h).unwrap();
-            for k in 1..=n {
-                assert!(sim.step());
-                if k >= first && (k - first).is_multiple_of(every) {
-                    probe.sample(&sim.cloth);
-                }
-            }
-            probe.motion().unwrap()
-        };
-        assert_eq!((seconds / 0.03).ceil(), 334.0);
+        assert_eq!(ACCURATE_SETTLE + ACCURATE_WINDOW, 10.0);
+        // dt 0.03 s asked: ceil(10 / 0.03) = 334 steps of 10 / 334 s; a sample every
+        // round(0.05 / h) = 2 steps from step round(2 / h) = 67 on: (334 − 67) / 2 + 1 = 134.
         let mut xpbd = scene.params.clone();
         xpbd.integrator = IntegratorKind::Xpbd;
-        let hand = by_hand(xpbd, 0.03);
-        // (334 − 67) / 2 + 1 = 134 samples.
+        let hand = motion_by_hand(&scene, xpbd, 0.03);
         assert_eq!(hand.samples, 134);
-        let zero = Closeness {
+        let trial = accuracy_trial(&scene, IntegratorKind::Xpbd, 0.03, &hand, &never).unwrap();
+        let reach_alone = Closeness {
             sway: None,
             frequency: None,
             reach: Some(0.0),
         };
-        let trial = accuracy_trial(&scene, IntegratorKind::Xpbd, 0.03, &hand, &never).unwrap();
-        assert_eq!(trial, Some(zero), "the sheet hangs still: the reach alone");
+        assert_eq!(
+            trial,
+            Some(reach_alone),
+            "the sheet hangs still: the reach alone"
+        );
+        // At 0.0147 s: 681 steps, a sample every round(3.405) = 3 from step round(136.2) = 136
+        // (not a multiple of 3: the samples are counted from the first), 182 samples.
+        let mut xpbd = scene.params.clone();
+        xpbd.integrator = IntegratorKind::Xpbd;
+        let hand = motion_by_hand(&scene, xpbd, 0.0147);
+        assert_eq!(hand.samples, 182);
+        let trial = accuracy_trial(&scene, IntegratorKind::Xpbd, 0.0147, &hand, &never).unwrap();
+        assert_eq!(trial, Some(reach_alone));
+        // The flag flaps, so its sway and frequency are compared too (the frequency from the
+        // samples' spacing): at 0.025 s, 400 steps, a sample every 2 from step 80, 161 samples.
+        let flag = Scene::load("flag").unwrap();
+        let mut xpbd = flag.params.clone();
+        xpbd.integrator = IntegratorKind::Xpbd;
+        let hand = motion_by_hand(&flag, xpbd, 0.025);
+        assert_eq!(hand.samples, 161);
+        assert!(hand.sway > 0.01 && hand.frequency > 0.1, "{hand:?}");
+        let trial = accuracy_trial(&flag, IntegratorKind::Xpbd, 0.025, &hand, &never).unwrap();
+        let all_three = Closeness {
+            sway: Some(0.0),
+            frequency: Some(0.0),
+            reach: Some(0.0),
+        };
+        assert_eq!(trial, Some(all_three));
         // The accurate solve is run at its own dt, with its own parameters.
         let reference = accuracy_reference(&scene, &never)
             .unwrap()
             .expect("it runs");
         let accurate = flagsim::sim::model::shape::reference_params(&scene.params);
         let dt = accurate.dt;
-        assert_eq!(reference, by_hand(accurate, dt));
+        assert_eq!(reference, motion_by_hand(&scene, accurate, dt));
         assert!(reference.reach > 0.5, "{reference:?}");
+    }
+
+    /// A trial whose cloth runs away (stretched past three times its length, though the guard,
+    /// at ten, never stops it) has no motion to judge; a trial cancelled while it runs stops.
+    #[test]
+    fn a_trial_that_runs_away_has_no_motion_and_one_cancelled_stops() {
+        let never = AtomicBool::new(false);
+        // The sheet on soft springs (0.7 N/m): xpbd hangs it at about 3.5 times its length.
+        let mut soft = stiff_sheet();
+        soft.params.stiffness.structural = 0.7;
+        soft.params.stiffness.shear = 0.7;
+        soft.params.stiffness.bend = 0.0;
+        soft.params.provot.enabled = false;
+        soft.params.integrator = IntegratorKind::Xpbd;
+        soft.params.dt = 1.0 / 60.0;
+        let mut sim = soft.simulation().unwrap();
+        let mut most = 0.0f64;
+        for _ in 0..600 {
+            assert!(sim.step(), "the guard never stops it");
+            most = most.max(sim.stats.max_strain);
+        }
+        assert!(most > 3.0 && most < 10.0, "{most}");
+        let any = motion(0.0, 0.0, 1.0);
+        let trial = accuracy_trial(&soft, IntegratorKind::Xpbd, 1.0 / 60.0, &any, &never);
+        assert_eq!(trial, Ok(None));
+        // 100 000 steps of 0.1 ms take seconds; cancelled after a tenth of one, the trial stops.
+        let cancel = std::sync::Arc::new(AtomicBool::new(false));
+        let later = std::sync::Arc::clone(&cancel);
+        let canceller = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            later.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        let scene = stiff_sheet();
+        let cancelled = accuracy_trial(&scene, IntegratorKind::Kang, DT_MIN, &any, &cancel);
+        canceller.join().unwrap();
+        assert_eq!(cancelled, Err(flagsim::sim::lab::stability::Cancelled));
     }
 
     /// The flag in gusty wind is chaotic: no step ends near where the accurate solve ends, but
@@ -1318,22 +1384,40 @@ mod stable_dt {
         let at_min = found.closeness.expect("the figures at the smallest dt");
         assert_eq!((at_min.sway, at_min.frequency), (None, None));
         assert!(at_min.reach.unwrap() < -0.1, "{at_min:?}");
+        // A range of the smallest dt alone: that dt is tried, and its figures are given.
+        let only = largest_accurate_dt(
+            &scene,
+            IntegratorKind::Kang,
+            2,
+            DT_MIN,
+            &far,
+            &never,
+            |_| {},
+        )
+        .unwrap();
+        assert_eq!(only.dt, 0.0);
+        assert_eq!(
+            only.closeness, found.closeness,
+            "the figures at the smallest dt"
+        );
         let none = largest_accurate_dt(&scene, IntegratorKind::Kang, 2, 0.0, &far, &never, |_| {
             panic!("no trial below the range")
         });
         assert_eq!(none, Some(Accurate::default()));
-        // Against its own accurate solve, the top of the range at once.
+        // Against its own accurate solve, the top of the range at once, as the step that
+        // divides the trial's 10 s: 0.03 s asked, ceil(10 / 0.03) = 334 steps of 10 / 334 s.
         let top = largest_accurate_dt(
             &scene,
             IntegratorKind::ImplicitMg,
             2,
-            0.01,
+            0.03,
             &reference,
             &never,
             |_| {},
         )
         .unwrap();
-        assert_eq!(top.dt, steps_to(ACCURATE_SETTLE + ACCURATE_WINDOW, 0.01).1);
+        assert_eq!(ACCURATE_SETTLE + ACCURATE_WINDOW, 10.0);
+        assert_eq!(top.dt, 10.0 / 334.0);
         assert!(top.closeness.is_some_and(|c| c.accurate()));
     }
 
