@@ -565,9 +565,7 @@ mod thread {
             IntegratorKind::Xpbd,
             IntegratorKind::ChoiKo,
         ]);
-        for _ in 0..30 {
-            sim.send(Command::Step);
-        }
+        step(&sim, 30);
         let snap = wait(&sim, |s| s.step == 30);
         assert_eq!(snap.lab.len(), 2);
         let names: Vec<&str> = std::iter::once(&*snap)
@@ -749,9 +747,7 @@ mod thread {
         let snap = wait(&sim, |s| s.lab.first().is_some_and(|c| c.grabbed.is_some()));
         assert_eq!(snap.lab[0].grabbed, Some(55));
         assert_eq!(snap.grabbed, None, "copy 0 was not grabbed");
-        for _ in 0..20 {
-            sim.send(Command::Step);
-        }
+        step(&sim, 20);
         let moved = wait(&sim, |s| s.step == 20);
         assert!(moved.lab[0].x[55].distance(moved.x[55]) > 1e-3);
         sim.send(Command::Copy(1, Box::new(Command::Release)));
@@ -777,9 +773,7 @@ mod thread {
         use flagsim::sim::model::shape;
         let sim = lab(&[IntegratorKind::Kang, IntegratorKind::KangMg]);
         sim.send(Command::SetReference(true));
-        for _ in 0..30 {
-            sim.send(Command::Step);
-        }
+        step(&sim, 30);
         let snap = wait(&sim, |s| s.step == 30);
         let status = snap.reference.expect("the reference runs");
         assert!(!status.diverged);
@@ -834,9 +828,7 @@ mod thread {
         let before = wait(&sim, |_| true);
         assert!(before.motion.is_none() && before.lab[0].motion.is_none());
         sim.send(Command::SetReference(true));
-        for _ in 0..180 {
-            sim.send(Command::Step);
-        }
+        step(&sim, 180);
         let snap = wait(&sim, |s| s.step == 180);
         // The same runs on their own, sampled every 6th step of 1/60 s from the scene's state.
         let scene = Scene::load("flag").unwrap();
@@ -888,9 +880,7 @@ mod thread {
         // Without the reference, past the window: the figures are over its last 20 s.
         sim.send(Command::SetReference(false));
         let steps = (60.0 * (MOTION_WINDOW + 1.0)) as u64;
-        for _ in 0..steps {
-            sim.send(Command::Step);
-        }
+        step(&sim, steps as usize);
         let long = wait(&sim, |s| s.step == 181 + steps);
         assert!(long.reference.is_none());
         assert_eq!(long.motion.expect("copy 0's motion").samples, 200);
@@ -906,16 +896,12 @@ mod thread {
     fn the_motion_figures_are_those_of_the_last_whole_second() {
         let sim = lab(&[IntegratorKind::ImplicitMg, IntegratorKind::KangMg]);
         // 1.5 s at 1/60 s: figures from t = 1 s, over the samples at 0.1, 0.2, … 1.0 s.
-        for _ in 0..90 {
-            sim.send(Command::Step);
-        }
+        step(&sim, 90);
         let between = wait(&sim, |s| s.step == 90);
         assert_eq!(between.motion.expect("copy 0's").samples, 10);
         assert_eq!(between.lab[0].motion.expect("copy 1's").samples, 10);
         // At 2 s, those of 2 s.
-        for _ in 0..30 {
-            sim.send(Command::Step);
-        }
+        step(&sim, 30);
         let whole = wait(&sim, |s| s.step == 120);
         assert_eq!(whole.motion.expect("copy 0's").samples, 20);
     }
@@ -925,9 +911,7 @@ mod thread {
     #[test]
     fn a_stopped_copy_and_a_cloth_outside_the_lab_have_no_motion() {
         let sim = lab(&[IntegratorKind::ImplicitMg, IntegratorKind::ExplicitEuler]);
-        for _ in 0..120 {
-            sim.send(Command::Step);
-        }
+        step(&sim, 120);
         let snap = wait(&sim, |s| s.step == 120);
         assert!(snap.lab[0].divergence.is_some(), "explicit Euler at 1/60 s");
         assert_eq!(snap.motion.expect("implicit-mg's").samples, 20);
@@ -935,9 +919,7 @@ mod thread {
         let stopped = snap.lab[0].motion.map_or(0, |m| m.samples);
         assert!(stopped < 5, "{:?}", snap.lab[0].motion);
         let alone = SimThread::spawn(Scene::load("flag").unwrap(), true).unwrap();
-        for _ in 0..120 {
-            alone.send(Command::Step);
-        }
+        step(&alone, 120);
         let one = wait_for(&alone.slot(), WAIT, |s| s.step == 120).unwrap();
         assert!(one.motion.is_none());
     }
@@ -952,16 +934,12 @@ mod thread {
             1,
             Box::new(Command::Grab { node: 55, target }),
         ));
-        for _ in 0..10 {
-            sim.send(Command::Step);
-        }
+        step(&sim, 10);
         let apart = wait(&sim, |s| s.step == 10);
         assert_ne!(apart.x, apart.lab[0].x);
         sim.send(Command::Copy(1, Box::new(Command::Release)));
         sim.send(Command::Sync(0));
-        for _ in 0..10 {
-            sim.send(Command::Step);
-        }
+        step(&sim, 10);
         let after = wait(&sim, |s| s.step == 20);
         assert_eq!(
             after.lab[0].x, after.x,
@@ -980,9 +958,7 @@ mod thread {
         let sim = SimThread::spawn_lab(Scene::load("flag").unwrap(), &specs, true).unwrap();
         let first = wait(&sim, |_| true);
         assert_eq!((first.x.len(), first.lab[0].x.len()), (100, 361));
-        for _ in 0..20 {
-            sim.send(Command::Step);
-        }
+        step(&sim, 20);
         let apart = wait(&sim, |s| s.step == 20);
         let coarse_at_fine = shape::resample(&apart.x, [10, 10], [19, 19]);
         assert_ne!(apart.lab[0].x, coarse_at_fine);
@@ -1015,9 +991,7 @@ mod thread {
         assert_eq!(back.lab[0].reference_distance.unwrap().max, 0.0);
         // The reference runs at copy 1's grid: its motion is measured at that grid's fly edge,
         // reaching out as far as copy 1 does (not from the middle of the sheet).
-        for _ in 0..120 {
-            sim.send(Command::Step);
-        }
+        step(&sim, 120);
         let moved = wait(&sim, |s| s.step == 140);
         let reference = moved
             .reference
@@ -1035,9 +1009,7 @@ mod thread {
     #[test]
     fn turning_the_reference_on_syncs_the_copies_to_copy_0() {
         let sim = lab(&[IntegratorKind::Kang, IntegratorKind::Xpbd]);
-        for _ in 0..10 {
-            sim.send(Command::Step);
-        }
+        step(&sim, 10);
         let apart = wait(&sim, |s| s.step == 10);
         assert_ne!(apart.x, apart.lab[0].x);
         sim.send(Command::SetReference(true));
@@ -1071,9 +1043,7 @@ mod thread {
         p.stiffness.structural = 80.0;
         p.integrator = IntegratorKind::Verlet;
         sim.send(Command::SetParams(Box::new(p)));
-        for _ in 0..4 {
-            sim.send(Command::Step);
-        }
+        step(&sim, 4);
         let snap = wait(&sim, |s| s.step == 4);
         assert_eq!(snap.params.stiffness.structural, 80.0);
         assert_eq!(snap.lab[0].params.stiffness.structural, 80.0);
@@ -1229,7 +1199,7 @@ mod stable_dt {
         // round(0.05 / h) = 2 steps from step round(2 / h) = 67 on: (334 − 67) / 2 + 1 = 134.
         let mut xpbd = scene.params.clone();
         xpbd.integrator = IntegratorKind::Xpbd;
-        let hand = motion_by_hand(&scene, xpbd, 0.03);
+        let hand = motion_by_hand(&scene, xpbd.clone(), 0.03);
         assert_eq!(hand.samples, 134);
         let trial = accuracy_trial(&scene, IntegratorKind::Xpbd, 0.03, &hand, &never).unwrap();
         let reach_alone = Closeness {
@@ -1244,8 +1214,6 @@ mod stable_dt {
         );
         // At 0.0147 s: 681 steps, a sample every round(3.405) = 3 from step round(136.2) = 136
         // (not a multiple of 3: the samples are counted from the first), 182 samples.
-        let mut xpbd = scene.params.clone();
-        xpbd.integrator = IntegratorKind::Xpbd;
         let hand = motion_by_hand(&scene, xpbd, 0.0147);
         assert_eq!(hand.samples, 182);
         let trial = accuracy_trial(&scene, IntegratorKind::Xpbd, 0.0147, &hand, &never).unwrap();
