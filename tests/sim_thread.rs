@@ -1091,3 +1091,109 @@ mod on_the_gpu {
         assert!(s.error.is_none(), "{:?}", s.error);
     }
 }
+
+/// The page's way to run the worker: a turn each frame, on the caller's clock.
+mod in_frames {
+    use std::time::Instant;
+
+    use super::*;
+    use flagsim::sim_thread::Runner;
+
+    fn flag(paused: bool) -> SimThread {
+        let sim = SimThread::spawn_on(Scene::load("flag").unwrap(), &[], paused, Runner::InFrames)
+            .unwrap();
+        assert_eq!(sim.runner(), Runner::InFrames);
+        sim
+    }
+
+    #[test]
+    fn a_pump_takes_the_steps_its_wall_time_owes_and_nothing_moves_between_pumps() {
+        let mut sim = flag(false);
+        let dt = sim.latest().params.dt;
+        assert_eq!(dt, 1.0 / 60.0, "the flag preset's step");
+        let t0 = Instant::now();
+        // The first turn has no last one to count from.
+        sim.pump_at(t0);
+        assert_eq!(sim.latest().step, 0);
+        // 0.105 s at 60 steps a second: ⌊6.3⌋ = 6 steps, 0.3 of a step owed.
+        sim.pump_at(t0 + Duration::from_secs_f64(0.105));
+        let s = sim.latest();
+        assert_eq!(s.step, 6);
+        assert!(!s.behind);
+        assert!((s.time - 6.0 * dt).abs() < 1e-12);
+        // Nothing runs between pumps.
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(sim.latest().step, 6);
+        // 0.2 s more: (0.3 + 12) of a step owed, ⌊12.3⌋ = 12 due, the cap takes 8 and drops
+        // the rest, as the thread's stepper does.
+        let cap = FixedStepper::default().max_steps_per_update;
+        assert_eq!(cap, 8);
+        sim.pump_at(t0 + Duration::from_secs_f64(0.305));
+        let s = sim.latest();
+        assert_eq!(s.step, 6 + 8);
+        assert!(s.behind);
+    }
+
+    #[test]
+    fn commands_wait_for_the_next_pump_and_leave_the_cloth_the_thread_leaves() {
+        let mut frames = flag(true);
+        let thread = paused_flag();
+        for sim in [&frames, &thread] {
+            sim.send(Command::SetTotalMass(0.5));
+            sim.send(Command::Grab {
+                node: 99,
+                target: DVec3::new(1.5, 2.0, 0.3),
+            });
+            for _ in 0..3 {
+                sim.send(Command::Step);
+            }
+        }
+        assert_eq!(frames.latest().step, 0, "applied before the pump");
+        frames.pump_at(Instant::now());
+        let a = frames.latest();
+        let b = wait_for(&thread.slot(), WAIT, |s| s.step == 3).expect("the thread stepped");
+        assert_eq!(a.step, 3);
+        assert!((a.total_mass - 0.5).abs() < 1e-12);
+        assert_eq!(a.grabbed, Some(99));
+        assert!(a.paused);
+        assert_eq!(a.x, b.x, "the same steps, the same cloth");
+        assert_eq!(a.v, b.v);
+    }
+
+    #[test]
+    fn a_failed_command_is_told_until_the_next_batch() {
+        let mut sim = flag(true);
+        sim.send(Command::SetTotalMass(-1.0));
+        sim.pump_at(Instant::now());
+        assert!(sim.latest().error.is_some(), "a negative mass was taken");
+        sim.pump_at(Instant::now());
+        assert!(
+            sim.latest().error.is_some(),
+            "the message went with no new command"
+        );
+        sim.send(Command::Step);
+        sim.pump_at(Instant::now());
+        assert!(sim.latest().error.is_none());
+    }
+
+    #[test]
+    fn after_a_shutdown_commands_report_the_worker_gone() {
+        let mut sim = flag(true);
+        let slot = sim.slot();
+        assert!(sim.send(Command::Shutdown));
+        sim.pump_at(Instant::now());
+        assert!(
+            !sim.send(Command::Step),
+            "a command to a stopped worker arrived"
+        );
+        assert_eq!(
+            Arc::strong_count(&slot),
+            2,
+            "the worker still holds the slot"
+        );
+        sim.pump_at(Instant::now());
+        let mut other = flag(true);
+        other.shutdown();
+        assert!(!other.send(Command::Step));
+    }
+}

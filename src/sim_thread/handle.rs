@@ -5,7 +5,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use web_time::Instant;
 
 use crate::sim::format::error::SimError;
 use crate::sim::format::scene::Scene;
@@ -55,11 +57,38 @@ impl SnapshotSlot {
     }
 }
 
-/// The running thread. Dropping it shuts the thread down and joins it.
+/// The running simulation. Dropping it shuts the worker down (and joins its thread).
 pub struct SimThread {
     tx: Sender<Command>,
     slot: Arc<SnapshotSlot>,
-    join: Option<JoinHandle<()>>,
+    runs: Runs,
+}
+
+/// Where the worker's loop runs: the same [`Worker::turn`] either way.
+enum Runs {
+    /// On a thread of its own (the desktop); `None` once joined.
+    Thread(Option<JoinHandle<()>>),
+    /// In its owner's frames, a turn each [`SimThread::pump`] (a page: wasm32 without atomics
+    /// has no threads); `None` once shut down.
+    InFrames(Option<Box<Worker>>),
+}
+
+/// How a [`SimThread`] is to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Runner {
+    /// On its own thread, stepping by the wall clock.
+    Thread,
+    /// In the owner's frames: nothing moves between two [`SimThread::pump`]s.
+    InFrames,
+}
+
+impl Runner {
+    /// A thread where the target has them, frames in a page.
+    pub const NATIVE: Self = if cfg!(target_arch = "wasm32") {
+        Self::InFrames
+    } else {
+        Self::Thread
+    };
 }
 
 impl SimThread {
@@ -71,7 +100,7 @@ impl SimThread {
     /// Starts a thread running the integrator lab: a copy of `scene` per entry of `copies` (2
     /// to 4; none runs the scene alone), stepped in lock-step.
     pub fn spawn_lab(scene: Scene, copies: &[CopySpec], paused: bool) -> Result<Self, SimError> {
-        Self::spawn_with(scene, copies, paused, false)
+        Self::spawn_with(scene, copies, paused, false, Runner::NATIVE)
     }
 
     /// [`Self::spawn_lab`] for a caller that lends a GPU soon ([`Command::ProvideGpu`], the
@@ -82,7 +111,18 @@ impl SimThread {
         copies: &[CopySpec],
         paused: bool,
     ) -> Result<Self, SimError> {
-        Self::spawn_with(scene, copies, paused, true)
+        Self::spawn_with(scene, copies, paused, true, Runner::NATIVE)
+    }
+
+    /// [`Self::spawn_lab_awaiting_gpu`] run by `runner`: the page runs the worker in its
+    /// frames, and a test may on the desktop.
+    pub fn spawn_on(
+        scene: Scene,
+        copies: &[CopySpec],
+        paused: bool,
+        runner: Runner,
+    ) -> Result<Self, SimError> {
+        Self::spawn_with(scene, copies, paused, true, runner)
     }
 
     fn spawn_with(
@@ -90,6 +130,7 @@ impl SimThread {
         copies: &[CopySpec],
         paused: bool,
         awaiting_gpu: bool,
+        runner: Runner,
     ) -> Result<Self, SimError> {
         if !copies.is_empty() {
             check_count(copies.len())?;
@@ -125,25 +166,53 @@ impl SimThread {
             compare: false,
             error: None,
             rate: RateMeter::default(),
+            last_turn: None,
         };
         worker.restart_motion();
         worker.restart_checkpoints();
         let slot = Arc::new(SnapshotSlot::new(worker.snapshot()));
         worker.slot = slot.clone();
-        let join = std::thread::Builder::new()
-            .name("flagsim-sim".into())
-            .spawn(move || worker.run())
-            .map_err(|e| SimError::ThreadStart {
-                reason: e.to_string(),
-            })?;
-        Ok(Self {
-            tx,
-            slot,
-            join: Some(join),
-        })
+        let runs = match runner {
+            Runner::Thread => {
+                let join = std::thread::Builder::new()
+                    .name("flagsim-sim".into())
+                    .spawn(move || worker.run())
+                    .map_err(|e| SimError::ThreadStart {
+                        reason: e.to_string(),
+                    })?;
+                Runs::Thread(Some(join))
+            }
+            Runner::InFrames => Runs::InFrames(Some(Box::new(worker))),
+        };
+        Ok(Self { tx, slot, runs })
     }
 
-    /// Sends a command; returns false if the thread is gone.
+    /// How the worker runs.
+    pub fn runner(&self) -> Runner {
+        match self.runs {
+            Runs::Thread(_) => Runner::Thread,
+            Runs::InFrames(_) => Runner::InFrames,
+        }
+    }
+
+    /// Runs the worker in frames: the commands sent since the last pump, then the steps the
+    /// wall clock owes since then (up to the stepper's cap), then a snapshot. A thread's worker
+    /// runs by itself, so there it does nothing.
+    pub fn pump(&mut self) {
+        self.pump_at(Instant::now());
+    }
+
+    /// [`Self::pump`] at wall time `now` (a test's clock).
+    pub fn pump_at(&mut self, now: Instant) {
+        if let Runs::InFrames(worker) = &mut self.runs
+            && let Some(w) = worker
+            && !w.turn(None, now)
+        {
+            *worker = None;
+        }
+    }
+
+    /// Sends a command; returns false if the worker is gone.
     pub fn send(&self, cmd: Command) -> bool {
         self.tx.send(cmd).is_ok()
     }
@@ -156,11 +225,16 @@ impl SimThread {
         self.slot.clone()
     }
 
-    /// Asks the thread to stop and waits for it.
+    /// Asks the worker to stop and waits for its thread.
     pub fn shutdown(&mut self) {
-        let _ = self.tx.send(Command::Shutdown);
-        if let Some(j) = self.join.take() {
-            let _ = j.join();
+        match &mut self.runs {
+            Runs::Thread(join) => {
+                let _ = self.tx.send(Command::Shutdown);
+                if let Some(j) = join.take() {
+                    let _ = j.join();
+                }
+            }
+            Runs::InFrames(worker) => *worker = None,
         }
     }
 }

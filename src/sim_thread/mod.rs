@@ -21,6 +21,6 @@ mod search;
 mod worker;
 
 pub use command::Command;
-pub use handle::{RateMeter, SimThread, SnapshotSlot, wait_for};
+pub use handle::{RateMeter, Runner, SimThread, SnapshotSlot, wait_for};
 pub use lab::MOTION_WINDOW;
 pub use search::{Found, Search};

@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use web_time::Instant;
 
 use crate::sim::format::device_choice::DeviceChoice;
 use crate::sim::format::error::SimError;
@@ -100,6 +102,8 @@ pub(super) struct Worker {
     pub(super) compare: bool,
     pub(super) error: Option<SimError>,
     pub(super) rate: RateMeter,
+    /// When the last [`Self::turn`] was taken (none before the first).
+    pub(super) last_turn: Option<Instant>,
 }
 
 impl Worker {
@@ -160,8 +164,10 @@ impl Worker {
         n
     }
 
+    /// The thread's loop: it waits for a command or the next step, whichever comes first,
+    /// and takes a [`Self::turn`] with what came.
     pub(super) fn run(mut self) {
-        let mut last = Instant::now();
+        self.last_turn = Some(Instant::now());
         self.publish();
         loop {
             let timeout = if self.running && self.can_step() {
@@ -169,42 +175,53 @@ impl Worker {
             } else {
                 Duration::from_millis(50)
             };
-            let mut dirty = false;
-            match self.rx.recv_timeout(timeout) {
-                Ok(cmd) => {
-                    // A batch's message stays until the next batch, so a command that fails is
-                    // reported even when another one follows it at once.
-                    self.error = None;
-                    if !self.apply_between_steps(cmd) {
-                        return;
-                    }
-                    dirty = true;
-                    while let Ok(cmd) = self.rx.try_recv() {
-                        if !self.apply_between_steps(cmd) {
-                            return;
-                        }
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => {}
+            let first = match self.rx.recv_timeout(timeout) {
+                Ok(cmd) => Some(cmd),
+                Err(RecvTimeoutError::Timeout) => None,
                 Err(RecvTimeoutError::Disconnected) => return,
-            }
-            let now = Instant::now();
-            let wall = now.duration_since(last).as_secs_f64();
-            last = now;
-            if self.running && self.can_step() {
-                let steps = self.stepper.advance(wall, self.dt());
-                let done = self.step_n(steps);
-                self.rate.add(done, now);
-                dirty |= done > 0;
-            } else {
-                self.stepper.reset();
-                self.rate.add(0, now);
-            }
-            dirty |= self.poll_device();
-            if dirty {
-                self.publish();
+            };
+            if !self.turn(first, Instant::now()) {
+                return;
             }
         }
+    }
+
+    /// One turn of the loop at wall time `now`, on the thread or in a page's frame: `first`
+    /// and every command waiting behind it applied, then the steps the wall clock owes since
+    /// the last turn ([`FixedStepper`]: a late turn takes more, up to its cap), then a
+    /// snapshot if anything changed. Returns false on shutdown.
+    pub(super) fn turn(&mut self, first: Option<Command>, now: Instant) -> bool {
+        let mut next = first.or_else(|| self.rx.try_recv().ok());
+        // A batch's message stays until the next batch, so a command that fails is reported
+        // even when another one follows it at once.
+        let mut dirty = next.is_some();
+        if dirty {
+            self.error = None;
+        }
+        while let Some(cmd) = next {
+            if !self.apply_between_steps(cmd) {
+                return false;
+            }
+            next = self.rx.try_recv().ok();
+        }
+        let wall = self.last_turn.map_or(0.0, |last| {
+            now.saturating_duration_since(last).as_secs_f64()
+        });
+        self.last_turn = Some(now);
+        if self.running && self.can_step() {
+            let steps = self.stepper.advance(wall, self.dt());
+            let done = self.step_n(steps);
+            self.rate.add(done, now);
+            dirty |= done > 0;
+        } else {
+            self.stepper.reset();
+            self.rate.add(0, now);
+        }
+        dirty |= self.poll_device();
+        if dirty {
+            self.publish();
+        }
+        true
     }
 
     /// [`Self::apply`], the GPU's state taken back to the CPU first unless the command keeps

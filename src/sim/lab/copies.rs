@@ -448,7 +448,7 @@ pub(crate) fn advance_on(
     if steps == 0 {
         return (0, 0.0);
     }
-    let start = std::time::Instant::now();
+    let start = web_time::Instant::now();
     let done = device
         .step_n(sim, steps)
         .and_then(|()| if wait { device.sync(sim) } else { Ok(()) });

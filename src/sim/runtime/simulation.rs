@@ -17,7 +17,7 @@
 //! published step stays in a third pair until the guard has passed. A step allocates nothing
 //! once its work arrays have their size.
 
-use std::time::Instant;
+use web_time::Instant;
 
 use glam::DVec3;
 

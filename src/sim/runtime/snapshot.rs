@@ -3,7 +3,7 @@
 //! the simulation; the thread (`sim_thread`) makes and publishes them.
 
 use std::sync::Arc;
-use std::time::Instant;
+use web_time::Instant;
 
 use glam::DVec3;
 

@@ -7,7 +7,7 @@
 //! decides. Memory is `n²` doubles, so the size is capped at [`MAX_DESBRUN_NODES`].
 
 use std::hash::{Hash, Hasher};
-use std::time::Instant;
+use web_time::Instant;
 
 use glam::DVec3;
 use rayon::prelude::*;
