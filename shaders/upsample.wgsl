@@ -57,7 +57,8 @@ const WORKGROUP_SIZE_Y: u32 = 8u;
 const PI: f32 = 3.14159265358979323846;
 // Keep in sync with src/upsample/surface.rs DEGENERATE_SIN_SQ.
 const DEGENERATE_SIN_SQ: f32 = 1e-10;
-const F32_MAX: f32 = 3.40282347e38;
+// f32's largest, exactly: a decimal literal rounds past it, which the browser's compiler refuses.
+const F32_MAX: f32 = 0x1.fffffep+127f;
 // Keep in sync with src/upsample/cpu.rs FALLBACK_NORMAL.
 const FALLBACK_NORMAL: vec3<f32> = vec3<f32>(0.0, 0.0, 1.0);
 

@@ -25,31 +25,42 @@
 // In the core alone (no `desktop`), what only the desktop program reads of it (the GPU step's
 // hooks, the viewer's accessors) has no reader.
 #![cfg_attr(
-    not(feature = "desktop"),
+    not(feature = "viewer"),
+    allow(dead_code, unused_imports, reason = "read by the desktop program only")
+)]
+// In the page, what only the command line, the benchmarks and the native dialogs read has no
+// reader.
+#![cfg_attr(
+    all(feature = "viewer", not(feature = "desktop")),
     allow(dead_code, unused_imports, reason = "read by the desktop program only")
 )]
 
-#[cfg(feature = "desktop")]
+#[cfg(all(feature = "viewer", target_arch = "wasm32", not(feature = "web")))]
+compile_error!("the viewer builds for wasm32 as a page: `--features web`");
+
+#[cfg(feature = "viewer")]
 pub mod app;
 #[cfg(feature = "desktop")]
 pub mod bench;
 #[cfg(feature = "desktop")]
 pub mod cli;
-#[cfg(feature = "desktop")]
+#[cfg(feature = "viewer")]
 pub(crate) mod files;
-#[cfg(feature = "desktop")]
+#[cfg(feature = "viewer")]
 pub mod gpu_sim;
-#[cfg(feature = "desktop")]
+#[cfg(feature = "viewer")]
 pub(crate) mod lab_report;
-#[cfg(feature = "desktop")]
+#[cfg(feature = "viewer")]
 pub mod render;
 #[cfg(feature = "desktop")]
 pub mod signals;
 pub mod sim;
-#[cfg(feature = "desktop")]
+#[cfg(feature = "viewer")]
 pub mod sim_thread;
-#[cfg(feature = "desktop")]
+#[cfg(feature = "viewer")]
 pub mod ui;
 pub mod upsample;
-#[cfg(feature = "desktop")]
+#[cfg(feature = "viewer")]
 pub mod video;
+#[cfg(all(feature = "web", target_arch = "wasm32"))]
+pub mod web;

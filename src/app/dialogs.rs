@@ -14,7 +14,8 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use web_time::Instant;
 
 use winit::event_loop::EventLoopProxy;
 use winit::window::Window;
@@ -80,6 +81,19 @@ impl Dialogs {
         if self.open {
             return Err("a file dialog is open already".into());
         }
+        self.show(pick, window, current)
+    }
+
+    /// A page has no native dialogs: its own file input and drop take files.
+    #[cfg(not(feature = "desktop"))]
+    #[allow(clippy::unused_self, reason = "the desktop's twin starts a dialog")]
+    fn show(&mut self, _pick: Pick, _window: &Window, _current: &str) -> Result<(), String> {
+        Err(NO_DIALOG.into())
+    }
+
+    /// Shows the native dialog on a thread of its own.
+    #[cfg(feature = "desktop")]
+    fn show(&mut self, pick: Pick, window: &Window, current: &str) -> Result<(), String> {
         let env = std::env::var_os;
         if !available(
             env("DBUS_SESSION_BUS_ADDRESS"),

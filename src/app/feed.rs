@@ -8,7 +8,7 @@
 //! never between cloths of different sizes. Each of several flags is interpolated alike.
 
 use std::sync::Arc;
-use std::time::Instant;
+use web_time::Instant;
 
 use crate::sim::runtime::snapshot::Snapshot;
 

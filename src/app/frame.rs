@@ -749,7 +749,7 @@ pub fn panels(
             .resizable(true)
             .default_size(190.0)
             .show(root, |ui| {
-                let now = std::time::Instant::now();
+                let now = web_time::Instant::now();
                 ui::plots::plots_ui(ui, state, snap.paused, now);
             });
     }
@@ -766,7 +766,7 @@ pub fn panels(
         root.ctx(),
         view_area,
         &mut state.notices,
-        std::time::Instant::now(),
+        web_time::Instant::now(),
     );
     if state.show_help {
         egui::Window::new("keys and mouse")

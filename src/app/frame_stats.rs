@@ -6,7 +6,8 @@
 //! display timings only; the simulation's time step never comes from here.
 
 use std::collections::VecDeque;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use web_time::Instant;
 
 /// Number of frames [`FrameStats::default`] averages over (two seconds at 60 fps).
 pub(crate) const DEFAULT_WINDOW: usize = 120;

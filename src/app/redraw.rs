@@ -1,6 +1,6 @@
 //! When the viewer draws a frame, and when it waits.
 
-use std::time::Instant;
+use web_time::Instant;
 
 /// When the viewer draws: every display frame while the cloth moves, and otherwise only when
 /// something changed (an input, a new snapshot, egui's own animations), so a paused, untouched

@@ -110,6 +110,24 @@ pub(crate) async fn pick_adapter(
         }))
 }
 
+/// The browser's adapter for `window`'s canvas, and the canvas's surface, made first: WebGL2
+/// draws only to the surface its adapter was made for.
+#[cfg(target_arch = "wasm32")]
+pub(crate) async fn page_adapter(
+    instance: &wgpu::Instance,
+    window: &Arc<Window>,
+) -> Result<(wgpu::Adapter, wgpu::Surface<'static>), SurfaceError> {
+    let surface = instance.create_surface(Arc::clone(window))?;
+    let adapter = instance
+        .request_adapter(&wgpu::RequestAdapterOptions {
+            compatible_surface: Some(&surface),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| SurfaceError::NoAdapter(e.to_string()))?;
+    Ok((adapter, surface))
+}
+
 fn device_type_rank(device_type: wgpu::DeviceType) -> u8 {
     match device_type {
         wgpu::DeviceType::DiscreteGpu => 0,
@@ -164,6 +182,18 @@ impl WindowSurface {
         window: Arc<Window>,
     ) -> Result<Self, SurfaceError> {
         let surface = instance.create_surface(Arc::clone(&window))?;
+        Self::with_surface(surface, instance, adapter, device, window)
+    }
+
+    /// [`Self::new`] with the window's surface made already (a page makes it before it asks
+    /// for an adapter, which WebGL needs to draw to it).
+    pub(crate) fn with_surface(
+        surface: wgpu::Surface<'static>,
+        instance: &wgpu::Instance,
+        adapter: &wgpu::Adapter,
+        device: &wgpu::Device,
+        window: Arc<Window>,
+    ) -> Result<Self, SurfaceError> {
         let caps = surface.get_capabilities(adapter);
         let format = choose_format(&caps.formats)
             .ok_or_else(|| SurfaceError::Unsupported(adapter.get_info().name))?;

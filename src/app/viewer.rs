@@ -8,7 +8,8 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use web_time::Instant;
 
 use glam::Vec2;
 use winit::application::ApplicationHandler;
@@ -103,76 +104,11 @@ pub(crate) enum ViewerError {
 }
 
 /// Opens the window and runs until it is closed (or `exit_after_frames`).
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn run(options: ViewerOptions) -> Result<(), ViewerError> {
     let event_loop = EventLoop::new()?;
     let instance = surface::create_instance(Box::new(event_loop.owned_display_handle()));
-    // A cloth asked onto the GPU steps on the CPU until the window's GPU is lent to the
-    // simulation ([`App::create_gpu`]).
-    let sim = SimThread::spawn_lab_awaiting_gpu(options.scene.clone(), &options.compare, false)?;
-    if options.reference {
-        sim.send(crate::sim_thread::Command::SetReference(true));
-    }
-    let first = sim.latest();
-    let mut ui = UiState::new(options.scene.clone(), first.total_mass);
-    let remembered = &options.persisted.settings;
-    remembered.give_panels(&mut ui);
-    if let Some(format) = options.record_format {
-        ui.capture.record_format = format;
-    }
-    ui.files.settings_file = options.persisted.store.path().map(Into::into);
-    for w in &options.persisted.warnings {
-        log::warn!("{w}");
-        ui.notices.error(w.clone());
-    }
-    if ui.time_scale != crate::sim::format::params::spec::TIME_SCALE.default {
-        sim.send(Command::SetTimeScale(ui.time_scale));
-    }
-    let mut controls = Controls::new(view::framing_camera(&[&first]), Vec2::new(1280.0, 800.0));
-    if options.restore_camera
-        && let Some(c) = remembered.camera
-    {
-        controls.camera = c.applied_to(controls.camera);
-    }
-    let store = options.persisted.store.clone();
-    let mut app = App {
-        options,
-        sim,
-        ui,
-        feed: SnapshotFeed::new(first),
-        reframe: None,
-        failure: None,
-        dialogs: Dialogs::new(event_loop.create_proxy()),
-        graphics: Graphics {
-            instance,
-            gpu: None,
-            gpu_error: Arc::default(),
-            gpu_lost: Arc::default(),
-            default_quality: RenderQuality::HIGH,
-        },
-        input: Pointer {
-            controls,
-            ctrl: false,
-            lab: LabPointer::default(),
-            view_area: None,
-        },
-        clock: Clock {
-            opened: Instant::now(),
-            stats: FrameStats::default(),
-            frames: 0,
-            repainted: 0,
-            cpu_ms: 0.0,
-            scale: RenderScale::new(ScaleMode::Fixed(1.0)),
-            redraw: Redraw::default(),
-        },
-        capture: Capture {
-            shot: None,
-            recorder: None,
-        },
-        kept: Kept {
-            store,
-            settings_seen: Instant::now(),
-        },
-    };
+    let mut app = App::new(options, instance, &event_loop)?;
     event_loop.run_app(&mut app)?;
     if let Err(e) = app.kept.store.save(app.current_settings()) {
         log::warn!("{e}");
@@ -185,8 +121,160 @@ pub(crate) fn run(options: ViewerOptions) -> Result<(), ViewerError> {
     }
 }
 
+/// Runs the viewer in a page, on its canvas ([`page_canvas`]): WebGPU where the browser has an
+/// adapter for it, WebGL2 otherwise. Returns once the page's event loop runs (it never ends);
+/// later failures go to the log.
+#[cfg(target_arch = "wasm32")]
+pub(crate) async fn run_in_page(options: ViewerOptions) -> Result<(), ViewerError> {
+    use winit::platform::web::EventLoopExtWebSys;
+    let event_loop = EventLoop::new()?;
+    let instance = wgpu::util::new_instance_with_webgpu_detection(wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::BROWSER_WEBGPU | wgpu::Backends::GL,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    })
+    .await;
+    let app = App::new(options, instance, &event_loop)?;
+    event_loop.spawn_app(app);
+    Ok(())
+}
+
+impl App {
+    /// The viewer before its window: the simulation started, the panels given the settings
+    /// read, the camera framing the first snapshot.
+    fn new(
+        options: ViewerOptions,
+        instance: wgpu::Instance,
+        event_loop: &EventLoop<()>,
+    ) -> Result<Self, ViewerError> {
+        // A cloth asked onto the GPU steps on the CPU until the window's GPU is lent to the
+        // simulation ([`App::create_gpu`]).
+        let sim =
+            SimThread::spawn_lab_awaiting_gpu(options.scene.clone(), &options.compare, false)?;
+        if options.reference {
+            sim.send(crate::sim_thread::Command::SetReference(true));
+        }
+        let first = sim.latest();
+        let mut ui = UiState::new(options.scene.clone(), first.total_mass);
+        let remembered = &options.persisted.settings;
+        remembered.give_panels(&mut ui);
+        if let Some(format) = options.record_format {
+            ui.capture.record_format = format;
+        }
+        ui.files.settings_file = options.persisted.store.path().map(Into::into);
+        for w in &options.persisted.warnings {
+            log::warn!("{w}");
+            ui.notices.error(w.clone());
+        }
+        if ui.time_scale != crate::sim::format::params::spec::TIME_SCALE.default {
+            sim.send(Command::SetTimeScale(ui.time_scale));
+        }
+        let mut controls = Controls::new(view::framing_camera(&[&first]), Vec2::new(1280.0, 800.0));
+        if options.restore_camera
+            && let Some(c) = remembered.camera
+        {
+            controls.camera = c.applied_to(controls.camera);
+        }
+        let store = options.persisted.store.clone();
+        Ok(App {
+            options,
+            sim,
+            ui,
+            feed: SnapshotFeed::new(first),
+            reframe: None,
+            failure: None,
+            dialogs: Dialogs::new(event_loop.create_proxy()),
+            graphics: Graphics {
+                instance,
+                gpu: None,
+                gpu_error: Arc::default(),
+                gpu_lost: Arc::default(),
+                default_quality: RenderQuality::HIGH,
+            },
+            input: Pointer {
+                controls,
+                ctrl: false,
+                lab: LabPointer::default(),
+                view_area: None,
+            },
+            clock: Clock {
+                opened: Instant::now(),
+                stats: FrameStats::default(),
+                frames: 0,
+                repainted: 0,
+                cpu_ms: 0.0,
+                scale: RenderScale::new(ScaleMode::Fixed(1.0)),
+                redraw: Redraw::default(),
+            },
+            capture: Capture {
+                shot: None,
+                recorder: None,
+            },
+            kept: Kept {
+                store,
+                settings_seen: Instant::now(),
+            },
+            #[cfg(target_arch = "wasm32")]
+            opening: None,
+            #[cfg(target_arch = "wasm32")]
+            page_wake: event_loop.create_proxy(),
+        })
+    }
+}
+
+/// An adapter and a device that can draw to a window, and the window's surface where it had to
+/// be made first.
+struct OpenedDevice {
+    adapter: wgpu::Adapter,
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    /// A page's surface, made before its adapter was asked for (`None`: made with the rest).
+    surface: Option<wgpu::Surface<'static>>,
+}
+
+/// Picks the adapter for `window` ([`surface::pick_adapter`]; in a page the browser's, for
+/// the canvas) and opens a device on it with the adapter's own limits.
+async fn open_device(
+    instance: &wgpu::Instance,
+    window: &Arc<Window>,
+) -> Result<OpenedDevice, ViewerError> {
+    #[cfg(not(target_arch = "wasm32"))]
+    let (adapter, surface) = (surface::pick_adapter(instance, window).await?, None);
+    #[cfg(target_arch = "wasm32")]
+    let (adapter, surface) = {
+        let (adapter, made) = surface::page_adapter(instance, window).await?;
+        (adapter, Some(made))
+    };
+    let (device, queue) = adapter
+        .request_device(&wgpu::DeviceDescriptor {
+            label: Some("flagsim viewer device"),
+            required_limits: adapter.limits(),
+            ..Default::default()
+        })
+        .await?;
+    Ok(OpenedDevice {
+        adapter,
+        device,
+        queue,
+        surface,
+    })
+}
+
+/// The page's canvas for the viewer: the element with the id `flagsim` (`index.html`'s).
+#[cfg(target_arch = "wasm32")]
+fn page_canvas() -> Option<web_sys::HtmlCanvasElement> {
+    use wasm_bindgen::JsCast;
+    web_sys::window()?
+        .document()?
+        .get_element_by_id("flagsim")?
+        .dyn_into()
+        .ok()
+}
+
 struct Gpu {
     window: Arc<Window>,
+    /// Kept while its device is in use: a page's browser loses a device whose adapter and
+    /// instance it collected.
+    _adapter: wgpu::Adapter,
     device: wgpu::Device,
     queue: wgpu::Queue,
     adapter: String,
@@ -273,23 +361,54 @@ struct App {
     clock: Clock,
     capture: Capture,
     kept: Kept,
+    /// In a page, the window made and the device its promises will give.
+    #[cfg(target_arch = "wasm32")]
+    opening: Option<(Arc<Window>, PageAnswer)>,
+    /// Wakes a page's event loop when its device arrives.
+    #[cfg(target_arch = "wasm32")]
+    page_wake: winit::event_loop::EventLoopProxy<()>,
 }
 
+/// Where a page's device arrives when the browser's promises resolve.
+#[cfg(target_arch = "wasm32")]
+type PageAnswer = std::rc::Rc<std::cell::RefCell<Option<Result<OpenedDevice, ViewerError>>>>;
+
 impl App {
+    /// The window, its adapter and device, then the viewer's passes on them.
+    #[cfg(not(target_arch = "wasm32"))]
     fn create_gpu(&self, event_loop: &ActiveEventLoop) -> Result<Gpu, ViewerError> {
-        let (w, h) = self.options.size;
+        let window = self.create_window(event_loop)?;
+        let opened = pollster::block_on(open_device(&self.graphics.instance, &window))?;
+        self.finish_gpu(window, opened)
+    }
+
+    fn create_window(&self, event_loop: &ActiveEventLoop) -> Result<Arc<Window>, ViewerError> {
         let attributes = Window::default_attributes()
-            .with_title(format!("flagsim — {}", self.ui.scene.description))
-            .with_inner_size(winit::dpi::LogicalSize::new(w as f64, h as f64));
-        let window = Arc::new(event_loop.create_window(attributes)?);
-        let adapter = pollster::block_on(surface::pick_adapter(&self.graphics.instance, &window))?;
+            .with_title(format!("flagsim — {}", self.ui.scene.description));
+        #[cfg(not(target_arch = "wasm32"))]
+        let attributes = {
+            let (w, h) = self.options.size;
+            attributes.with_inner_size(winit::dpi::LogicalSize::new(w as f64, h as f64))
+        };
+        // In a page the window is the page's canvas, sized by its style (the whole page).
+        #[cfg(target_arch = "wasm32")]
+        let attributes = {
+            use winit::platform::web::WindowAttributesExtWebSys;
+            attributes.with_canvas(page_canvas())
+        };
+        Ok(Arc::new(event_loop.create_window(attributes)?))
+    }
+
+    /// The viewer's device on `opened` for `window`: the error handlers, the surface, the
+    /// panels' layer, the scene's passes, and the device lent to the simulation.
+    fn finish_gpu(&self, window: Arc<Window>, opened: OpenedDevice) -> Result<Gpu, ViewerError> {
+        let OpenedDevice {
+            adapter,
+            device,
+            queue,
+            surface: made,
+        } = opened;
         let info = adapter.get_info();
-        let (device, queue) =
-            pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-                label: Some("flagsim viewer device"),
-                required_limits: adapter.limits(),
-                ..Default::default()
-            }))?;
         // A GPU validation error must not take the viewer down: report it in the panel instead
         // (wgpu's default handler panics).
         let gpu_error = self.graphics.gpu_error.clone();
@@ -309,8 +428,13 @@ impl App {
                 }
             }
         });
-        let surface =
-            WindowSurface::new(&self.graphics.instance, &adapter, &device, window.clone())?;
+        let instance = &self.graphics.instance;
+        let surface = match made {
+            Some(made) => {
+                WindowSurface::with_surface(made, instance, &adapter, &device, window.clone())?
+            }
+            None => WindowSurface::new(instance, &adapter, &device, window.clone())?,
+        };
         let egui = EguiLayer::new(&device, &window, surface.format());
         let quality = RenderQuality::for_device_type(info.device_type);
         let mut scene = SceneDraw::new(
@@ -329,8 +453,12 @@ impl App {
         let provider = GpuProvider::new(device.clone(), queue.clone(), info.clone());
         let sim_nodes = provider.nodes();
         let sim_provider: Arc<dyn crate::sim::runtime::device::DeviceProvider> = Arc::new(provider);
+        // In a page the GPU step's read-backs would wait on the browser's promises inside a
+        // frame: the cloth steps on the CPU there.
+        #[cfg(not(target_arch = "wasm32"))]
         self.sim.send(Command::ProvideGpu(sim_provider.clone()));
         Ok(Gpu {
+            _adapter: adapter,
             sim_nodes,
             sim_provider,
             adapter: format!("{} ({:?})", info.name, info.backend),
@@ -342,6 +470,85 @@ impl App {
             scene,
             software: info.device_type == wgpu::DeviceType::Cpu,
         })
+    }
+
+    /// Takes the window's GPU into use: the render scale and quality it starts with.
+    fn gpu_ready(&mut self, mut gpu: Gpu) {
+        let [w, h] = gpu.surface.size_px();
+        self.input.controls.size = Vec2::new(w as f32, h as f32);
+        self.ui.quality = gpu.scene.quality;
+        let mode = self.options.render_scale.unwrap_or(if gpu.software {
+            ScaleMode::Auto
+        } else {
+            ScaleMode::Fixed(1.0)
+        });
+        self.ui.render_scale = mode;
+        if gpu.software && mode == ScaleMode::Auto {
+            // On a software rasteriser *auto* starts at its lowest scale and climbs
+            // while frames are quick, rather than open with the slowest frames.
+            self.clock
+                .scale
+                .set_mode(ScaleMode::Fixed(crate::render::AUTO_MIN_RENDER_SCALE));
+        }
+        self.clock.scale.set_mode(mode);
+        gpu.scene.set_scale(&gpu.device, self.clock.scale.scale());
+        self.graphics.default_quality = gpu.scene.quality;
+        gpu.window.request_redraw();
+        self.graphics.gpu = Some(gpu);
+        if let Some(q) = self.options.persisted.settings.quality
+            && q != self.ui.quality
+        {
+            self.ui.quality = q;
+            self.apply(crate::ui::UiAction::SetQuality(q));
+        }
+    }
+
+    /// Stops the viewer with `e` (in a page, where nothing returns it, it goes to the log,
+    /// which the page shows).
+    fn fail(&mut self, e: ViewerError, event_loop: &ActiveEventLoop) {
+        #[cfg(target_arch = "wasm32")]
+        log::error!("{e}");
+        self.failure = Some(e);
+        event_loop.exit();
+    }
+
+    /// In a page the adapter and device come from the browser's promises: the window is made
+    /// now, the rest when they resolve ([`Self::take_page_device`]).
+    #[cfg(target_arch = "wasm32")]
+    fn open_in_page(&mut self, event_loop: &ActiveEventLoop) {
+        if self.opening.is_some() {
+            return;
+        }
+        let window = match self.create_window(event_loop) {
+            Ok(window) => window,
+            Err(e) => return self.fail(e, event_loop),
+        };
+        let answer = std::rc::Rc::new(std::cell::RefCell::new(None));
+        self.opening = Some((window.clone(), answer.clone()));
+        let instance = self.graphics.instance.clone();
+        let wake = self.page_wake.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let opened = open_device(&instance, &window).await;
+            *answer.borrow_mut() = Some(opened);
+            let _ = wake.send_event(());
+        });
+    }
+
+    /// The page's device once its promises resolved: the viewer's passes are made on it.
+    #[cfg(target_arch = "wasm32")]
+    fn take_page_device(&mut self, event_loop: &ActiveEventLoop) {
+        let Some((window, answer)) = &self.opening else {
+            return;
+        };
+        let Some(opened) = answer.borrow_mut().take() else {
+            return;
+        };
+        let window = window.clone();
+        self.opening = None;
+        match opened.and_then(|opened| self.finish_gpu(window, opened)) {
+            Ok(gpu) => self.gpu_ready(gpu),
+            Err(e) => self.fail(e, event_loop),
+        }
     }
 
     fn pointer(&mut self, input: Input, egui_consumed: bool) {
@@ -659,40 +866,13 @@ impl ApplicationHandler for App {
         if self.graphics.gpu.is_some() {
             return;
         }
+        #[cfg(not(target_arch = "wasm32"))]
         match self.create_gpu(event_loop) {
-            Ok(mut gpu) => {
-                let [w, h] = gpu.surface.size_px();
-                self.input.controls.size = Vec2::new(w as f32, h as f32);
-                self.ui.quality = gpu.scene.quality;
-                let mode = self.options.render_scale.unwrap_or(if gpu.software {
-                    ScaleMode::Auto
-                } else {
-                    ScaleMode::Fixed(1.0)
-                });
-                self.ui.render_scale = mode;
-                if gpu.software && mode == ScaleMode::Auto {
-                    // On a software rasteriser *auto* starts at its lowest scale and climbs
-                    // while frames are quick, rather than open with the slowest frames.
-                    self.clock
-                        .scale
-                        .set_mode(ScaleMode::Fixed(crate::render::AUTO_MIN_RENDER_SCALE));
-                }
-                self.clock.scale.set_mode(mode);
-                gpu.scene.set_scale(&gpu.device, self.clock.scale.scale());
-                self.graphics.default_quality = gpu.scene.quality;
-                self.graphics.gpu = Some(gpu);
-                if let Some(q) = self.options.persisted.settings.quality
-                    && q != self.ui.quality
-                {
-                    self.ui.quality = q;
-                    self.apply(crate::ui::UiAction::SetQuality(q));
-                }
-            }
-            Err(e) => {
-                self.failure = Some(e);
-                event_loop.exit();
-            }
+            Ok(gpu) => self.gpu_ready(gpu),
+            Err(e) => self.fail(e, event_loop),
         }
+        #[cfg(target_arch = "wasm32")]
+        self.open_in_page(event_loop);
     }
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, id: WindowId, event: WindowEvent) {
@@ -771,6 +951,11 @@ impl ApplicationHandler for App {
     }
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        #[cfg(target_arch = "wasm32")]
+        self.take_page_device(event_loop);
+        // In a page the simulation runs here, a turn each time the page wakes (a frame, an
+        // input); on the desktop its thread runs by itself.
+        self.sim.pump();
         let now = Instant::now();
         self.keep_settings(now);
         while let Some((pick, answer)) = self.dialogs.poll() {

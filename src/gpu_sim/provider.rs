@@ -5,7 +5,8 @@
 //! step and the drawing but the small asynchronous snapshots for the panels.
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use web_time::Instant;
 
 use super::{GpuSimError, GpuStepper, unsupported};
 use crate::sim::runtime::device::{DeviceProvider, DeviceStepper, ReadBacks};

@@ -11,7 +11,8 @@
 //! frame every display refresh.
 
 use std::collections::VecDeque;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use web_time::Instant;
 
 use egui::{Color32, RichText, Ui};
 

@@ -50,7 +50,7 @@ pub struct LabPanel {
     /// Key grids (nodes along the width) the lab runs each integrator at besides the scene's.
     pub grids: Vec<usize>,
     /// The lab labels' figures and when they were taken (see [`lab::figures`]).
-    pub(super) figures: Option<(std::time::Instant, Vec<String>)>,
+    pub(super) figures: Option<(web_time::Instant, Vec<String>)>,
     /// The last search for the largest stable `dt` (running or done).
     pub dt_search: Option<std::sync::Arc<crate::sim_thread::Search>>,
 }
@@ -111,7 +111,7 @@ pub struct UiState {
     /// the next command).
     pub(super) sim_error: Option<crate::sim::SimError>,
     /// The Stats panel's figures and when they were taken (see [`stats::REFRESH`]).
-    pub(super) stats_rows: Option<(std::time::Instant, Vec<(&'static str, String)>)>,
+    pub(super) stats_rows: Option<(web_time::Instant, Vec<(&'static str, String)>)>,
     /// The live plots' points and settings.
     pub plots: plots::LivePlots,
     /// Wind direction as the user set it, degrees (kept when the speed is zero).

@@ -92,6 +92,11 @@ impl Ffmpeg {
 
     /// Ends ffmpeg's input, waits for it and returns its failure, if it failed.
     fn failure(&mut self) -> Option<VideoError> {
+        // (A page has no processes: there its pipe is a plain value.)
+        #[cfg_attr(
+            target_arch = "wasm32",
+            allow(clippy::drop_non_drop, reason = "no pipe")
+        )]
         drop(self.stdin.take());
         let status = self.child.wait();
         let said = self

@@ -2,7 +2,7 @@
 
 use super::{DIR_VARIABLE, FILE_NAME, SAVE_DELAY, Settings};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use web_time::Instant;
 
 /// Where the settings live and what was last written there.
 #[derive(Debug, Clone)]

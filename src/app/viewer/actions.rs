@@ -105,7 +105,7 @@ impl App {
             UiAction::ResetCamera => {
                 // Now, and again when the command before it has made its new snapshot.
                 self.frame_camera();
-                self.reframe = Some((self.feed.current().generation, std::time::Instant::now()));
+                self.reframe = Some((self.feed.current().generation, web_time::Instant::now()));
             }
         }
     }

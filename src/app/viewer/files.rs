@@ -1,7 +1,8 @@
 //! What the viewer does for files and settings: the native file dialogs' answers, the
 //! settings kept between runs (`app::settings`) and *Reset to defaults*.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use web_time::Instant;
 
 use super::{App, dialogs};
 use crate::app::dialogs::Answer;

@@ -195,3 +195,37 @@ fn request_adapter(
         apply_limit_buckets: false,
     }))
 }
+
+/// The validation errors of what was made since `scope` was pushed, as `context`'s
+/// [`GpuError::Validation`]. A page's browser answers with a promise that a frame cannot wait
+/// for: there the answer goes to the log (which the page shows) when it comes.
+#[cfg_attr(
+    target_arch = "wasm32",
+    allow(
+        clippy::unnecessary_wraps,
+        reason = "the desktop's answer can be an error"
+    )
+)]
+pub(crate) fn validated(
+    scope: wgpu::ErrorScopeGuard,
+    context: &'static str,
+) -> Result<(), GpuError> {
+    #[cfg(not(target_arch = "wasm32"))]
+    if let Some(error) = pollster::block_on(scope.pop()) {
+        return Err(GpuError::Validation {
+            context,
+            message: error.to_string(),
+        });
+    }
+    // The pop itself is now: the browser takes error scopes back in the order they came.
+    #[cfg(target_arch = "wasm32")]
+    let popped = scope.pop();
+    #[cfg(target_arch = "wasm32")]
+    wasm_bindgen_futures::spawn_local(async move {
+        if let Some(error) = popped.await {
+            let message = error.to_string();
+            log::error!("{}", GpuError::Validation { context, message });
+        }
+    });
+    Ok(())
+}

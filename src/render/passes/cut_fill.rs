@@ -98,12 +98,7 @@ impl CutFillPass {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        if let Some(error) = pollster::block_on(scope.pop()) {
-            return Err(GpuError::Validation {
-                context: "building the cut-node pipelines",
-                message: error.to_string(),
-            });
-        }
+        crate::render::device::gpu::validated(scope, "building the cut-node pipelines")?;
         Ok(Self {
             layout,
             fill_rows,

@@ -259,12 +259,7 @@ impl UpsamplePass {
         let column_frame_nodes = pipeline("column_frame_nodes_pass");
         let internal_nodes = pipeline("internal_nodes_pass");
         let normals = pipeline("normals_pass");
-        if let Some(error) = pollster::block_on(scope.pop()) {
-            return Err(GpuError::Validation {
-                context: "building the upsample pipelines",
-                message: error.to_string(),
-            });
-        }
+        crate::render::device::gpu::validated(scope, "building the upsample pipelines")?;
         Ok(Self {
             bind_group_layout,
             frame_nodes,
@@ -557,12 +552,7 @@ impl UpsamplePass {
         encoder.copy_buffer_to_buffer(positions, offset, &positions_staging, 0, size);
         encoder.copy_buffer_to_buffer(normals, offset, &normals_staging, 0, size);
         ctx.queue.submit([encoder.finish()]);
-        if let Some(error) = pollster::block_on(scope.pop()) {
-            return Err(GpuError::Validation {
-                context: "reading the render mesh back",
-                message: error.to_string(),
-            });
-        }
+        crate::render::device::gpu::validated(scope, "reading the render mesh back")?;
         let positions = read_vec4_buffer(ctx, &positions_staging)?;
         let normals = read_vec4_buffer(ctx, &normals_staging)?;
         Ok(RenderMesh {

@@ -98,7 +98,7 @@ pub(crate) fn accurate_text(dt: f64, stable: f64) -> String {
 /// [`REFRESH`] while running, at once while paused), so the labels do not make the panels be
 /// painted anew every frame.
 pub(crate) fn figures(state: &mut UiState, snap: &Snapshot) -> Vec<String> {
-    let now = std::time::Instant::now();
+    let now = web_time::Instant::now();
     let n = 1 + snap.lab.len();
     let stale = state.lab.figures.as_ref().is_none_or(|(at, rows)| {
         snap.paused || rows.len() != n || now.duration_since(*at) >= REFRESH

@@ -15,7 +15,7 @@ pub(crate) fn stats_ui(
     snap: &Snapshot,
     frame: &FrameInfo<'_>,
 ) {
-    let now = std::time::Instant::now();
+    let now = web_time::Instant::now();
     let stale = state
         .stats_rows
         .as_ref()

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 use std::fmt::Write as _;
-use std::time::Instant;
+use web_time::Instant;
 
 use egui_plot::PlotPoint;
 

@@ -1,6 +1,6 @@
 //! The plots drawn under the 3-D view, one line per cloth in its colour.
 
-use std::time::Instant;
+use web_time::Instant;
 
 use egui::{Color32, Ui};
 use egui_plot::{Line, Plot, PlotPoints};
