@@ -380,6 +380,66 @@ fn a_bad_image_or_dropped_scene_leaves_everything_as_it_was() {
     assert_eq!(grid_size(loads(&actions)[0]), (0.6, 0.6));
 }
 
+#[test]
+fn a_pages_file_by_its_bytes_goes_where_a_dropped_file_goes() {
+    let mut state = panel_state();
+    let png = std::fs::read(write_png("page-wide.png", &two_colour(300, 100))).unwrap();
+    let mut actions = Vec::new();
+    assert!(scene_files::drop_bytes(
+        &mut state,
+        &mut actions,
+        "wide.png",
+        png.clone()
+    ));
+    assert_eq!(flag_images(&actions), [(300, 100)]);
+    assert_eq!(grid_size(loads(&actions)[0]), (2.4, 0.8));
+
+    // A scene by its bytes.
+    let mut actions = Vec::new();
+    let scene = br#"{"cloth": {"grid": {"height": 0.5}}}"#.to_vec();
+    assert!(scene_files::drop_bytes(
+        &mut state,
+        &mut actions,
+        "tall.JSON",
+        scene
+    ));
+    // No image in it: the format's default width, 1.2 m.
+    assert_eq!(grid_size(loads(&actions)[0]), (1.2, 0.5));
+
+    // What cannot be used: a message naming it, nothing done, the flag as it was.
+    let before = (state.scene.clone(), state.view.render.clone());
+    for (name, bytes, says) in [
+        ("half.png", png[..png.len() / 2].to_vec(), "cut short"),
+        ("noise.png", b"not an image".to_vec(), "noise.png"),
+        (
+            "latin1.json",
+            vec![b'{', 0xe9, b'}'],
+            "latin1.json is not text",
+        ),
+        (
+            "bad.json",
+            br#"{"cloth": {"grid": {"nx": 1}}}"#.to_vec(),
+            "cloth.grid.nx",
+        ),
+    ] {
+        let mut actions = Vec::new();
+        assert!(!scene_files::drop_bytes(
+            &mut state,
+            &mut actions,
+            name,
+            bytes
+        ));
+        assert!(actions.is_empty(), "{name}: {actions:?}");
+        let last = state.notices.last().expect("a message");
+        assert!(
+            last.level == Level::Error && last.text.contains(says),
+            "{name}: {}",
+            last.text
+        );
+        assert_eq!((state.scene.clone(), state.view.render.clone()), before);
+    }
+}
+
 /// Pixels of each colour of [`two_colour`] in `image` and the mean x of each.
 fn colour_spread(image: &RgbaImage) -> ((usize, f64), (usize, f64)) {
     let (mut red, mut green) = ((0, 0.0), (0, 0.0));

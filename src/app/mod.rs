@@ -46,6 +46,13 @@ pub mod frame;
 pub(crate) mod frame_stats;
 pub mod keys;
 pub(crate) mod lab_view;
+#[cfg_attr(
+    not(target_arch = "wasm32"),
+    allow(dead_code, reason = "the page reads it; on the desktop its tests do")
+)]
+pub(crate) mod link;
+#[cfg(target_arch = "wasm32")]
+pub(crate) mod page;
 pub(crate) mod redraw;
 pub mod screenshot;
 pub(crate) mod settings;

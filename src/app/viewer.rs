@@ -124,8 +124,14 @@ pub(crate) fn run(options: ViewerOptions) -> Result<(), ViewerError> {
 /// Runs the viewer in a page, on its canvas ([`page_canvas`]): WebGPU where the browser has an
 /// adapter for it, WebGL2 otherwise. Returns once the page's event loop runs (it never ends);
 /// later failures go to the log.
+/// `inbox` is where the page puts the files it is handed (the viewer takes them in its next
+/// turn); the proxy returned wakes the viewer when something was put there.
 #[cfg(target_arch = "wasm32")]
-pub(crate) async fn run_in_page(options: ViewerOptions) -> Result<(), ViewerError> {
+pub(crate) async fn run_in_page(
+    options: ViewerOptions,
+    inbox: super::page::PageInbox,
+    image_link: Option<String>,
+) -> Result<winit::event_loop::EventLoopProxy<()>, ViewerError> {
     use winit::platform::web::EventLoopExtWebSys;
     let event_loop = EventLoop::new()?;
     let instance = wgpu::util::new_instance_with_webgpu_detection(wgpu::InstanceDescriptor {
@@ -133,9 +139,12 @@ pub(crate) async fn run_in_page(options: ViewerOptions) -> Result<(), ViewerErro
         ..wgpu::InstanceDescriptor::new_without_display_handle()
     })
     .await;
-    let app = App::new(options, instance, &event_loop)?;
+    let mut app = App::new(options, instance, &event_loop)?;
+    app.page.inbox = inbox;
+    app.page.image_link = image_link;
+    let wake = event_loop.create_proxy();
     event_loop.spawn_app(app);
-    Ok(())
+    Ok(wake)
 }
 
 impl App {
@@ -217,8 +226,21 @@ impl App {
             opening: None,
             #[cfg(target_arch = "wasm32")]
             page_wake: event_loop.create_proxy(),
+            #[cfg(target_arch = "wasm32")]
+            page: PageSide::default(),
         })
     }
+}
+
+/// The adapter as the Stats panel names it: its name and backend (a browser's WebGPU adapter
+/// may keep its name to itself).
+fn adapter_name(info: &wgpu::AdapterInfo) -> String {
+    let name = if info.name.is_empty() {
+        "the browser's adapter"
+    } else {
+        &info.name
+    };
+    format!("{name} ({:?})", info.backend)
 }
 
 /// An adapter and a device that can draw to a window, and the window's surface where it had to
@@ -257,17 +279,6 @@ async fn open_device(
         queue,
         surface,
     })
-}
-
-/// The page's canvas for the viewer: the element with the id `flagsim` (`index.html`'s).
-#[cfg(target_arch = "wasm32")]
-fn page_canvas() -> Option<web_sys::HtmlCanvasElement> {
-    use wasm_bindgen::JsCast;
-    web_sys::window()?
-        .document()?
-        .get_element_by_id("flagsim")?
-        .dyn_into()
-        .ok()
 }
 
 struct Gpu {
@@ -367,6 +378,24 @@ struct App {
     /// Wakes a page's event loop when its device arrives.
     #[cfg(target_arch = "wasm32")]
     page_wake: winit::event_loop::EventLoopProxy<()>,
+    /// In a page, what it hands the viewer and the link it keeps.
+    #[cfg(target_arch = "wasm32")]
+    page: PageSide,
+}
+
+/// The page's side of the viewer: files arriving, the link kept in the address, the notices
+/// told to the page.
+#[cfg(target_arch = "wasm32")]
+#[derive(Default)]
+struct PageSide {
+    inbox: super::page::PageInbox,
+    /// The `https` address the flag's image came from (it travels in the link).
+    image_link: Option<String>,
+    /// The fragment last put in the address, and when the scene was last compared with it.
+    fragment: String,
+    link_seen: Option<Instant>,
+    /// The time of the newest notice told to the page.
+    told: Option<Instant>,
 }
 
 /// Where a page's device arrives when the browser's promises resolve.
@@ -394,7 +423,7 @@ impl App {
         #[cfg(target_arch = "wasm32")]
         let attributes = {
             use winit::platform::web::WindowAttributesExtWebSys;
-            attributes.with_canvas(page_canvas())
+            attributes.with_canvas(super::page::canvas())
         };
         Ok(Arc::new(event_loop.create_window(attributes)?))
     }
@@ -409,6 +438,7 @@ impl App {
             surface: made,
         } = opened;
         let info = adapter.get_info();
+        log::info!("adapter: {}", adapter_name(&info));
         // A GPU validation error must not take the viewer down: report it in the panel instead
         // (wgpu's default handler panics).
         let gpu_error = self.graphics.gpu_error.clone();
@@ -461,7 +491,7 @@ impl App {
             _adapter: adapter,
             sim_nodes,
             sim_provider,
-            adapter: format!("{} ({:?})", info.name, info.backend),
+            adapter: adapter_name(&info),
             window,
             device,
             queue,
@@ -619,6 +649,10 @@ impl App {
         self.take_screenshot(&frame, &snap);
         self.record_frame(&frame, &snap);
         self.present_frame(frame, typical, started, acquire);
+        #[cfg(target_arch = "wasm32")]
+        if self.clock.frames == 1 {
+            super::page::tell_first_frame();
+        }
         if done {
             self.report_at_exit([w, h]);
             event_loop.exit();
@@ -952,7 +986,10 @@ impl ApplicationHandler for App {
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
         #[cfg(target_arch = "wasm32")]
-        self.take_page_device(event_loop);
+        {
+            self.take_page_device(event_loop);
+            self.serve_page(Instant::now());
+        }
         // In a page the simulation runs here, a turn each time the page wakes (a frame, an
         // input); on the desktop its thread runs by itself.
         self.sim.pump();

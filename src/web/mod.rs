@@ -1,38 +1,58 @@
-//! The viewer as a web page (wasm32, the `web` feature): the page's entry, its log.
+//! The viewer as a web page (wasm32, the `web` feature): the page's entry, its log, the files
+//! and link it hands the viewer.
 //!
-//! `index.html` (in `web/`) holds a canvas with the id `flagsim` that fills the page and a
-//! `notice` element; [`start`] runs the same viewer as the desktop's on that canvas
+//! `web/index.html` holds a canvas that fills the page, a hidden file input and a `notice`
+//! element; [`start`] runs the same viewer as the desktop's on that canvas
 //! ([`crate::app::viewer::run_in_page`]), its simulation stepped in the page's frames
-//! ([`crate::sim_thread::Runner::InFrames`]). What the viewer logs goes to the browser's
-//! console; an error also goes into the page, so a failure is never a blank page.
+//! ([`crate::sim_thread::Runner::InFrames`]). The page's address carries the scene
+//! (`#scene=<JSON>&image=<address>`, [`crate::app::page::fragment`]): a copied link opens the
+//! same flag in the same wind. What the viewer logs goes to the browser's console; an error
+//! also goes into the page, so a failure is never a blank page.
 
 use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::Closure;
+use wasm_bindgen_futures::JsFuture;
+use winit::event_loop::EventLoopProxy;
 
+use crate::app::link::Link;
+use crate::app::page::{self, FILE_INPUT_ID, PageInbox, PageInput};
 use crate::app::settings::Store;
 use crate::app::viewer::{ViewerOptions, run_in_page};
 use crate::sim::format::scene::Scene;
 
-/// The page's `main`: the panic hook and the log, then the viewer on the page's canvas.
+/// The scene a page opens without a link.
+const DEFAULT_PRESET: &str = "flag";
+
+/// The page's `main`: the panic hook and the log, then the viewer on the page's canvas, then
+/// the page's file input, drops and the link's image.
 pub fn start() {
     console_error_panic_hook::set_once();
     if log::set_logger(&PAGE_LOG).is_ok() {
         log::set_max_level(log::LevelFilter::Info);
     }
     wasm_bindgen_futures::spawn_local(async {
-        let options = match page_options() {
-            Ok(options) => options,
+        let link = page::link();
+        let scene = match scene_of(&link) {
+            Ok(scene) => scene,
             Err(e) => return log::error!("{e}"),
         };
-        if let Err(e) = run_in_page(options).await {
-            log::error!("{e}");
+        let inbox = PageInbox::default();
+        let wake = match run_in_page(options(scene), inbox.clone(), link.image.clone()).await {
+            Ok(wake) => wake,
+            Err(e) => return log::error!("{e}"),
+        };
+        let hand = Hand { inbox, wake };
+        hand.listen();
+        if let Some(address) = link.image {
+            hand.fetch(address);
         }
     });
 }
 
-/// The viewer's options in a page: the `flag` preset, no settings file.
-fn page_options() -> Result<ViewerOptions, String> {
-    let scene = Scene::load("flag").map_err(|e| e.to_string())?;
-    Ok(ViewerOptions {
+/// The viewer's options in a page: no settings file, no window size of its own (the canvas
+/// fills the page).
+fn options(scene: Scene) -> ViewerOptions {
+    ViewerOptions {
         scene,
         size: (1280, 800),
         exit_after_frames: None,
@@ -47,7 +67,140 @@ fn page_options() -> Result<ViewerOptions, String> {
         record_format: None,
         persisted: Store::open(None),
         restore_camera: false,
+    }
+}
+
+/// The link's scene, or the default preset with a notice where the link is bad.
+fn scene_of(link: &Link) -> Result<Scene, String> {
+    if let Some(problem) = &link.problem {
+        log::error!("{problem}");
+    }
+    let Some(json) = &link.scene else {
+        return Scene::load(DEFAULT_PRESET).map_err(|e| e.to_string());
+    };
+    Scene::from_json(json, "the link's scene").or_else(|e| {
+        log::error!("{e}; the {DEFAULT_PRESET} preset is shown");
+        Scene::load(DEFAULT_PRESET).map_err(|e| e.to_string())
     })
+}
+
+/// Hands the viewer what the page is given, and wakes it.
+#[derive(Clone)]
+struct Hand {
+    inbox: PageInbox,
+    wake: EventLoopProxy<()>,
+}
+
+impl Hand {
+    fn give(&self, input: PageInput) {
+        self.inbox.borrow_mut().push_back(input);
+        let _ = self.wake.send_event(());
+    }
+
+    /// The file input's choices and files dropped anywhere on the page.
+    fn listen(&self) {
+        let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+            return;
+        };
+        if let Some(input) = document
+            .get_element_by_id(FILE_INPUT_ID)
+            .and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok())
+        {
+            let hand = self.clone();
+            let chosen = input.clone();
+            let on_change = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+                if let Some(files) = chosen.files() {
+                    hand.read_all(&files);
+                }
+                // The same file chosen again is a change too.
+                chosen.set_value("");
+            });
+            let _ = input
+                .add_event_listener_with_callback("change", on_change.as_ref().unchecked_ref());
+            on_change.forget();
+        }
+        let over = Closure::<dyn FnMut(web_sys::DragEvent)>::new(|e: web_sys::DragEvent| {
+            // Without this the browser opens the dropped file itself.
+            e.prevent_default();
+        });
+        let _ =
+            document.add_event_listener_with_callback("dragover", over.as_ref().unchecked_ref());
+        over.forget();
+        let hand = self.clone();
+        let drop = Closure::<dyn FnMut(web_sys::DragEvent)>::new(move |e: web_sys::DragEvent| {
+            e.prevent_default();
+            if let Some(files) = e.data_transfer().and_then(|d| d.files()) {
+                hand.read_all(&files);
+            }
+        });
+        let _ = document.add_event_listener_with_callback("drop", drop.as_ref().unchecked_ref());
+        drop.forget();
+    }
+
+    fn read_all(&self, files: &web_sys::FileList) {
+        for k in 0..files.length() {
+            if let Some(file) = files.get(k) {
+                self.read(file);
+            }
+        }
+    }
+
+    /// Reads `file` whole, then gives it.
+    fn read(&self, file: web_sys::File) {
+        let hand = self.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let name = file.name();
+            match JsFuture::from(file.array_buffer()).await {
+                Ok(buffer) => hand.give(PageInput::File {
+                    name,
+                    bytes: js_sys::Uint8Array::new(&buffer).to_vec(),
+                    link: None,
+                }),
+                Err(e) => hand.give(PageInput::Failed(format!("cannot read {name}: {e:?}"))),
+            }
+        });
+    }
+
+    /// Fetches the image at `address` (the browser may refuse another site's), then gives it.
+    fn fetch(&self, address: String) {
+        let hand = self.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            match fetch_bytes(&address).await {
+                Ok(bytes) => {
+                    let name = address
+                        .rsplit('/')
+                        .next()
+                        .filter(|n| !n.is_empty())
+                        .unwrap_or("image")
+                        .to_owned();
+                    hand.give(PageInput::File {
+                        name,
+                        bytes,
+                        link: Some(address),
+                    });
+                }
+                Err(e) => hand.give(PageInput::Failed(format!(
+                    "the link's image {address} did not come ({e}); the flag stays"
+                ))),
+            }
+        });
+    }
+}
+
+async fn fetch_bytes(address: &str) -> Result<Vec<u8>, String> {
+    let window = web_sys::window().ok_or("no page")?;
+    let response: web_sys::Response = JsFuture::from(window.fetch_with_str(address))
+        .await
+        .map_err(|e| format!("{e:?}"))?
+        .dyn_into()
+        .map_err(|_| "not a response".to_owned())?;
+    if !response.ok() {
+        return Err(format!("status {}", response.status()));
+    }
+    let buffer = JsFuture::from(response.array_buffer().map_err(|e| format!("{e:?}"))?)
+        .await
+        .map_err(|e| format!("{e:?}"))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
 /// The browser's console, and for errors the page's `notice` element too.

@@ -56,6 +56,15 @@ impl App {
     /// Opens the native file dialog for `pick` (its answer arrives in
     /// [`Self::dialog_answered`]); where there is none, a notice says to type the path.
     pub(super) fn open_dialog(&mut self, pick: Pick) {
+        #[cfg(target_arch = "wasm32")]
+        self.page_dialog(pick);
+        #[cfg(not(target_arch = "wasm32"))]
+        self.native_dialog(pick);
+    }
+
+    /// The desktop's dialog for `pick`, over the window.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn native_dialog(&mut self, pick: Pick) {
         let Some(gpu) = &self.graphics.gpu else {
             return;
         };
@@ -125,6 +134,78 @@ impl App {
         match self.kept.store.save(self.current_settings()) {
             Ok(()) => self.ui.notices.info("settings reset to their defaults"),
             Err(e) => self.ui.notices.error(e),
+        }
+    }
+
+    /// A page's *open…* and *save as…*: the browser's file chooser (the file arrives in the
+    /// page's inbox) and a download.
+    #[cfg(target_arch = "wasm32")]
+    fn page_dialog(&mut self, pick: Pick) {
+        use crate::app::page;
+        let done = match pick {
+            Pick::OpenScene => page::choose_file(".json,application/json"),
+            Pick::OpenImage => page::choose_file("image/png,image/jpeg,image/webp"),
+            Pick::SaveScene => {
+                let json = self.ui.scene_as_shown().to_json();
+                page::download("scene.json", "application/json", json.as_bytes())
+            }
+            Pick::OpenBackground => {
+                Err("a background image cannot be opened in the page; the sky stays".into())
+            }
+        };
+        if let Err(e) = done {
+            self.ui.notices.error(e);
+        }
+    }
+
+    /// A page's turn besides the simulation's: the files it was handed, the notices it is told
+    /// (errors go into the page too), the scene's link in its address (compared twice a
+    /// second).
+    #[cfg(target_arch = "wasm32")]
+    pub(super) fn serve_page(&mut self, now: Instant) {
+        use crate::app::page::{self, PageInput};
+        use crate::ui::notices::Level;
+        loop {
+            let Some(input) = self.page.inbox.borrow_mut().pop_front() else {
+                break;
+            };
+            let mut actions = Vec::new();
+            match input {
+                PageInput::File { name, bytes, link } => {
+                    let image = !name.to_ascii_lowercase().ends_with(".json");
+                    if scene_files::drop_bytes(&mut self.ui, &mut actions, &name, bytes) && image {
+                        self.page.image_link = link;
+                    }
+                }
+                PageInput::Failed(e) => self.ui.notices.error(e),
+            }
+            for a in actions {
+                self.apply(a);
+            }
+            self.clock.redraw.wanted = true;
+        }
+        let told = self.page.told;
+        let new: Vec<(Level, String)> = (self.ui.notices.log().rev())
+            .take_while(|n| told.is_none_or(|t| n.at > t))
+            .map(|n| (n.level, n.text.clone()))
+            .collect();
+        self.page.told = self.ui.notices.last().map(|n| n.at);
+        for (level, text) in new.into_iter().rev() {
+            match level {
+                Level::Error => log::error!("{text}"),
+                Level::Info => log::info!("{text}"),
+            }
+        }
+        if (self.page.link_seen)
+            .is_some_and(|t| now.saturating_duration_since(t) < Duration::from_millis(500))
+        {
+            return;
+        }
+        self.page.link_seen = Some(now);
+        let fragment = page::fragment(&self.ui.scene_as_shown(), self.page.image_link.as_deref());
+        if fragment != self.page.fragment {
+            page::set_fragment(&fragment);
+            self.page.fragment = fragment;
         }
     }
 }

@@ -83,13 +83,27 @@ pub(crate) fn flag_images(
         .collect()
 }
 
+/// [`load_flag_image`] of a file's bytes, `name` naming it in the message (a page's file
+/// chosen or dropped, an image fetched from a link).
+pub(crate) fn decode_flag_image(name: &str, bytes: Vec<u8>) -> Result<RgbaImage, RenderError> {
+    decode_image(name, bytes, "flag image")
+}
+
 fn load_image(path: &std::path::Path, what: &'static str) -> Result<RgbaImage, RenderError> {
-    let fail = |reason: String| RenderError::ImageFile {
+    let bytes = std::fs::read(path).map_err(|e| RenderError::ImageFile {
         what,
         path: path.display().to_string(),
+        reason: format!("cannot read the file: {e}"),
+    })?;
+    decode_image(&path.display().to_string(), bytes, what)
+}
+
+fn decode_image(name: &str, bytes: Vec<u8>, what: &'static str) -> Result<RgbaImage, RenderError> {
+    let fail = |reason: String| RenderError::ImageFile {
+        what,
+        path: name.to_owned(),
         reason,
     };
-    let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read the file: {e}")))?;
     match image::guess_format(&bytes) {
         Ok(image::ImageFormat::Png | image::ImageFormat::Jpeg | image::ImageFormat::WebP) => {}
         Ok(other) => {

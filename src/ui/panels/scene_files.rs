@@ -127,13 +127,56 @@ pub fn set_flag_image(state: &mut UiState, actions: &mut Vec<UiAction>, path: Op
         Some(path) => flag_texture::load_flag_image(path),
         None => flag_texture::default_flag_image(),
     };
-    let image = match decoded {
-        Ok(image) => image,
+    match decoded {
+        Ok(image) => show_flag_image(state, actions, path, image),
+        Err(e) => state.notices.error(e.to_string()),
+    }
+}
+
+/// A page's file (chosen, dropped or fetched from a link), by its name and bytes: a scene
+/// (`.json`) is loaded, anything else put on the flag as an image. A file that cannot be used
+/// leaves a message and changes nothing. Whether it was taken.
+pub fn drop_bytes(
+    state: &mut UiState,
+    actions: &mut Vec<UiAction>,
+    name: &str,
+    bytes: Vec<u8>,
+) -> bool {
+    let json = Path::new(name)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    if json {
+        let scene = String::from_utf8(bytes)
+            .map_err(|_| format!("{name} is not text"))
+            .and_then(|text| Scene::from_json(&text, name).map_err(|e| e.to_string()));
+        return match scene {
+            Ok(scene) => load_scene(state, actions, scene, name),
+            Err(e) => {
+                state.notices.error(format!("{e}; the current scene stays"));
+                false
+            }
+        };
+    }
+    match flag_texture::decode_flag_image(name, bytes) {
+        Ok(image) => {
+            show_flag_image(state, actions, Some(Path::new(name)), image);
+            true
+        }
         Err(e) => {
             state.notices.error(e.to_string());
-            return;
+            false
         }
-    };
+    }
+}
+
+/// Puts `image` (from `path`; `None`: the built-in flag) on the flag, as [`set_flag_image`]
+/// says.
+fn show_flag_image(
+    state: &mut UiState,
+    actions: &mut Vec<UiAction>,
+    path: Option<&Path>,
+    image: image::RgbaImage,
+) {
     if !state.scene.flags.is_empty() {
         return set_image_of_flag(state, actions, path, image);
     }

@@ -1,0 +1,336 @@
+#!/usr/bin/env python3
+"""The viewer as a web page, in a real browser: headless Chromium (the system's) driven by
+Playwright, on the static folder `scripts/web build` writes (target/web/).
+
+    tests/web/page.py [--folder target/web] [--backend webgpu|webgl2|both] [--shots DIR]
+
+Each backend gets its own browser: WebGPU on Chromium's software adapter (SwiftShader's Vulkan;
+Chromium falls back to WebGL2 where it offers no adapter, and the test says which it ran on),
+WebGL2 on SwiftShader with WebGPU off. On each it checks, as a user would see it:
+
+- the page starts with no error on the console and names its backend;
+- the canvas shows the flag: its colours where the flag flies, the sky above it;
+- a drag on the flag pulls it where it never flies without the drag;
+- the wind speed set to 0 in the Wind panel lets the flag hang: its width shrinks;
+- an image chosen with the page's file input puts its colours on the flag;
+- a link whose scene blows the wind the other way opens with the flag on the pole's other side;
+- a file cut short gives a notice in the page and the flag stays.
+
+Missing Chromium or Playwright fails the test under CI=true and skips it loudly elsewhere.
+"""
+
+import argparse
+import functools
+import http.server
+import io
+import json
+import os
+import shutil
+import sys
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+VIEWPORT = {"width": 1280, "height": 800}
+BASE_ARGS = [
+    "--no-sandbox",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+BACKEND_ARGS = {
+    # A WebGPU canvas is captured only with Chromium's Vulkan on SwiftShader.
+    "webgpu": [
+        "--enable-unsafe-webgpu",
+        "--enable-features=Vulkan",
+        "--use-vulkan=swiftshader",
+        "--use-angle=swiftshader",
+    ],
+    "webgl2": ["--use-angle=swiftshader"],
+}
+# The panel's controls at 1280 × 800 (egui lays them out the same in every run).
+SIMULATION_HEADER = (42, 58)
+WIND_SPEED_KNOB = (90, 150)
+WIND_SPEED_ZERO = (20, 150)
+
+
+def fail(message):
+    print(f"web page test: FAILED: {message}")
+    sys.exit(1)
+
+
+def skip_or_fail(message):
+    if os.environ.get("CI") == "true":
+        fail(f"{message} (CI=true: a missing browser is a failure)")
+    print(f"web page test: SKIPPED: {message}")
+    sys.exit(0)
+
+
+try:
+    from PIL import Image
+    from playwright.sync_api import sync_playwright
+except ImportError as e:
+    skip_or_fail(f"{e.name} is not installed (pip install playwright pillow)")
+
+
+# --- what the pixels are --------------------------------------------------------------------
+
+def is_flag(p):
+    """The built-in flag's navy, teal and gold, as lit."""
+    r, g, b = p
+    navy = r < 70 and g < 90 and 45 < b < 140 and b > r + 25
+    teal = r < 100 and g > 100 and b > 90 and g > r + 50
+    gold = r > 170 and g > 110 and b < 110 and r > b + 80
+    return navy or teal or gold
+
+
+def is_navy_or_teal(p):
+    """The built-in flag's navy and teal, which the test's own image (blue, red, white, gold)
+    lacks."""
+    r, g, b = p
+    navy = r < 45 and g < 65 and 45 < b < 100
+    teal = r < 80 and g > 115 and 95 < b < 165 and abs(g - b) < 40
+    return navy or teal
+
+
+def is_sky(p):
+    r, g, b = p
+    return b > 180 and g > 150 and b > r + 25
+
+
+def pixels(png):
+    return Image.open(io.BytesIO(png)).convert("RGB")
+
+
+def mask(image, test, box=None):
+    """The points of `image` (within `box`: x0, y0, x1, y1) where `test` holds, every 2 px."""
+    x0, y0, x1, y1 = box or (0, 0, image.width, image.height)
+    data = image.load()
+    return {(x, y) for y in range(y0, y1, 2) for x in range(x0, x1, 2) if test(data[x, y])}
+
+
+def view_box(image):
+    """The 3-D view, right of the panel (its width follows its longest line: 330–390 px at
+    1280 × 800)."""
+    return (400, 0, image.width, image.height)
+
+
+def extent(points):
+    xs = [x for x, _ in points]
+    ys = [y for _, y in points]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+# --- the page -------------------------------------------------------------------------------
+
+class Server:
+    """The static folder on a free port of 127.0.0.1."""
+
+    def __init__(self, folder):
+        handler = functools.partial(Quiet, directory=str(folder))
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/index.html"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+class Page:
+    """One page of the viewer, with its console."""
+
+    def __init__(self, browser, url):
+        self.page = browser.new_page(viewport=VIEWPORT)
+        self.console = []
+        self.page.on("console", lambda m: self.console.append((m.type, m.text)))
+        self.page.on("pageerror", lambda e: self.console.append(("error", f"page error: {e}")))
+        opened = time.monotonic()
+        self.page.goto(url)
+        self.backend = self.wait_for_log("adapter: ", 30).split("(")[-1].rstrip(")")
+        first = self.wait_for_log("first frame", 30)
+        self.first_frame_s = time.monotonic() - opened
+        self.first_frame_log = first
+
+    def wait_for_log(self, text, limit):
+        end = time.monotonic() + limit
+        while time.monotonic() < end:
+            for kind, line in self.console:
+                if kind == "error":
+                    fail(f"the console has an error: {line}")
+                if text in line:
+                    return line
+            self.page.wait_for_timeout(100)
+        fail(f"no \"{text}\" on the console within {limit} s; it has: {self.console[-10:]}")
+
+    def shot(self, name=None):
+        png = self.page.screenshot()
+        if SHOTS and name:
+            (SHOTS / f"{name}.png").write_bytes(png)
+        return pixels(png)
+
+    def errors(self):
+        return [line for kind, line in self.console if kind == "error"]
+
+    def notice(self):
+        return self.page.evaluate("document.getElementById('notice').textContent")
+
+    def flag_over(self, shots, name):
+        """The flag's points in any and in every one of `shots` screenshots, 0.5 s apart."""
+        anywhere, always = set(), None
+        for k in range(shots):
+            image = self.shot(f"{name}-{k}")
+            points = mask(image, is_flag, view_box(image))
+            anywhere |= points
+            always = points if always is None else always & points
+            self.page.wait_for_timeout(500)
+        return anywhere, always
+
+
+def check(condition, message):
+    if not condition:
+        fail(message)
+    print(f"  ok: {message}")
+
+
+def run_backend(playwright, backend, url):
+    browser = playwright.chromium.launch(
+        executable_path=CHROMIUM, headless=True, args=BASE_ARGS + BACKEND_ARGS[backend]
+    )
+    page = Page(browser, url)
+    print(f"web page test: {backend} asked for; the page runs on {page.backend}; "
+          f"first frame {page.first_frame_s:.1f} s after opening it")
+    if backend == "webgl2":
+        check(page.backend == "Gl", f"the page runs on WebGL2 without WebGPU ({page.backend})")
+
+    # The flag where it flies, the sky above it.
+    page.page.wait_for_timeout(2000)
+    image = page.shot(f"{backend}-start")
+    view = view_box(image)
+    flag = mask(image, is_flag, view)
+    area = ((view[2] - view[0]) // 2) * ((view[3] - view[1]) // 2)
+    check(len(flag) > 0.04 * area, f"the flag's colours cover {len(flag) / area:.0%} of the view")
+    x0, y0, x1, y1 = extent(flag)
+    above = (max(view[0], x0), 0, min(view[2], x1), max(2, y0 - 40))
+    sky = mask(image, is_sky, above)
+    box_area = ((above[2] - above[0]) // 2) * ((above[3] - above[1]) // 2)
+    check(len(sky) > 0.9 * box_area, f"sky above the flag ({len(sky) / max(box_area, 1):.0%} of it)")
+
+    # A drag on the flag pulls it where it never flies by itself.
+    flying, steady = page.flag_over(4, f"{backend}-flying")
+    fx0, fy0, fx1, fy1 = extent(flying)
+    # A point the flag covered in every shot, two thirds of the way to its fly edge.
+    aim = (fx0 + 2 * (fx1 - fx0) // 3, (fy0 + fy1) // 2)
+    grab = min(steady, key=lambda p: (p[0] - aim[0]) ** 2 + (p[1] - aim[1]) ** 2)
+    target = (grab[0] - 60, min(VIEWPORT["height"] - 20, fy1 + 200))
+    page.page.mouse.move(*grab)
+    page.page.mouse.down()
+    for k in range(1, 11):
+        page.page.mouse.move(grab[0] + (target[0] - grab[0]) * k / 10,
+                             grab[1] + (target[1] - grab[1]) * k / 10)
+        page.page.wait_for_timeout(100)
+    page.page.wait_for_timeout(2500)
+    pulled = mask(page.shot(f"{backend}-dragged"), is_flag, view) - flying
+    page.page.mouse.up()
+    below = [p for p in pulled if p[1] > fy1 + 20]
+    check(len(below) > 200, f"the drag pulled the flag below where it flies ({len(below)} points)")
+    page.page.wait_for_timeout(3000)
+
+    # The wind speed to 0 in the Wind panel: the flag hangs from its pole.
+    before, _ = page.flag_over(3, f"{backend}-wind")
+    width = extent(before)[2] - extent(before)[0]
+    page.page.mouse.click(*SIMULATION_HEADER)
+    page.page.wait_for_timeout(1500)
+    page.page.mouse.move(*WIND_SPEED_KNOB)
+    page.page.mouse.down()
+    page.page.mouse.move(*WIND_SPEED_ZERO, steps=5)
+    page.page.mouse.up()
+    page.page.wait_for_timeout(8000)
+    still = mask(page.shot(f"{backend}-no-wind"), is_flag, view)
+    hanging = extent(still)[2] - extent(still)[0]
+    fragment = urllib.parse.unquote(page.page.evaluate("location.hash"))
+    scene = json.loads(fragment.split("scene=", 1)[1].split("&image=")[0])
+    check(scene["params"]["wind"]["velocity"][0] == 0.0,
+          "the panel set the wind speed to 0 (the link says so)")
+    check(hanging < 0.6 * width,
+          f"without wind the flag hangs: {hanging} px wide, {width} px in the wind")
+
+    # An image chosen with the file input: its colours on the flag.
+    page.page.set_input_files(f"#open-file", str(ROOT / "assets" / "custom-flag.jpg"))
+    page.page.wait_for_timeout(4000)
+    image = page.shot(f"{backend}-image")
+    red = mask(image, lambda p: p[0] > 170 and p[1] < 80 and p[2] < 80, view)
+    check(len(red) > 300, f"the chosen image's red is on the flag ({len(red)} points)")
+    navy_teal = len(mask(image, is_navy_or_teal, view))
+    check(navy_teal < 0.1 * len(flag), f"the built-in flag's navy and teal are gone ({navy_teal})")
+
+    # A file cut short: a notice, and the flag stays.
+    whole = (ROOT / "assets" / "flags" / "tricolour.png").read_bytes()
+    page.page.set_input_files("#open-file", files=[{
+        "name": "broken.png", "mimeType": "image/png", "buffer": whole[: len(whole) // 2]}])
+    page.page.wait_for_timeout(3000)
+    notice = page.notice()
+    check("broken.png" in notice, f"the page says what is wrong: \"{notice}\"")
+    image = page.shot(f"{backend}-broken")
+    red = mask(image, lambda p: p[0] > 170 and p[1] < 80 and p[2] < 80, view)
+    check(len(red) > 300, "the flag keeps its image")
+    expected = [e for e in page.errors() if "broken.png" in e]
+    unexpected = [e for e in page.errors() if "broken.png" not in e]
+    check(expected and not unexpected, "the console's only errors are the broken file's")
+
+    # A link: the wind the other way, the flag on the pole's other side.
+    default = json.loads(urllib.parse.unquote(
+        page.page.evaluate("location.hash")).split("scene=", 1)[1].split("&image=")[0])
+    default["params"]["wind"]["velocity"] = [-6.0, 0.0, 0.0]
+    link = url + "#scene=" + urllib.parse.quote(json.dumps(default), safe="")
+    page.page.close()
+    other = Page(browser, link)
+    other.page.wait_for_timeout(7000)
+    flown = mask(other.shot(f"{backend}-link"), is_flag, view)
+    pole = fx0
+    left = sum(1 for x, _ in flown if x < pole)
+    check(left > 0.6 * len(flown),
+          f"the link's wind blows the flag to the pole's left ({left} of {len(flown)} points)")
+    check(not other.errors(), "the link opened with no error")
+    browser.close()
+    return page
+
+
+def main():
+    global SHOTS
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--folder", default=str(ROOT / "target" / "web"))
+    parser.add_argument("--backend", choices=["webgpu", "webgl2", "both"], default="both")
+    parser.add_argument("--shots", help="save the screenshots in this folder")
+    args = parser.parse_args()
+    SHOTS = Path(args.shots) if args.shots else None
+    if SHOTS:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+    folder = Path(args.folder)
+    if not (folder / "index.html").exists():
+        fail(f"no page in {folder}: run scripts/web build first")
+    if not CHROMIUM:
+        skip_or_fail("no chromium on the PATH (apt-get install chromium)")
+    server = Server(folder)
+    backends = ["webgpu", "webgl2"] if args.backend == "both" else [args.backend]
+    try:
+        with sync_playwright() as playwright:
+            for backend in backends:
+                run_backend(playwright, backend, server.url)
+    finally:
+        server.close()
+    print(f"web page test: passed on {', '.join(backends)}")
+
+
+SHOTS = None
+
+if __name__ == "__main__":
+    main()
