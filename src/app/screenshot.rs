@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use web_time::{SystemTime, UNIX_EPOCH};
 
 /// Everything that can go wrong between a texture and a PNG file.
 #[derive(Debug, thiserror::Error)]
@@ -142,18 +142,40 @@ impl Readback {
     /// Waits for the copy (the encoder holding it must have been submitted) and returns the
     /// pixels as RGBA.
     pub(crate) fn finish(self, device: &wgpu::Device) -> Result<image::RgbaImage, ScreenshotError> {
-        let (tx, rx) = mpsc::channel();
-        self.buffer
-            .slice(..)
-            .map_async(wgpu::MapMode::Read, move |result| {
-                // The receiver only goes away if `finish` has already returned an error.
-                let _ = tx.send(result);
-            });
+        let mapping = self.map();
         device.poll(wgpu::PollType::wait_indefinitely())?;
         // Blocks rather than tries: in the viewer's GPU mode the simulation thread polls the
         // same device, and its poll may have taken this callback and be about to run it when
         // this poll returns.
-        rx.recv().map_err(|_| ScreenshotError::NotMapped)??;
+        let mapped = mapping
+            .answer
+            .recv()
+            .map_err(|_| ScreenshotError::NotMapped)?;
+        mapping.readback.read(mapped)
+    }
+
+    /// Asks for the copy to be mapped, without waiting: a page's browser maps it between
+    /// frames ([`Mapping::try_finish`]).
+    pub(crate) fn map(self) -> Mapping {
+        let (tx, rx) = mpsc::channel();
+        self.buffer
+            .slice(..)
+            .map_async(wgpu::MapMode::Read, move |result| {
+                // The receiver only goes away if the mapping was given up.
+                let _ = tx.send(result);
+            });
+        Mapping {
+            readback: self,
+            answer: rx,
+        }
+    }
+
+    /// The pixels as RGBA, once `mapped` says the buffer is.
+    fn read(
+        self,
+        mapped: Result<(), wgpu::BufferAsyncError>,
+    ) -> Result<image::RgbaImage, ScreenshotError> {
+        mapped?;
         let rgba = {
             let mapped = self.buffer.slice(..).get_mapped_range()?;
             unpad_rows(
@@ -167,6 +189,28 @@ impl Readback {
         self.buffer.unmap();
         // `unpad_rows` returns exactly width * height * 4 bytes, so this cannot fail.
         image::RgbaImage::from_raw(self.width, self.height, rgba).ok_or(ScreenshotError::NotMapped)
+    }
+}
+
+/// A read-back whose buffer is being mapped.
+pub(crate) struct Mapping {
+    readback: Readback,
+    answer: mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>,
+}
+
+impl Mapping {
+    /// The pixels once the buffer is mapped (`None` while it is not yet).
+    pub(crate) fn try_finish(&mut self) -> Option<Result<image::RgbaImage, ScreenshotError>> {
+        let mapped = match self.answer.try_recv() {
+            Ok(mapped) => mapped,
+            Err(mpsc::TryRecvError::Empty) => return None,
+            Err(mpsc::TryRecvError::Disconnected) => return Some(Err(ScreenshotError::NotMapped)),
+        };
+        let readback = Readback {
+            buffer: self.readback.buffer.clone(),
+            ..self.readback
+        };
+        Some(readback.read(mapped))
     }
 }
 
@@ -228,12 +272,40 @@ pub fn capture_texture(
     queue: &wgpu::Queue,
     texture: &wgpu::Texture,
 ) -> Result<image::RgbaImage, ScreenshotError> {
+    start_capture(device, queue, texture)?.finish(device)
+}
+
+/// [`capture_texture`] without the wait: the copy recorded and submitted.
+pub(crate) fn start_capture(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+) -> Result<Readback, ScreenshotError> {
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
         label: Some("screenshot copy"),
     });
     let readback = encode_readback(device, &mut encoder, texture)?;
     queue.submit([encoder.finish()]);
-    readback.finish(device)
+    Ok(readback)
+}
+
+/// A name for a screenshot taken now, e.g. `flagsim-2026-11-21_23-59-01.png` (UTC): a page's
+/// download.
+pub(crate) fn timestamped_name() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    format!("flagsim-{}.png", utc_timestamp(secs))
+}
+
+/// `image` as the bytes of a PNG file.
+pub(crate) fn png_bytes(image: &image::RgbaImage) -> Result<Vec<u8>, image::ImageError> {
+    let mut bytes = Vec::new();
+    image.write_to(
+        &mut std::io::Cursor::new(&mut bytes),
+        image::ImageFormat::Png,
+    )?;
+    Ok(bytes)
 }
 
 /// Writes `image` as a PNG at `path`, creating the parent directory if needed.

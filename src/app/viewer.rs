@@ -396,6 +396,8 @@ struct PageSide {
     link_seen: Option<Instant>,
     /// The time of the newest notice told to the page.
     told: Option<Instant>,
+    /// A screenshot being read back, to download.
+    shot: Option<super::screenshot::Mapping>,
 }
 
 /// Where a page's device arrives when the browser's promises resolve.

@@ -165,8 +165,22 @@ impl Search {
                         s.found[i].closeness = accurate.closeness;
                     });
                 }
-            })
-            .ok();
+            });
+        // A page has no threads: the search says so instead of never moving.
+        let join = match join {
+            Ok(join) => Some(join),
+            Err(e) => {
+                let failure = format!(
+                    "the search runs on a thread of its own, and none could start ({e}); the \
+                     desktop program runs it"
+                );
+                match shared.lock() {
+                    Ok(mut g) => g.failure = Some(failure),
+                    Err(poisoned) => poisoned.into_inner().failure = Some(failure),
+                }
+                None
+            }
+        };
         Self {
             integrators,
             grids,

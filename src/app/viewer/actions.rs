@@ -196,6 +196,7 @@ impl App {
             Ok(sim) => {
                 // The new thread takes the same GPU (the lab's `:gpu` copies, the device
                 // switch); the window has one once it is open.
+                #[cfg(not(target_arch = "wasm32"))]
                 if let Some(gpu) = &self.graphics.gpu {
                     sim.send(Command::ProvideGpu(gpu.sim_provider.clone()));
                 }

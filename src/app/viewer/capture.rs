@@ -139,7 +139,24 @@ impl App {
 
     /// Saves the screenshot asked for, if any, from the frame just drawn.
     pub(super) fn take_screenshot(&mut self, frame: &surface::SurfaceFrame, snap: &Snapshot) {
-        let (Some(req), Some(gpu)) = (self.capture.shot.take(), self.graphics.gpu.as_mut()) else {
+        let Some(req) = self.capture.shot.take() else {
+            return;
+        };
+        #[cfg(not(target_arch = "wasm32"))]
+        self.save_screenshot(&req, frame, snap);
+        #[cfg(target_arch = "wasm32")]
+        self.start_download(&req, frame, snap);
+    }
+
+    /// Saves the frame as a PNG file at the request's path.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn save_screenshot(
+        &mut self,
+        req: &ShotRequest,
+        frame: &surface::SurfaceFrame,
+        snap: &Snapshot,
+    ) {
+        let Some(gpu) = self.graphics.gpu.as_mut() else {
             return;
         };
         let result = capture(
@@ -166,6 +183,25 @@ impl App {
                     .notices
                     .error(format!("screenshot failed: {}", cause(&e)));
             }
+        }
+    }
+
+    /// A page's screenshot: the browser maps the frame's copy between frames, and the download
+    /// follows then ([`Self::serve_page`]).
+    #[cfg(target_arch = "wasm32")]
+    fn start_download(
+        &mut self,
+        req: &ShotRequest,
+        frame: &surface::SurfaceFrame,
+        snap: &Snapshot,
+    ) {
+        let Some(gpu) = self.graphics.gpu.as_mut() else {
+            return;
+        };
+        let (ui, controls, area) = (&self.ui, &self.input.controls, self.input.view_area);
+        match start_capture(gpu, frame, snap, ui, controls, area, req.with_panels) {
+            Ok(readback) => self.page.shot = Some(readback.map()),
+            Err(e) => (self.ui.notices).error(format!("screenshot failed: {}", cause(&e))),
         }
     }
 
@@ -242,9 +278,24 @@ fn capture(
     view_area: Option<PixelRect>,
     with_panels: bool,
 ) -> Result<image::RgbaImage, ViewerError> {
+    let device = gpu.device.clone();
+    let readback = start_capture(gpu, frame, snap, ui, controls, view_area, with_panels)?;
+    Ok(readback.finish(&device)?)
+}
+
+/// [`capture`] without the wait: the frame's copy recorded and submitted.
+fn start_capture(
+    gpu: &mut Gpu,
+    frame: &surface::SurfaceFrame,
+    snap: &Snapshot,
+    ui: &UiState,
+    controls: &Controls,
+    view_area: Option<PixelRect>,
+    with_panels: bool,
+) -> Result<screenshot::Readback, ViewerError> {
     // The window's frame is only the capture when it was drawn at full size.
     if with_panels && gpu.surface.supports_copy_src() && gpu.scene.scale() >= 1.0 {
-        return Ok(screenshot::capture_texture(
+        return Ok(screenshot::start_capture(
             &gpu.device,
             &gpu.queue,
             &frame.texture.texture,
@@ -291,9 +342,5 @@ fn capture(
     };
     gpu.queue
         .submit(extra.into_iter().chain([encoder.finish()]));
-    Ok(screenshot::capture_texture(
-        &gpu.device,
-        &gpu.queue,
-        &target,
-    )?)
+    Ok(screenshot::start_capture(&gpu.device, &gpu.queue, &target)?)
 }

@@ -164,6 +164,7 @@ impl App {
     #[cfg(target_arch = "wasm32")]
     pub(super) fn serve_page(&mut self, now: Instant) {
         use crate::app::page::{self, PageInput};
+        use crate::app::screenshot;
         use crate::ui::notices::Level;
         loop {
             let Some(input) = self.page.inbox.borrow_mut().pop_front() else {
@@ -181,6 +182,24 @@ impl App {
             }
             for a in actions {
                 self.apply(a);
+            }
+            self.clock.redraw.wanted = true;
+        }
+        if let Some(done) = self
+            .page
+            .shot
+            .as_mut()
+            .and_then(screenshot::Mapping::try_finish)
+        {
+            self.page.shot = None;
+            let name = screenshot::timestamped_name();
+            let downloaded = done
+                .map_err(|e| e.to_string())
+                .and_then(|image| screenshot::png_bytes(&image).map_err(|e| e.to_string()))
+                .and_then(|png| page::download(&name, "image/png", &png));
+            match downloaded {
+                Ok(()) => self.ui.notices.info(format!("downloaded {name}")),
+                Err(e) => self.ui.notices.error(format!("screenshot failed: {e}")),
             }
             self.clock.redraw.wanted = true;
         }
