@@ -198,6 +198,13 @@ pub(crate) struct Mapping {
     answer: mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>,
 }
 
+#[cfg_attr(
+    not(target_arch = "wasm32"),
+    allow(
+        dead_code,
+        reason = "the page downloads screenshots; on the desktop its tests read them"
+    )
+)]
 impl Mapping {
     /// The pixels once the buffer is mapped (`None` while it is not yet).
     pub(crate) fn try_finish(&mut self) -> Option<Result<image::RgbaImage, ScreenshotError>> {
@@ -291,6 +298,10 @@ pub(crate) fn start_capture(
 
 /// A name for a screenshot taken now, e.g. `flagsim-2026-11-21_23-59-01.png` (UTC): a page's
 /// download.
+#[cfg_attr(
+    not(target_arch = "wasm32"),
+    allow(dead_code, reason = "the page's downloads")
+)]
 pub(crate) fn timestamped_name() -> String {
     let secs = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -299,6 +310,10 @@ pub(crate) fn timestamped_name() -> String {
 }
 
 /// `image` as the bytes of a PNG file.
+#[cfg_attr(
+    not(target_arch = "wasm32"),
+    allow(dead_code, reason = "the page's downloads")
+)]
 pub(crate) fn png_bytes(image: &image::RgbaImage) -> Result<Vec<u8>, image::ImageError> {
     let mut bytes = Vec::new();
     image.write_to(
@@ -553,6 +568,48 @@ mod tests {
                 assert_eq!(pixel.0, [51, 102, 204, 255], "{format:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_mapping_gives_nothing_until_the_buffer_is_mapped_then_the_pixels_as_a_png() {
+        let Some((device, queue)) = headless_device() else {
+            return;
+        };
+        let texture = cleared_texture(
+            &device,
+            &queue,
+            wgpu::TextureFormat::Bgra8Unorm,
+            wgpu::TextureUsages::COPY_SRC,
+        );
+        let mut mapping = start_capture(&device, &queue, &texture).unwrap().map();
+        // Nothing maps a buffer until the device is polled (a page's browser does it between
+        // frames).
+        assert!(mapping.try_finish().is_none());
+        device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+        let image = mapping.try_finish().expect("mapped").unwrap();
+        assert_eq!(image.dimensions(), (70, 3));
+        assert!(image.pixels().all(|p| p.0 == [51, 102, 204, 255]));
+        let png = png_bytes(&image).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        let back = image::load_from_memory_with_format(&png, image::ImageFormat::Png).unwrap();
+        assert_eq!(back.to_rgba8(), image);
+    }
+
+    #[test]
+    fn a_downloads_name_is_the_utc_time_now() {
+        let before = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        let name = timestamped_name();
+        let after = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        let names: Vec<String> = (before..=after)
+            .map(|s| format!("flagsim-{}.png", utc_timestamp(s)))
+            .collect();
+        assert!(names.contains(&name), "{name} not in {names:?}");
     }
 
     #[test]
