@@ -133,7 +133,12 @@ impl Renderer {
             )?,
             lines: LinesPass::new(device, &globals.layout, &targets),
             globals,
-            backdrop: Backdrop::default(),
+            backdrop: Backdrop {
+                // wgpu's GL backend copies between textures through a framebuffer, which cannot
+                // take a depth texture as its colour: there the frames draw the sky and ground.
+                copies_depth: device.adapter_info().backend != wgpu::Backend::Gl,
+                ..Backdrop::default()
+            },
             path,
         })
     }
@@ -414,6 +419,8 @@ impl BackdropKey {
 /// backdrop.
 #[derive(Default)]
 struct Backdrop {
+    /// Whether the device copies depth textures (else the backdrop is never used).
+    copies_depth: bool,
     images: Option<(wgpu::Texture, wgpu::Texture)>,
     /// What `images` hold.
     held: Option<BackdropKey>,
@@ -450,6 +457,9 @@ impl Backdrop {
         color: &wgpu::TextureView,
         depth: &wgpu::TextureView,
     ) -> bool {
+        if !self.copies_depth {
+            return false;
+        }
         let stable = self.last.as_ref() == Some(key);
         self.last = Some(*key);
         let held = self.held.as_ref() == Some(key);
