@@ -1,10 +1,12 @@
 // cloth.wgsl — the render mesh of the flag: lit, two-sided, textured (docs/method.md §7 output).
 //
-// Appended to globals.wgsl. Vertices are pulled from the upsample pass's storage buffers:
-// render node (r, s) is entry `s * R_u + r` (r along u = the flag's width, s along v = height),
-// positions in metres, normals unit length and oriented as ∂S/∂u × ∂S/∂v. The index buffer winds
-// every triangle counter-clockwise seen from that normal's side, so `front_facing` says which side
-// of the cloth a fragment shows. Texture coordinates are (r / (R_u − 1), s / (R_v − 1)).
+// Appended to globals.wgsl, and followed by the vertex entry points of one render path, which
+// read render node (r, s) as node `s * R_u + r` (r along u = the flag's width, s along v =
+// height): cloth_storage.wgsl pulls it from the upsample pass's storage buffers, cloth_vertices.wgsl
+// takes it from a vertex buffer the CPU upsampler filled (WebGL2). Positions are in metres,
+// normals unit length and oriented as ∂S/∂u × ∂S/∂v. The index buffer winds every triangle
+// counter-clockwise seen from that normal's side, so `front_facing` says which side of the cloth
+// a fragment shows. Texture coordinates are (r / (R_u − 1), s / (R_v − 1)).
 
 // Keep in sync with `ClothUniforms` in src/render/passes/cloth_pass.rs (size 128 bytes).
 struct ClothUniforms {
@@ -72,10 +74,8 @@ const NODE_INTERNAL: u32 = 2u;
 // test against the surface they lie on.
 const WIRE_DEPTH_NUDGE: f32 = 0.002;
 
+// Bindings 1 to 3 are the storage path's node buffers (cloth_storage.wgsl).
 @group(1) @binding(0) var<uniform> cloth: ClothUniforms;
-@group(1) @binding(1) var<storage, read> render_positions: array<vec4<f32>>;
-@group(1) @binding(2) var<storage, read> render_normals: array<vec4<f32>>;
-@group(1) @binding(3) var<storage, read> render_strain: array<f32>;
 @group(1) @binding(4) var flag_texture: texture_2d<f32>;
 @group(1) @binding(5) var flag_sampler: sampler;
 
@@ -87,18 +87,22 @@ struct ClothVertex {
     @location(3) strain: f32,
 }
 
-@vertex
-fn vs_cloth(@builtin(vertex_index) node: u32) -> ClothVertex {
+// Texture coordinates of render node `node`.
+fn node_uv(node: u32) -> vec2<f32> {
     let r = node % cloth.resolution.x;
     let s = node / cloth.resolution.x;
-    let world = render_positions[node].xyz;
+    return vec2<f32>(f32(r), f32(s)) / vec2<f32>(cloth.resolution - vec2<u32>(1u));
+}
+
+// The surface's vertex of render node `node` at `world` with `normal` and `strain`, however the
+// render path read them.
+fn cloth_vertex(node: u32, world: vec3<f32>, normal: vec3<f32>, strain: f32) -> ClothVertex {
     var out: ClothVertex;
     out.clip = globals.view_proj * vec4<f32>(world, 1.0);
     out.world = world;
-    out.normal = render_normals[node].xyz;
-    out.uv = vec2<f32>(f32(r), f32(s)) / vec2<f32>(cloth.resolution - vec2<u32>(1u));
-    // Without a strain buffer a 4-byte placeholder is bound; read it as zero strain.
-    out.strain = select(0.0, render_strain[node], node < arrayLength(&render_strain));
+    out.normal = normal;
+    out.uv = node_uv(node);
+    out.strain = strain;
     return out;
 }
 
@@ -206,15 +210,12 @@ struct WireVertex {
     @location(0) uv: vec2<f32>,
 }
 
-@vertex
-fn vs_wire(@builtin(vertex_index) node: u32) -> WireVertex {
-    let world = render_positions[node].xyz;
+// The wireframe's vertex of render node `node` at `world`.
+fn wire_vertex(node: u32, world: vec3<f32>) -> WireVertex {
     let nudged = world + (globals.camera_pos.xyz - world) * WIRE_DEPTH_NUDGE;
-    let r = node % cloth.resolution.x;
-    let s = node / cloth.resolution.x;
     var out: WireVertex;
     out.clip = globals.view_proj * vec4<f32>(nudged, 1.0);
-    out.uv = vec2<f32>(f32(r), f32(s)) / vec2<f32>(cloth.resolution - vec2<u32>(1u));
+    out.uv = node_uv(node);
     return out;
 }
 

@@ -8,8 +8,8 @@
 use flagsim::render::passes::flag_texture::FLAG_PALETTE;
 use flagsim::render::passes::lines_pass::{grid_wireframe, vector_segments};
 use flagsim::render::{
-    ClothFrame, ClothStyle, ColorMode, FrameData, LineVertex, OffscreenTarget, OrbitCamera,
-    PixelRect, Pole, Renderer, SceneFrame, Sphere,
+    ClothFrame, ClothNodes, ClothStyle, ColorMode, FrameData, LineVertex, OffscreenTarget,
+    OrbitCamera, PixelRect, Pole, Renderer, SceneFrame, Sphere,
 };
 use glam::Vec3;
 use image::RgbaImage;
@@ -137,10 +137,12 @@ impl Fixture {
         ClothFrame {
             resolution: [R, R],
             key_grid: [KEYS, KEYS],
-            positions: &self.positions,
-            normals: &self.normals,
-            first_node: 0,
-            strain: Some(&self.strain),
+            nodes: ClothNodes::Buffers {
+                positions: &self.positions,
+                normals: &self.normals,
+                first_node: 0,
+                strain: Some(&self.strain),
+            },
             style,
             bounds: None,
         }
@@ -167,10 +169,12 @@ impl Fixture {
         let cloth = cloth.map(|style| ClothFrame {
             resolution: [R, R],
             key_grid: [KEYS, KEYS],
-            positions: &self.positions,
-            normals: &self.normals,
-            first_node: 0,
-            strain: Some(&self.strain),
+            nodes: ClothNodes::Buffers {
+                positions: &self.positions,
+                normals: &self.normals,
+                first_node: 0,
+                strain: Some(&self.strain),
+            },
             style,
             bounds: None,
         });

@@ -3,6 +3,7 @@
 
 use std::mem::{offset_of, size_of};
 
+use flagsim::render::RenderPath;
 use flagsim::render::camera::globals::{GLOBALS_WGSL, GlobalUniforms};
 use flagsim::render::passes::cloth_pass::{self, ClothUniforms};
 use flagsim::render::passes::lines_pass;
@@ -12,7 +13,14 @@ use flagsim::render::passes::scene_pass::{self, SceneUniforms};
 fn drawing_shaders() -> Vec<(&'static str, String)> {
     vec![
         ("globals.wgsl", GLOBALS_WGSL.to_string()),
-        ("cloth.wgsl", cloth_pass::shader_source()),
+        (
+            "cloth_storage.wgsl",
+            cloth_pass::shader_source(RenderPath::Compute),
+        ),
+        (
+            "cloth_vertices.wgsl",
+            cloth_pass::shader_source(RenderPath::CpuUpsampling),
+        ),
         ("lines.wgsl", lines_pass::shader_source()),
         ("scene.wgsl", scene_pass::shader_source()),
     ]
@@ -105,7 +113,10 @@ fn uniform_structs_match_their_rust_mirrors() {
         ],
     );
 
-    let cloth = parse_and_validate("cloth.wgsl", &cloth_pass::shader_source());
+    let cloth = parse_and_validate(
+        "cloth.wgsl",
+        &cloth_pass::shader_source(RenderPath::Compute),
+    );
     assert_layout(
         &cloth,
         "ClothUniforms",
@@ -143,5 +154,89 @@ fn uniform_structs_match_their_rust_mirrors() {
             ("checker_size", offset_of!(SceneUniforms, checker_size)),
             ("fog_distance", offset_of!(SceneUniforms, fog_distance)),
         ],
+    );
+}
+
+/// Translates `entry` (a `stage` entry point) of the cloth shader on `path` to GLSL ES 3.00, the
+/// language of WebGL2, after validating it with none of naga's optional capabilities.
+fn cloth_as_webgl2_glsl(
+    path: RenderPath,
+    stage: naga::ShaderStage,
+    entry: &str,
+) -> Result<String, String> {
+    use naga::back::glsl;
+    let source = cloth_pass::shader_source(path);
+    let module = naga::front::wgsl::parse_str(&source).map_err(|e| e.emit_to_string(&source))?;
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    )
+    .validate(&module)
+    .map_err(|e| e.emit_to_string(&source))?;
+    let options = glsl::Options {
+        version: glsl::Version::Embedded {
+            version: 300,
+            is_webgl: true,
+        },
+        ..glsl::Options::default()
+    };
+    let pipeline = glsl::PipelineOptions {
+        shader_stage: stage,
+        entry_point: entry.to_string(),
+        multiview: None,
+    };
+    let mut out = String::new();
+    let mut writer = glsl::Writer::new(
+        &mut out,
+        &module,
+        &info,
+        &options,
+        &pipeline,
+        naga::proc::BoundsCheckPolicies::default(),
+    )
+    .map_err(|e| e.to_string())?;
+    writer.write().map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+/// WebGL2 has GLSL ES 3.00, which has no storage buffers and no compute shaders: every entry
+/// point of the CPU-upsampling path's cloth shader translates to it, the compute path's vertex
+/// pulling does not (so the check can fail). Its uniform blocks stay within WebGL2's 16 KiB and
+/// its 12 blocks a stage.
+#[test]
+fn the_cpu_upsampling_cloth_shader_translates_to_webgl2_glsl() {
+    use naga::ShaderStage::{Fragment, Vertex};
+    for (stage, entry) in [
+        (Vertex, "vs_cloth"),
+        (Vertex, "vs_wire"),
+        (Fragment, "fs_cloth"),
+        (Fragment, "fs_wire"),
+    ] {
+        let glsl = cloth_as_webgl2_glsl(RenderPath::CpuUpsampling, stage, entry)
+            .unwrap_or_else(|e| panic!("{entry} is not GLSL ES 3.00: {e}"));
+        assert!(glsl.starts_with("#version 300 es"), "{entry}: {glsl}");
+    }
+    let pulled = cloth_as_webgl2_glsl(RenderPath::Compute, Vertex, "vs_cloth");
+    assert!(pulled.is_err(), "storage buffers in GLSL ES 3.00");
+
+    let module = parse_and_validate(
+        "cloth_vertices.wgsl",
+        &cloth_pass::shader_source(RenderPath::CpuUpsampling),
+    );
+    let uniforms: Vec<u32> = module
+        .global_variables
+        .iter()
+        .filter(|(_, g)| g.space == naga::AddressSpace::Uniform)
+        .map(|(_, g)| module.types[g.ty].inner.size(module.to_ctx()))
+        .collect();
+    assert!(!uniforms.is_empty() && uniforms.len() <= 12, "{uniforms:?}");
+    assert!(
+        uniforms.iter().all(|&size| size <= 16 * 1024),
+        "{uniforms:?}"
+    );
+    assert!(
+        !(module.global_variables.iter())
+            .any(|(_, g)| matches!(g.space, naga::AddressSpace::Storage { .. })),
+        "a storage buffer on the CPU-upsampling path"
     );
 }

@@ -12,8 +12,8 @@ use crate::render::drawing::view::ViewSettings;
 use crate::render::passes::fullscreen;
 use crate::render::passes::upscale_pass::Fxaa;
 use crate::render::{
-    FrameData, MIN_RENDER_SCALE, MsaaAttachments, PixelRect, RenderError, RenderQuality, Renderer,
-    UpscalePass, lab_cells, lab_zoom,
+    FrameData, MIN_RENDER_SCALE, MsaaAttachments, PixelRect, RenderError, RenderPath,
+    RenderQuality, Renderer, UpscalePass, lab_cells, lab_zoom,
 };
 use crate::sim::runtime::snapshot::Snapshot;
 use crate::ui::{self, FrameInfo, UiAction, UiState};
@@ -164,21 +164,35 @@ impl ViewImage {
 }
 
 impl SceneDraw {
-    /// Everything for frames of `size` pixels in `format` at `quality`, render scale 1.
+    /// Everything for frames of `size` pixels in `format` at `quality`, render scale 1, on the
+    /// render path the device's limits allow ([`RenderPath::of_device`]).
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         format: wgpu::TextureFormat,
         quality: RenderQuality,
-        [w, h]: [u32; 2],
+        size: [u32; 2],
     ) -> Result<Self, FrameError> {
-        let renderer = Renderer::with_quality(device, queue, format, quality)?;
+        let path = RenderPath::of_device(device);
+        Self::with_path(device, queue, format, quality, size, path)
+    }
+
+    /// [`Self::new`] on `path` (the adapter's: [`RenderPath::of`]).
+    pub fn with_path(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        format: wgpu::TextureFormat,
+        quality: RenderQuality,
+        [w, h]: [u32; 2],
+        path: RenderPath,
+    ) -> Result<Self, FrameError> {
+        let renderer = Renderer::with_path(device, queue, format, quality, path)?;
         let msaa = MsaaAttachments::new(device, &renderer.targets(), w, h, "frame");
         Ok(Self {
             quality,
             format,
             renderer,
-            flags: FlagScenes::new(device)?,
+            flags: FlagScenes::with_path(device, path)?,
             lab: Vec::new(),
             lab_area: None,
             msaa,
@@ -208,7 +222,8 @@ impl SceneDraw {
         queue: &wgpu::Queue,
         quality: RenderQuality,
     ) -> Result<(), FrameError> {
-        let mut renderer = Renderer::with_quality(device, queue, self.format, quality)?;
+        let path = self.renderer.path();
+        let mut renderer = Renderer::with_path(device, queue, self.format, quality, path)?;
         for (k, image) in self.flag_images.iter().enumerate() {
             if image.is_some() {
                 renderer.set_flag_image_of(device, queue, k, image.as_ref())?;
@@ -546,7 +561,8 @@ impl SceneDraw {
             self.lab_area = visible;
         }
         while self.lab.len() < frame.snap.lab.len() {
-            self.lab.push(ClothScene::new(device)?);
+            self.lab
+                .push(ClothScene::with_path(device, self.renderer.path())?);
         }
         let post_aa = self.quality.post_aa();
         let drawn_into = image_for(

@@ -37,6 +37,17 @@ pub enum RenderError {
         actual: u64,
         usage: wgpu::BufferUsages,
     },
+    /// A cloth's render nodes handed over another way than the renderer's path reads them
+    /// (storage buffers to a renderer without compute, a CPU mesh to one with it).
+    #[error("the cloth's render nodes do not come as the renderer's {0:?} path reads them")]
+    NodesForPath(crate::render::device::path::RenderPath),
+    /// A CPU-upsampled cloth whose positions or normals are not one a render node.
+    #[error("{nodes} render nodes but {positions} positions and {normals} normals")]
+    NodeCount {
+        nodes: u64,
+        positions: usize,
+        normals: usize,
+    },
     /// A cloth's first node in its buffers off the 16-node (256-byte) alignment a binding
     /// offset needs.
     #[error("a cloth's nodes start at node {0}, not a multiple of 16")]

@@ -66,14 +66,7 @@ impl GpuContext {
     /// otherwise, and finally the fallback (software) adapter. Honours wgpu's usual environment
     /// variables (`WGPU_BACKEND`, …).
     pub fn new_headless() -> Result<Self, GpuError> {
-        if wgpu::Instance::enabled_backend_features().is_empty() {
-            return Err(GpuError::NoBackend);
-        }
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-        let adapter = request_adapter(&instance, false)
-            .or_else(|_| request_adapter(&instance, true))
-            .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
+        let (instance, adapter) = headless_adapter()?;
         let required_limits = wgpu::Limits::default();
         let mut missing = Vec::new();
         required_limits.check_limits_with_fail_fn(&adapter.limits(), false, |name, want, have| {
@@ -95,6 +88,23 @@ impl GpuContext {
                 .max(have.max_storage_buffer_binding_size),
             ..required_limits
         };
+        Self::open(instance, adapter, required_limits)
+    }
+
+    /// Opens a device without a window, as [`Self::new_headless`] does, with no more than
+    /// `limits` (which the adapter must offer): a smaller device's, WebGL2's
+    /// (`wgpu::Limits::downlevel_webgl2_defaults`) say, which wgpu then holds every pass to.
+    pub fn new_headless_with_limits(limits: wgpu::Limits) -> Result<Self, GpuError> {
+        let (instance, adapter) = headless_adapter()?;
+        Self::open(instance, adapter, limits)
+    }
+
+    /// Opens the device of `adapter` with `required_limits`.
+    fn open(
+        instance: wgpu::Instance,
+        adapter: wgpu::Adapter,
+        required_limits: wgpu::Limits,
+    ) -> Result<Self, GpuError> {
         let (device, queue) =
             pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
                 label: Some("flagsim device"),
@@ -182,6 +192,19 @@ pub(crate) fn adapter_report(info: &wgpu::AdapterInfo) -> String {
         "{} ({:?}, {:?}, driver \"{}\", {})",
         info.name, info.device_type, info.backend, info.driver, info.driver_info
     )
+}
+
+/// The instance and the adapter of a device without a window (see [`GpuContext::new_headless`]).
+fn headless_adapter() -> Result<(wgpu::Instance, wgpu::Adapter), GpuError> {
+    if wgpu::Instance::enabled_backend_features().is_empty() {
+        return Err(GpuError::NoBackend);
+    }
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = request_adapter(&instance, false)
+        .or_else(|_| request_adapter(&instance, true))
+        .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
+    Ok((instance, adapter))
 }
 
 fn request_adapter(

@@ -30,8 +30,19 @@ pub(crate) const UPSAMPLE_WGSL: &str = include_str!("../../../shaders/upsample.w
 pub(crate) const FILL_CUT_WGSL: &str = include_str!("../../../shaders/fill_cut.wgsl");
 /// WGSL shared by all drawing passes (struct `Globals`, sRGB and ambient helpers).
 pub const GLOBALS_WGSL: &str = include_str!("../../../shaders/globals.wgsl");
-/// The cloth surface (`ClothPass`), compiled after [`GLOBALS_WGSL`].
+/// The cloth surface's shared part (`ClothPass`): uniforms, the vertex helpers and the fragment
+/// shaders, compiled after [`GLOBALS_WGSL`] and before one render path's vertex entry points.
 pub(crate) const CLOTH_WGSL: &str = include_str!("../../../shaders/cloth.wgsl");
+/// [`GLOBALS_WGSL`] and [`CLOTH_WGSL`], what each render path's cloth vertices follow.
+pub(crate) const CLOTH_PRELUDE: &str = concat!(
+    include_str!("../../../shaders/globals.wgsl"),
+    "\n",
+    include_str!("../../../shaders/cloth.wgsl")
+);
+/// The cloth's vertices on the compute path: pulled from storage buffers.
+pub(crate) const CLOTH_STORAGE_WGSL: &str = include_str!("../../../shaders/cloth_storage.wgsl");
+/// The cloth's vertices on the CPU-upsampling path (WebGL2): from a vertex buffer.
+pub(crate) const CLOTH_VERTICES_WGSL: &str = include_str!("../../../shaders/cloth_vertices.wgsl");
 /// Line overlays (`LinesPass`), compiled after [`GLOBALS_WGSL`].
 pub(crate) const LINES_WGSL: &str = include_str!("../../../shaders/lines.wgsl");
 /// Sky, ground, pole and colliders (`ScenePass`), compiled after [`GLOBALS_WGSL`].
@@ -125,6 +136,16 @@ pub const ALL: &[ShaderFile] = &[
         path: "shaders/cloth.wgsl",
         source: CLOTH_WGSL,
         prelude: GLOBALS_WGSL,
+    },
+    ShaderFile {
+        path: "shaders/cloth_storage.wgsl",
+        source: CLOTH_STORAGE_WGSL,
+        prelude: CLOTH_PRELUDE,
+    },
+    ShaderFile {
+        path: "shaders/cloth_vertices.wgsl",
+        source: CLOTH_VERTICES_WGSL,
+        prelude: CLOTH_PRELUDE,
     },
     ShaderFile {
         path: "shaders/lines.wgsl",

@@ -2,7 +2,10 @@
 //! encode the upsampling kernels, gather overlays, and hand the renderer a [`FrameData`].
 //!
 //! [`ClothScene`] is long-lived (built once with the device); each frame only uploads and
-//! encodes. Scratch vectors are reused between frames.
+//! encodes. Scratch vectors are reused between frames. On the CPU-upsampling path
+//! ([`RenderPath::CpuUpsampling`], a device without compute shaders) the key nodes are
+//! upsampled here by the CPU twin instead, and the cut key nodes are those the snapshot's got
+//! from `view::fill_cut_keys`, the twin of the cut-fill kernel; the cloth pass uploads the mesh.
 
 use glam::Vec3;
 
@@ -10,10 +13,11 @@ use crate::render::camera::globals::{CameraMatrices, Light};
 use crate::render::camera::orbit::OrbitCamera;
 use crate::render::device::error::RenderError;
 use crate::render::device::gpu::GpuError;
+use crate::render::device::path::RenderPath;
 use crate::render::drawing::edges::{self, WorldBox};
 use crate::render::drawing::renderer::FrameData;
 use crate::render::drawing::view::{self, ViewSettings};
-use crate::render::passes::cloth_pass::{ClothFrame, ClothStyle, ColorMode};
+use crate::render::passes::cloth_pass::{ClothFrame, ClothNodes, ClothStyle, ColorMode};
 use crate::render::passes::cut_fill::CutFillPass;
 use crate::render::passes::lines_pass::LineVertex;
 use crate::render::passes::scene_pass::{SceneFrame, SceneStyle, Sphere, StyledPole};
@@ -23,14 +27,18 @@ use crate::sim::format::outline::FlagShape;
 use crate::sim::format::setting::{Finial, Setting};
 use crate::sim::model::cloth::GridInfo;
 use crate::sim::runtime::snapshot::Snapshot;
-use crate::upsample::{DisplayMode, KeyGrid, UpsampleError};
+use crate::upsample::{DisplayMode, KeyGrid, RenderMesh, UpsampleError, try_upsample_cpu};
 
 /// GPU resources for drawing snapshots.
 #[derive(Debug)]
 pub struct ClothScene {
+    /// How its render nodes are made: by its upsampler's kernels, or on the CPU into `mesh`.
+    path: RenderPath,
     /// Its own upsampler (a single flag, the lab's copies); `None` for a flag upsampled with
-    /// the others of its scene in one batch ([`FlagScenes`]).
+    /// the others of its scene in one batch ([`FlagScenes`]), and on the CPU-upsampling path.
     pub upsample: Option<UpsamplePass>,
+    /// The render mesh of the last snapshot on the CPU-upsampling path.
+    mesh: RenderMesh,
     /// A shaped flag's cut key nodes continued on the device, after the copy from
     /// [`Self::device_keys`] (with its own upsampler only).
     cut_fill: Option<CutFillPass>,
@@ -49,22 +57,35 @@ pub struct ClothScene {
     /// upsampler reads these key nodes (copied on the device) instead of the snapshot's.
     pub device_keys: Option<(wgpu::Buffer, u32)>,
     /// Frames whose key nodes were copied from [`Self::device_keys`] (the viewer reports it).
+    /// The CPU-upsampling path upsamples the snapshot's keys and never copies these.
     pub device_frames: u64,
 }
 
 impl ClothScene {
-    /// A scene with its own upsampler.
+    /// A scene with its own upsampler, on the path the device's limits allow
+    /// ([`RenderPath::of_device`]).
     pub fn new(device: &wgpu::Device) -> Result<Self, GpuError> {
-        Ok(Self {
-            upsample: Some(UpsamplePass::new(device)?),
-            cut_fill: Some(CutFillPass::new(device)?),
-            ..Self::in_batch()
+        Self::with_path(device, RenderPath::of_device(device))
+    }
+
+    /// A scene with its own upsampler on `path` (the CPU-upsampling path builds no pipeline).
+    pub fn with_path(device: &wgpu::Device, path: RenderPath) -> Result<Self, GpuError> {
+        Ok(match path {
+            RenderPath::Compute => Self {
+                upsample: Some(UpsamplePass::new(device)?),
+                cut_fill: Some(CutFillPass::new(device)?),
+                ..Self::in_batch(path)
+            },
+            RenderPath::CpuUpsampling => Self::in_batch(path),
         })
     }
 
-    /// A scene whose cloth is upsampled in a batch it does not own (no pipelines to build).
-    fn in_batch() -> Self {
+    /// A scene whose cloth is upsampled in a batch it does not own (no pipelines to build), or
+    /// on the CPU.
+    fn in_batch(path: RenderPath) -> Self {
         Self {
+            path,
+            mesh: RenderMesh::default(),
             upsample: None,
             cut_fill: None,
             strain: None,
@@ -93,6 +114,9 @@ impl ClothScene {
         view_settings: &ViewSettings,
     ) -> Result<(), UpsampleError> {
         self.take(device, queue, snap, view_settings);
+        if self.path == RenderPath::CpuUpsampling {
+            return self.upsample_on_cpu(view_settings);
+        }
         if let (Some(grid), Some(upsample)) = (&self.grid, &mut self.upsample) {
             let key_grid = view::key_grid(grid, &self.keys);
             // The cloth pass compares buffer identities itself and rebinds when they were
@@ -116,6 +140,16 @@ impl ClothScene {
             }
             upsample.encode(encoder);
         }
+        Ok(())
+    }
+
+    /// Upsamples the last snapshot taken with the CPU twin of the kernels (the
+    /// CPU-upsampling path); no mesh without a surface.
+    fn upsample_on_cpu(&mut self, view_settings: &ViewSettings) -> Result<(), UpsampleError> {
+        self.mesh = match self.key_grid() {
+            Some(grid) => try_upsample_cpu(&grid, &view_settings.render)?,
+            None => RenderMesh::default(),
+        };
         Ok(())
     }
 
@@ -154,6 +188,10 @@ impl ClothScene {
                 view::render_strain(snap, res, &mut self.strain_values);
             } else {
                 view::render_interpolated(snap, res, &mut self.strain_values);
+            }
+            if self.path == RenderPath::CpuUpsampling {
+                // The cloth pass takes the values with the mesh.
+                return;
             }
             let n = self.strain_values.len();
             if self.strain.is_none() || self.strain_nodes != n {
@@ -213,13 +251,25 @@ impl ClothScene {
         }
     }
 
-    /// The cloth this scene uploaded for `snap` with its own upsampler, as the renderer draws
-    /// it; `None` before the first upload of a grid cloth.
+    /// The cloth this scene uploaded for `snap` with its own upsampler (or upsampled on the
+    /// CPU), as the renderer draws it; `None` before the first upload of a grid cloth.
     pub(crate) fn cloth_frame<'a>(
         &'a self,
         snap: &Snapshot,
         view_settings: &ViewSettings,
     ) -> Option<ClothFrame<'a>> {
+        if self.path == RenderPath::CpuUpsampling {
+            if self.grid.is_none() || self.mesh.positions.is_empty() {
+                return None;
+            }
+            let strain = shows_strain(view_settings).then_some(self.strain_values.as_slice());
+            let nodes = ClothNodes::Mesh {
+                positions: &self.mesh.positions,
+                normals: &self.mesh.normals,
+                strain,
+            };
+            return Some(self.cloth_frame_of(snap, view_settings, self.mesh.resolution, nodes));
+        }
         self.cloth_frame_in(snap, view_settings, self.upsample.as_ref()?, 0)
     }
 
@@ -245,41 +295,60 @@ impl ClothScene {
                     resolution,
                     first_node,
                 }),
-            ) => Some(ClothFrame {
-                resolution,
-                key_grid: self.key_grid,
-                positions,
-                normals,
-                first_node,
-                strain: if matches!(
-                    view_settings.color_mode,
-                    ColorMode::Strain | ColorMode::Integration
-                ) {
-                    self.strain.as_ref()
-                } else {
-                    None
-                },
-                style: ClothStyle {
-                    color_mode: view_settings.color_mode,
-                    wireframe: view_settings
-                        .render_wireframe
-                        .then_some(view::RENDER_MESH_COLOR),
-                    // Grid row j = 0 is the flag's bottom edge; the image's top row is its top.
-                    flip_texture_v: true,
-                    outline: snap.grid.map_or(FlagShape::Rectangle, |g| g.shape),
-                    // The key mesh is flat-faceted: shade it without sheen so facets read.
-                    sheen: if view_settings.render.effective_mode() == DisplayMode::KeyOnly {
-                        0.1
-                    } else {
-                        ClothStyle::default().sheen
-                    },
-                    ..ClothStyle::default()
-                },
-                bounds: self.bounds,
-            }),
+            ) => {
+                let nodes = ClothNodes::Buffers {
+                    positions,
+                    normals,
+                    first_node,
+                    strain: shows_strain(view_settings)
+                        .then_some(self.strain.as_ref())
+                        .flatten(),
+                };
+                Some(self.cloth_frame_of(snap, view_settings, resolution, nodes))
+            }
             _ => None,
         }
     }
+
+    /// The cloth of `resolution` render nodes `nodes`, styled as `view_settings` asks.
+    fn cloth_frame_of<'a>(
+        &self,
+        snap: &Snapshot,
+        view_settings: &ViewSettings,
+        resolution: [u32; 2],
+        nodes: ClothNodes<'a>,
+    ) -> ClothFrame<'a> {
+        ClothFrame {
+            resolution,
+            key_grid: self.key_grid,
+            nodes,
+            style: ClothStyle {
+                color_mode: view_settings.color_mode,
+                wireframe: view_settings
+                    .render_wireframe
+                    .then_some(view::RENDER_MESH_COLOR),
+                // Grid row j = 0 is the flag's bottom edge; the image's top row is its top.
+                flip_texture_v: true,
+                outline: snap.grid.map_or(FlagShape::Rectangle, |g| g.shape),
+                // The key mesh is flat-faceted: shade it without sheen so facets read.
+                sheen: if view_settings.render.effective_mode() == DisplayMode::KeyOnly {
+                    0.1
+                } else {
+                    ClothStyle::default().sheen
+                },
+                ..ClothStyle::default()
+            },
+            bounds: self.bounds,
+        }
+    }
+}
+
+/// Whether the view colours the cloth by its per-node values (strain or integration).
+fn shows_strain(view_settings: &ViewSettings) -> bool {
+    matches!(
+        view_settings.color_mode,
+        ColorMode::Strain | ColorMode::Integration
+    )
 }
 
 /// A flag's pole colours and finial (sRGB 0..1), from its scene's setting.
@@ -314,6 +383,9 @@ impl PoleLook {
 /// other flags add to flag 0's frame (their cloths, poles and overlay lines).
 #[derive(Debug)]
 pub struct FlagScenes {
+    /// How the render nodes are made (on the CPU-upsampling path each flag on its own, no
+    /// batch).
+    path: RenderPath,
     /// Flag 0's has its own upsampler (the lab's copy 0 and a single flag use it).
     pub scenes: Vec<ClothScene>,
     /// Of several flags, every flag's upsampling in one batch (made when first needed), and
@@ -334,9 +406,11 @@ pub struct FlagScenes {
 }
 
 impl FlagScenes {
-    pub(crate) fn new(device: &wgpu::Device) -> Result<Self, GpuError> {
+    /// The scenes on `path`.
+    pub(crate) fn with_path(device: &wgpu::Device, path: RenderPath) -> Result<Self, GpuError> {
         Ok(Self {
-            scenes: vec![ClothScene::new(device)?],
+            path,
+            scenes: vec![ClothScene::with_path(device, path)?],
             batch: None,
             in_batch: Vec::new(),
             device_keys: Vec::new(),
@@ -366,7 +440,7 @@ impl FlagScenes {
         view_settings: &ViewSettings,
     ) -> Result<(), RenderError> {
         while self.scenes.len() < snap.flag_count() {
-            self.scenes.push(ClothScene::in_batch());
+            self.scenes.push(ClothScene::in_batch(self.path));
         }
         self.scenes.truncate(snap.flag_count().max(1));
         for (k, scene) in self.scenes.iter_mut().enumerate() {
@@ -375,6 +449,10 @@ impl FlagScenes {
         self.in_batch.clear();
         if snap.flags.is_empty() {
             self.scenes[0].prepare(device, queue, encoder, snap, view_settings)?;
+        } else if self.path == RenderPath::CpuUpsampling {
+            for (scene, flag) in self.scenes.iter_mut().zip(snap.all_flags()) {
+                scene.prepare(device, queue, encoder, flag, view_settings)?;
+            }
         } else {
             for (scene, flag) in self.scenes.iter_mut().zip(snap.all_flags()) {
                 scene.take(device, queue, flag, view_settings);

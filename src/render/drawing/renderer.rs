@@ -15,6 +15,7 @@
 use crate::render::camera::globals::{CameraMatrices, GlobalUniforms, GlobalsBinding, Light};
 use crate::render::camera::orbit::OrbitCamera;
 use crate::render::device::error::RenderError;
+use crate::render::device::path::RenderPath;
 pub(crate) use crate::render::device::targets::TargetFormats;
 pub(crate) use crate::render::device::targets::{PixelRect, RenderQuality};
 use crate::render::passes::cloth_pass::{ClothFrame, ClothPass};
@@ -71,6 +72,8 @@ impl FrameData<'_> {
 /// The long-lived renderer.
 #[derive(Debug)]
 pub struct Renderer {
+    /// How the cloth's nodes are made and read.
+    path: RenderPath,
     targets: TargetFormats,
     globals: GlobalsBinding,
     scene: ScenePass,
@@ -90,12 +93,27 @@ impl Renderer {
         Self::with_quality(device, queue, color_format, RenderQuality::HIGH)
     }
 
-    /// Builds every pipeline for colour targets of `color_format` at `quality`.
+    /// Builds every pipeline for colour targets of `color_format` at `quality`, on the path
+    /// the device's limits allow ([`RenderPath::of_device`]).
     pub fn with_quality(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         color_format: wgpu::TextureFormat,
         quality: RenderQuality,
+    ) -> Result<Self, RenderError> {
+        let path = RenderPath::of_device(device);
+        Self::with_path(device, queue, color_format, quality, path)
+    }
+
+    /// Builds every pipeline for colour targets of `color_format` at `quality`, drawing the
+    /// cloth's nodes as `path` gives them: [`RenderPath::CpuUpsampling`] works on any device,
+    /// [`RenderPath::Compute`] where [`RenderPath::of`] allows it.
+    pub fn with_path(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        color_format: wgpu::TextureFormat,
+        quality: RenderQuality,
+        path: RenderPath,
     ) -> Result<Self, RenderError> {
         let targets = TargetFormats {
             sample_count: if quality.msaa_samples > 1 { 4 } else { 1 },
@@ -111,11 +129,29 @@ impl Renderer {
                 &globals.layout,
                 &targets,
                 quality.anisotropy.clamp(1, 16),
+                path,
             )?,
             lines: LinesPass::new(device, &globals.layout, &targets),
             globals,
-            backdrop: Backdrop::default(),
+            backdrop: Backdrop {
+                // wgpu's GL backend copies between textures through a framebuffer, which cannot
+                // take a depth texture as its colour: there the frames draw the sky and ground.
+                copies_depth: device.adapter_info().backend != wgpu::Backend::Gl,
+                ..Backdrop::default()
+            },
+            path,
         })
+    }
+
+    /// How this renderer's cloth nodes are made and read: upsampled on the GPU
+    /// ([`RenderPath::Compute`]) or on the CPU ([`RenderPath::CpuUpsampling`]).
+    pub fn path(&self) -> RenderPath {
+        self.path
+    }
+
+    /// Whether the render nodes are upsampled on the GPU (the compute path).
+    pub fn upsampling_on_gpu(&self) -> bool {
+        self.path.upsamples_on_gpu()
     }
 
     /// Draws the flag with `image` from now on (see [`ClothPass::set_texture`]); on an error
@@ -383,6 +419,8 @@ impl BackdropKey {
 /// backdrop.
 #[derive(Default)]
 struct Backdrop {
+    /// Whether the device copies depth textures (else the backdrop is never used).
+    copies_depth: bool,
     images: Option<(wgpu::Texture, wgpu::Texture)>,
     /// What `images` hold.
     held: Option<BackdropKey>,
@@ -419,6 +457,9 @@ impl Backdrop {
         color: &wgpu::TextureView,
         depth: &wgpu::TextureView,
     ) -> bool {
+        if !self.copies_depth {
+            return false;
+        }
         let stable = self.last.as_ref() == Some(key);
         self.last = Some(*key);
         let held = self.held.as_ref() == Some(key);

@@ -1,32 +1,42 @@
-//! The cloth pass: draws the render mesh of the flag straight from the upsample pass's storage
-//! buffers (vertex pulling, `shaders/cloth.wgsl`).
+//! The cloth pass: draws the render mesh of the flag (`shaders/cloth.wgsl`), its nodes read
+//! the way the device's [`RenderPath`] gives them: on the compute path straight from the
+//! upsample pass's storage buffers (vertex pulling, `shaders/cloth_storage.wgsl`); on the
+//! CPU-upsampling path (WebGL2: no compute, no storage) from a vertex buffer each flag's slot
+//! fills with the CPU upsampler's mesh every frame (`shaders/cloth_vertices.wgsl`). Both share
+//! the fragment shaders, the index buffers and the bindings but the node buffers.
 //!
 //! Long-lived: pipelines, the flag texture and sampler are made once. Per frame [`ClothPass::prepare`]
-//! writes one small uniform block, rebuilds the triangle/line index buffers only when the render
-//! resolution changes and the bind group only when a different node buffer is handed in; then
-//! [`ClothPass::draw`] records two draw calls at most (surface, optional wireframe).
+//! writes one small uniform block (and on the CPU-upsampling path the nodes), rebuilds the
+//! triangle/line index buffers only when the render resolution changes and the bind group only
+//! when a different node buffer is handed in; then [`ClothPass::draw`] records two draw calls at
+//! most (surface, optional wireframe).
 //!
-//! Input contract: `R_u × R_v` render nodes, entry `s * R_u + r` of `array<vec4<f32>>` storage
-//! buffers (w unused): positions in metres, unit normals oriented as ∂S/∂u × ∂S/∂v; an optional
-//! per-node `f32` strain buffer. Texture coordinates are `(r / (R_u − 1), s / (R_v − 1))`, with
-//! `(0, 0)` the top-left texel of the image unless [`ClothStyle::flip_texture_v`].
+//! Input contract: `R_u × R_v` render nodes, node `s * R_u + r`: positions in metres, unit
+//! normals oriented as ∂S/∂u × ∂S/∂v, an optional per-node strain ([`ClothNodes`]). Texture
+//! coordinates are `(r / (R_u − 1), s / (R_v − 1))`, with `(0, 0)` the top-left texel of the
+//! image unless [`ClothStyle::flip_texture_v`].
 
 use bytemuck::{Pod, Zeroable};
+use glam::Vec3;
 use serde::{Deserialize, Serialize};
 use wgpu::util::DeviceExt;
 
-use crate::render::camera::globals::{srgb_to_linear, with_globals};
+use crate::render::camera::globals::srgb_to_linear;
 use crate::render::device::error::RenderError;
+use crate::render::device::path::RenderPath;
+use crate::render::device::shaders::{CLOTH_PRELUDE, CLOTH_STORAGE_WGSL, CLOTH_VERTICES_WGSL};
 use crate::render::device::targets::TargetFormats;
 use crate::render::passes::flag_texture::{self, GpuTexture};
 use crate::render::passes::fullscreen;
 use crate::sim::format::outline::FlagShape;
 
-pub(crate) use crate::render::device::shaders::CLOTH_WGSL;
-
-/// The complete WGSL of this pass (globals + cloth), as compiled.
-pub fn shader_source() -> String {
-    with_globals(CLOTH_WGSL)
+/// The complete WGSL of this pass on `path` (globals, cloth, the path's vertices), as compiled.
+pub fn shader_source(path: RenderPath) -> String {
+    let vertices = match path {
+        RenderPath::Compute => CLOTH_STORAGE_WGSL,
+        RenderPath::CpuUpsampling => CLOTH_VERTICES_WGSL,
+    };
+    format!("{CLOTH_PRELUDE}\n{vertices}")
 }
 
 /// What colours the cloth surface. Values match `COLOR_MODE_*` in `shaders/cloth.wgsl`.
@@ -118,28 +128,64 @@ impl Default for ClothStyle {
     }
 }
 
-/// One frame's cloth: the upsample pass's output buffers and how to draw them.
+/// One frame's cloth: its render nodes and how to draw them.
 #[derive(Debug, Clone, Copy)]
 pub struct ClothFrame<'a> {
     /// `[R_u, R_v]` render nodes, each ≥ 2.
     pub resolution: [u32; 2],
     /// `[nx, ny]` key nodes (for node-type colouring), each ≥ 2.
     pub key_grid: [u32; 2],
-    /// `R_u·R_v` × `vec4<f32>` positions (m) from node `first_node` on, usage `STORAGE`.
-    pub positions: &'a wgpu::Buffer,
-    /// `R_u·R_v` × `vec4<f32>` unit normals from node `first_node` on, usage `STORAGE`.
-    pub normals: &'a wgpu::Buffer,
-    /// Where this cloth's nodes start in `positions` and `normals` (several flags upsampled in
-    /// one batch share the buffers); a multiple of 16 (256 bytes, what a binding's offset
-    /// may need).
-    pub first_node: u32,
-    /// Optional `R_u·R_v` × `f32` strain, usage `STORAGE`; without it strain reads as 0.
-    pub strain: Option<&'a wgpu::Buffer>,
+    /// The render nodes, as the renderer's [`RenderPath`] reads them.
+    pub nodes: ClothNodes<'a>,
     pub style: ClothStyle,
     /// A world box `[min, max]` (m) the drawn surface stays inside, where known: where the view
     /// may have the cloth's edges (`render::drawing::edges`). `None`: anywhere.
     pub bounds: Option<[glam::Vec3; 2]>,
 }
+
+/// A cloth's `R_u × R_v` render nodes, node `(r, s)` at `s * R_u + r`.
+#[derive(Debug, Clone, Copy)]
+pub enum ClothNodes<'a> {
+    /// The upsample pass's output buffers ([`RenderPath::Compute`]).
+    Buffers {
+        /// `R_u·R_v` × `vec4<f32>` positions (m) from node `first_node` on, usage `STORAGE`.
+        positions: &'a wgpu::Buffer,
+        /// `R_u·R_v` × `vec4<f32>` unit normals from node `first_node` on, usage `STORAGE`.
+        normals: &'a wgpu::Buffer,
+        /// Where this cloth's nodes start in `positions` and `normals` (several flags
+        /// upsampled in one batch share the buffers); a multiple of 16 (256 bytes, what a
+        /// binding's offset may need).
+        first_node: u32,
+        /// Optional `R_u·R_v` × `f32` strain, usage `STORAGE`; without it strain reads as 0.
+        strain: Option<&'a wgpu::Buffer>,
+    },
+    /// The CPU upsampler's mesh ([`RenderPath::CpuUpsampling`]), uploaded by the pass.
+    Mesh {
+        /// `R_u·R_v` positions (m).
+        positions: &'a [Vec3],
+        /// `R_u·R_v` unit normals.
+        normals: &'a [Vec3],
+        /// Per-node strain; a node past its end reads 0, as without it.
+        strain: Option<&'a [f32]>,
+    },
+}
+
+/// One node of the CPU-upsampling path's vertex buffer. Keep in sync with `struct NodeVertex`
+/// in `shaders/cloth_vertices.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct NodeVertex {
+    /// Position (m) and, in w, the node's strain.
+    position_strain: [f32; 4],
+    /// Unit normal, w unused.
+    normal: [f32; 4],
+}
+
+const _: () = assert!(std::mem::size_of::<NodeVertex>() == 32);
+
+/// The vertex buffer layout of [`NodeVertex`].
+const NODE_VERTEX_ATTRIBUTES: [wgpu::VertexAttribute; 2] =
+    wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4];
 
 /// GPU mirror of `struct ClothUniforms` in `shaders/cloth.wgsl`.
 /// Keep in sync with shaders/cloth.wgsl (field order, padding, size 128 bytes).
@@ -246,7 +292,8 @@ pub(crate) fn grid_line_indices(resolution: [u32; 2]) -> Vec<u32> {
     out
 }
 
-/// Buffers the bind group was made from; a different buffer means a new bind group.
+/// Buffers the bind group was made from on the compute path; a different buffer means a new
+/// bind group.
 #[derive(Debug, PartialEq)]
 struct BoundBuffers {
     positions: wgpu::Buffer,
@@ -256,16 +303,22 @@ struct BoundBuffers {
     strain: Option<wgpu::Buffer>,
 }
 
-/// One flag's part of the pass: its uniforms, its image, its index and bind groups.
+/// One flag's part of the pass: its uniforms, its image, its index and bind groups, and on
+/// the CPU-upsampling path its nodes.
 #[derive(Debug)]
 struct ClothSlot {
     uniforms: wgpu::Buffer,
     /// The flag's own image; `None` draws the built-in flag.
     texture: Option<GpuTexture>,
     indices: Option<GridIndices>,
-    bind_group: Option<(BoundBuffers, wgpu::BindGroup)>,
+    /// The bind group and the node buffers in it (`None`: none, the CPU-upsampling path).
+    bind_group: Option<(Option<BoundBuffers>, wgpu::BindGroup)>,
     /// Whether the last `prepare` asked for a wireframe.
     wireframe: bool,
+    /// The CPU-upsampling path's vertex buffer ([`NodeVertex`] a node; re-made when the node
+    /// count changes) and the nodes written into it (kept between frames).
+    vertices: Option<wgpu::Buffer>,
+    staged: Vec<NodeVertex>,
 }
 
 impl ClothSlot {
@@ -281,6 +334,43 @@ impl ClothSlot {
             indices: None,
             bind_group: None,
             wireframe: false,
+            vertices: None,
+            staged: Vec::new(),
+        }
+    }
+
+    /// Writes the CPU-upsampled nodes into the slot's vertex buffer.
+    fn upload_mesh(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        positions: &[Vec3],
+        normals: &[Vec3],
+        strain: &[f32],
+    ) {
+        self.staged.clear();
+        self.staged.extend(
+            positions
+                .iter()
+                .zip(normals)
+                .enumerate()
+                .map(|(k, (p, n))| NodeVertex {
+                    position_strain: p.extend(strain.get(k).copied().unwrap_or(0.0)).to_array(),
+                    normal: n.extend(0.0).to_array(),
+                }),
+        );
+        let bytes: &[u8] = bytemuck::cast_slice(&self.staged);
+        let size = bytes.len() as u64;
+        if self.vertices.as_ref().is_none_or(|b| b.size() != size) {
+            self.vertices = Some(device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("cloth node vertex buffer"),
+                size,
+                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        if let Some(vertices) = &self.vertices {
+            queue.write_buffer(vertices, 0, bytes);
         }
     }
 }
@@ -289,71 +379,56 @@ impl ClothSlot {
 /// pipelines.
 #[derive(Debug)]
 pub(crate) struct ClothPass {
+    /// How the nodes come: storage buffers, or a mesh this pass uploads.
+    path: RenderPath,
     surface_pipeline: wgpu::RenderPipeline,
     wire_pipeline: wgpu::RenderPipeline,
     layout: wgpu::BindGroupLayout,
     /// The built-in flag, which a slot without an image of its own draws.
     default_texture: GpuTexture,
     sampler: wgpu::Sampler,
-    /// Bound as `render_strain` when the frame has no strain buffer (4 bytes, reads as 0).
-    no_strain: wgpu::Buffer,
+    /// Bound as `render_strain` when the frame has no strain buffer (4 bytes, reads as 0); the
+    /// compute path's only.
+    no_strain: Option<wgpu::Buffer>,
     slots: Vec<ClothSlot>,
     /// How many slots the present frame draws (those prepared since [`ClothPass::begin`]).
     drawn: usize,
 }
 
 impl ClothPass {
-    /// Builds pipelines for `targets` and uploads the built-in flag texture.
+    /// Builds pipelines for `targets` reading the nodes as `path` gives them, and uploads the
+    /// built-in flag texture. The CPU-upsampling path binds no storage buffer.
     pub(crate) fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         globals_layout: &wgpu::BindGroupLayout,
         targets: &TargetFormats,
         anisotropy: u16,
+        path: RenderPath,
     ) -> Result<Self, RenderError> {
-        let storage = |binding| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::VERTEX,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: true },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let [texture, sampler] = fullscreen::sampled_texture_entries(4, 5);
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("cloth bind group layout"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: wgpu::BufferSize::new(
-                            std::mem::size_of::<ClothUniforms>() as u64,
-                        ),
-                    },
-                    count: None,
-                },
-                storage(1),
-                storage(2),
-                storage(3),
-                texture,
-                sampler,
-            ],
+            entries: &bind_group_layout_entries(path),
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("cloth pipeline layout"),
             bind_group_layouts: &[Some(globals_layout), Some(&layout)],
             immediate_size: 0,
         });
-        let source = shader_source();
+        let source = shader_source(path);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("cloth.wgsl"),
             source: wgpu::ShaderSource::Wgsl(source.into()),
         });
+        let node_vertices = [Some(wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<NodeVertex>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &NODE_VERTEX_ATTRIBUTES,
+        })];
+        let vertex_buffers: &[Option<wgpu::VertexBufferLayout<'_>>] = match path {
+            RenderPath::Compute => &[],
+            RenderPath::CpuUpsampling => &node_vertices,
+        };
         let pipeline = |label, vs, fs, topology, blend, depth_write| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
@@ -362,7 +437,7 @@ impl ClothPass {
                     module: &module,
                     entry_point: Some(vs),
                     compilation_options: wgpu::PipelineCompilationOptions::default(),
-                    buffers: &[],
+                    buffers: vertex_buffers,
                 },
                 primitive: wgpu::PrimitiveState {
                     topology,
@@ -419,12 +494,15 @@ impl ClothPass {
             anisotropy_clamp: anisotropy,
             ..Default::default()
         });
-        let no_strain = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("cloth placeholder strain buffer"),
-            contents: bytemuck::bytes_of(&0.0f32),
-            usage: wgpu::BufferUsages::STORAGE,
+        let no_strain = path.upsamples_on_gpu().then(|| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("cloth placeholder strain buffer"),
+                contents: bytemuck::bytes_of(&0.0f32),
+                usage: wgpu::BufferUsages::STORAGE,
+            })
         });
         Ok(Self {
+            path,
             surface_pipeline,
             wire_pipeline,
             layout,
@@ -474,8 +552,9 @@ impl ClothPass {
         self.drawn = 0;
     }
 
-    /// Checks the frame's buffers against its resolution, then uploads what changed, for the
-    /// next flag of the frame (the first after [`ClothPass::begin`] is flag 0, and so on).
+    /// Checks the frame's nodes against its resolution and the pass's path, then uploads what
+    /// changed, for the next flag of the frame (the first after [`ClothPass::begin`] is flag 0,
+    /// and so on).
     pub(crate) fn prepare(
         &mut self,
         device: &wgpu::Device,
@@ -490,20 +569,51 @@ impl ClothPass {
         if frame.key_grid[0] < 2 || frame.key_grid[1] < 2 {
             return Err(RenderError::KeyGrid(frame.key_grid));
         }
-        let first = u64::from(frame.first_node);
-        if first % 16 != 0 {
-            return Err(RenderError::FirstNode(frame.first_node));
-        }
-        check_node_buffer("render_positions", frame.positions, (first + nodes) * 16)?;
-        check_node_buffer("render_normals", frame.normals, (first + nodes) * 16)?;
-        if let Some(strain) = frame.strain {
-            check_node_buffer("render_strain", strain, nodes * 4)?;
-        }
+        let wanted = match (self.path, frame.nodes) {
+            (
+                RenderPath::Compute,
+                ClothNodes::Buffers {
+                    positions,
+                    normals,
+                    first_node,
+                    strain,
+                },
+            ) => {
+                let first = u64::from(first_node);
+                if first % 16 != 0 {
+                    return Err(RenderError::FirstNode(first_node));
+                }
+                check_node_buffer("render_positions", positions, (first + nodes) * 16)?;
+                check_node_buffer("render_normals", normals, (first + nodes) * 16)?;
+                if let Some(strain) = strain {
+                    check_node_buffer("render_strain", strain, nodes * 4)?;
+                }
+                Some(BoundBuffers {
+                    positions: positions.clone(),
+                    normals: normals.clone(),
+                    range: (first * 16, nodes * 16),
+                    strain: strain.cloned(),
+                })
+            }
+            (
+                RenderPath::CpuUpsampling,
+                ClothNodes::Mesh {
+                    positions, normals, ..
+                },
+            ) if positions.len() as u64 != nodes || normals.len() as u64 != nodes => {
+                return Err(RenderError::NodeCount {
+                    nodes,
+                    positions: positions.len(),
+                    normals: normals.len(),
+                });
+            }
+            (RenderPath::CpuUpsampling, ClothNodes::Mesh { .. }) => None,
+            (path, _) => return Err(RenderError::NodesForPath(path)),
+        };
 
         let flag = self.drawn;
         self.slot_mut(device, flag);
-        let (slots, layout) = (&mut self.slots, &self.layout);
-        let slot = &mut slots[flag];
+        let slot = &mut self.slots[flag];
         if slot
             .indices
             .as_ref()
@@ -511,62 +621,25 @@ impl ClothPass {
         {
             slot.indices = Some(build_indices(device, frame.resolution));
         }
-        let wanted = BoundBuffers {
-            positions: frame.positions.clone(),
-            normals: frame.normals.clone(),
-            range: (first * 16, nodes * 16),
-            strain: frame.strain.cloned(),
-        };
-        let (offset, size) = wanted.range;
-        let part = |buffer| {
-            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer,
-                offset,
-                size: wgpu::BufferSize::new(size),
-            })
-        };
+        if let ClothNodes::Mesh {
+            positions,
+            normals,
+            strain,
+        } = frame.nodes
+        {
+            slot.upload_mesh(device, queue, positions, normals, strain.unwrap_or(&[]));
+        }
+        let slot = &self.slots[flag];
         if slot
             .bind_group
             .as_ref()
             .is_none_or(|(bound, _)| *bound != wanted)
         {
             let texture = slot.texture.as_ref().unwrap_or(&self.default_texture);
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("cloth bind group"),
-                layout,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: slot.uniforms.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: part(&wanted.positions),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: part(&wanted.normals),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 3,
-                        resource: wanted
-                            .strain
-                            .as_ref()
-                            .unwrap_or(&self.no_strain)
-                            .as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 4,
-                        resource: wgpu::BindingResource::TextureView(&texture.view),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 5,
-                        resource: wgpu::BindingResource::Sampler(&self.sampler),
-                    },
-                ],
-            });
-            slot.bind_group = Some((wanted, bind_group));
+            let bind_group = self.bind_group(device, &slot.uniforms, wanted.as_ref(), texture);
+            self.slots[flag].bind_group = Some((wanted, bind_group));
         }
+        let slot = &mut self.slots[flag];
         queue.write_buffer(
             &slot.uniforms,
             0,
@@ -577,6 +650,59 @@ impl ClothPass {
         Ok(())
     }
 
+    /// A slot's bind group: its uniforms, the node buffers on the compute path (`nodes`, the
+    /// placeholder strain where it has none), the flag's texture and the sampler.
+    fn bind_group(
+        &self,
+        device: &wgpu::Device,
+        uniforms: &wgpu::Buffer,
+        nodes: Option<&BoundBuffers>,
+        texture: &GpuTexture,
+    ) -> wgpu::BindGroup {
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: uniforms.as_entire_binding(),
+        }];
+        if let Some(nodes) = nodes {
+            let (offset, size) = nodes.range;
+            let part = |buffer| {
+                wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer,
+                    offset,
+                    size: wgpu::BufferSize::new(size),
+                })
+            };
+            let strain = nodes.strain.as_ref().or(self.no_strain.as_ref());
+            entries.push(wgpu::BindGroupEntry {
+                binding: 1,
+                resource: part(&nodes.positions),
+            });
+            entries.push(wgpu::BindGroupEntry {
+                binding: 2,
+                resource: part(&nodes.normals),
+            });
+            if let Some(strain) = strain {
+                entries.push(wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: strain.as_entire_binding(),
+                });
+            }
+        }
+        entries.push(wgpu::BindGroupEntry {
+            binding: 4,
+            resource: wgpu::BindingResource::TextureView(&texture.view),
+        });
+        entries.push(wgpu::BindGroupEntry {
+            binding: 5,
+            resource: wgpu::BindingResource::Sampler(&self.sampler),
+        });
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("cloth bind group"),
+            layout: &self.layout,
+            entries: &entries,
+        })
+    }
+
     /// Records each prepared flag's surface and, if asked for, its wireframe.
     pub(crate) fn draw(&self, pass: &mut wgpu::RenderPass<'_>, globals: &wgpu::BindGroup) {
         pass.set_bind_group(0, globals, &[]);
@@ -584,6 +710,12 @@ impl ClothPass {
             let (Some(indices), Some((_, bind_group))) = (&slot.indices, &slot.bind_group) else {
                 continue;
             };
+            if self.path == RenderPath::CpuUpsampling {
+                let Some(vertices) = &slot.vertices else {
+                    continue;
+                };
+                pass.set_vertex_buffer(0, vertices.slice(..));
+            }
             pass.set_bind_group(1, bind_group, &[]);
             pass.set_pipeline(&self.surface_pipeline);
             pass.set_index_buffer(indices.triangles.slice(..), wgpu::IndexFormat::Uint32);
@@ -595,6 +727,37 @@ impl ClothPass {
             }
         }
     }
+}
+
+/// The cloth's bind group layout on `path`: the uniforms (0), on the compute path the node
+/// storage buffers (1 positions, 2 normals, 3 strain), the flag's texture (4) and sampler (5).
+pub(crate) fn bind_group_layout_entries(path: RenderPath) -> Vec<wgpu::BindGroupLayoutEntry> {
+    let storage = |binding| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::VERTEX,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    let [texture, sampler] = fullscreen::sampled_texture_entries(4, 5);
+    let mut entries = vec![wgpu::BindGroupLayoutEntry {
+        binding: 0,
+        visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: wgpu::BufferSize::new(std::mem::size_of::<ClothUniforms>() as u64),
+        },
+        count: None,
+    }];
+    if path.upsamples_on_gpu() {
+        entries.extend([storage(1), storage(2), storage(3)]);
+    }
+    entries.extend([texture, sampler]);
+    entries
 }
 
 fn check_node_buffer(
@@ -636,6 +799,39 @@ fn build_indices(device: &wgpu::Device, resolution: [u32; 2]) -> GridIndices {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_compute_path_binds_storage_buffers() {
+        let storage = |path| {
+            bind_group_layout_entries(path)
+                .iter()
+                .filter(|e| {
+                    matches!(
+                        e.ty,
+                        wgpu::BindingType::Buffer {
+                            ty: wgpu::BufferBindingType::Storage { .. },
+                            ..
+                        } | wgpu::BindingType::StorageTexture { .. }
+                    )
+                })
+                .map(|e| e.binding)
+                .collect::<Vec<_>>()
+        };
+        assert!(storage(RenderPath::CpuUpsampling).is_empty());
+        // The three node buffers of `shaders/cloth_storage.wgsl`.
+        assert_eq!(storage(RenderPath::Compute), [1, 2, 3]);
+        // Both bind the uniforms, the texture and the sampler at the same numbers.
+        let numbers = |path| {
+            let mut n: Vec<u32> = bind_group_layout_entries(path)
+                .iter()
+                .map(|e| e.binding)
+                .collect();
+            n.retain(|b| ![1, 2, 3].contains(b));
+            n
+        };
+        assert_eq!(numbers(RenderPath::CpuUpsampling), [0, 4, 5]);
+        assert_eq!(numbers(RenderPath::Compute), [0, 4, 5]);
+    }
 
     #[test]
     fn grid_has_two_triangles_per_cell_and_every_edge_once() {

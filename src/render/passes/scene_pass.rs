@@ -354,10 +354,11 @@ pub(crate) fn unit_sphere(segments: u32, rings: u32) -> (Vec<MeshVertex>, Vec<u3
     (vertices, indices)
 }
 
-/// A unit mesh uploaded once: where its vertices and indices start in the shared buffers.
+/// A unit mesh uploaded once: where its indices start in the shared index buffer. Its indices
+/// already count from the start of the shared vertex buffer, so it is drawn with a base vertex
+/// of 0: WebGL2 has no base vertex (`DownlevelFlags::BASE_VERTEX`).
 #[derive(Debug, Clone, Copy)]
 struct MeshRange {
-    base_vertex: i32,
     first_index: u32,
     index_count: u32,
 }
@@ -539,26 +540,25 @@ impl ScenePass {
 
         let (mut vertices, mut indices) = unit_cylinder(40);
         let cylinder = MeshRange {
-            base_vertex: 0,
             first_index: 0,
             index_count: indices.len() as u32,
         };
         let (sphere_vertices, sphere_indices) = unit_sphere(48, 24);
         let sphere = MeshRange {
-            base_vertex: vertices.len() as i32,
             first_index: indices.len() as u32,
             index_count: sphere_indices.len() as u32,
         };
+        let base = vertices.len() as u32;
         vertices.extend(sphere_vertices);
-        indices.extend(sphere_indices);
+        indices.extend(sphere_indices.iter().map(|i| i + base));
         let (cone_vertices, cone_indices) = unit_cone(32);
         let cone = MeshRange {
-            base_vertex: vertices.len() as i32,
             first_index: indices.len() as u32,
             index_count: cone_indices.len() as u32,
         };
+        let base = vertices.len() as u32;
         vertices.extend(cone_vertices);
-        indices.extend(cone_indices);
+        indices.extend(cone_indices.iter().map(|i| i + base));
         let mesh_vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("scene mesh vertex buffer"),
             contents: bytemuck::cast_slice(&vertices),
@@ -722,7 +722,7 @@ impl ScenePass {
                 if !instances.is_empty() {
                     pass.draw_indexed(
                         mesh.first_index..mesh.first_index + mesh.index_count,
-                        mesh.base_vertex,
+                        0,
                         instances,
                     );
                 }
