@@ -359,9 +359,9 @@ const TOP_LAYERS: &[&[&str]] = &[
     &["signals", "video", "render"],
     &["ui"],
     &["app"],
-    &["bench"],
+    &["bench", "web"],
     &["cli"],
-    &["main"],
+    &["main", "web_main"],
 ];
 
 #[test]
@@ -391,6 +391,8 @@ fn each_top_level_folder_imports_only_the_ones_below_it() {
         );
     }
     assert!(!g["bench"].contains("cli"), "bench imports cli");
+    // The page and the desktop program are two entries over the same viewer.
+    assert!(!g["web"].contains("cli") && !g["cli"].contains("web"));
 }
 
 #[test]

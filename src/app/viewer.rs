@@ -35,6 +35,7 @@ use super::screenshot;
 use super::settings::{self, Store};
 use super::surface::{self, WindowSurface};
 use crate::gpu_sim::{GpuProvider, SharedNodes};
+use crate::render::device::path::RenderPath;
 use crate::render::drawing::frame::PoleLook;
 use crate::render::drawing::view;
 use crate::render::{PixelRect, RenderQuality, RenderScale, ScaleMode};
@@ -469,12 +470,14 @@ impl App {
         };
         let egui = EguiLayer::new(&device, &window, surface.format());
         let quality = RenderQuality::for_device_type(info.device_type);
-        let mut scene = SceneDraw::new(
+        let path = RenderPath::of(&adapter, &device);
+        let mut scene = SceneDraw::with_path(
             &device,
             &queue,
             surface.format(),
             quality,
             surface.size_px(),
+            path,
         )?;
         scene.set_flag_images(&device, &queue, self.options.flag_images.clone())?;
         if let Some(image) = &self.options.background {
@@ -493,7 +496,7 @@ impl App {
             _adapter: adapter,
             sim_nodes,
             sim_provider,
-            adapter: adapter_name(&info),
+            adapter: format!("{}, {}", adapter_name(&info), path.in_words()),
             window,
             device,
             queue,

@@ -20,6 +20,14 @@ pub enum RenderPath {
 }
 
 impl RenderPath {
+    /// Where the render nodes are upsampled, for the Stats panel.
+    pub fn in_words(self) -> &'static str {
+        match self {
+            Self::Compute => "upsampling on the GPU",
+            Self::CpuUpsampling => "upsampling on the CPU",
+        }
+    }
+
     /// The path for a device opened on `adapter`: the compute path where the adapter runs
     /// compute shaders and reads storage buffers in vertex shaders and the device allows the
     /// storage buffers it binds, the CPU upsampling otherwise.
