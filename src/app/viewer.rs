@@ -31,6 +31,8 @@ pub use super::redraw::Redraw;
 mod actions;
 mod capture;
 mod files;
+#[cfg(target_arch = "wasm32")]
+mod in_page;
 use super::screenshot;
 use super::settings::{self, Store};
 use super::surface::{self, WindowSurface};
@@ -45,6 +47,8 @@ use crate::sim::runtime::snapshot::Snapshot;
 use crate::sim_thread::{Command, SimThread};
 use crate::ui::{FrameInfo, UiState};
 use capture::{Recorder, ShotRequest};
+#[cfg(target_arch = "wasm32")]
+pub(crate) use in_page::run_in_page;
 
 /// How the viewer starts.
 #[derive(Debug, Clone)]
@@ -120,32 +124,6 @@ pub(crate) fn run(options: ViewerOptions) -> Result<(), ViewerError> {
         Some(e) => Err(e),
         None => Ok(()),
     }
-}
-
-/// Runs the viewer in a page, on its canvas ([`page_canvas`]): WebGPU where the browser has an
-/// adapter for it, WebGL2 otherwise. Returns once the page's event loop runs (it never ends);
-/// later failures go to the log.
-/// `inbox` is where the page puts the files it is handed (the viewer takes them in its next
-/// turn); the proxy returned wakes the viewer when something was put there.
-#[cfg(target_arch = "wasm32")]
-pub(crate) async fn run_in_page(
-    options: ViewerOptions,
-    inbox: super::page::PageInbox,
-    image_link: Option<String>,
-) -> Result<winit::event_loop::EventLoopProxy<()>, ViewerError> {
-    use winit::platform::web::EventLoopExtWebSys;
-    let event_loop = EventLoop::new()?;
-    let instance = wgpu::util::new_instance_with_webgpu_detection(wgpu::InstanceDescriptor {
-        backends: wgpu::Backends::BROWSER_WEBGPU | wgpu::Backends::GL,
-        ..wgpu::InstanceDescriptor::new_without_display_handle()
-    })
-    .await;
-    let mut app = App::new(options, instance, &event_loop)?;
-    app.page.inbox = inbox;
-    app.page.image_link = image_link;
-    let wake = event_loop.create_proxy();
-    event_loop.spawn_app(app);
-    Ok(wake)
 }
 
 impl App {
@@ -228,7 +206,7 @@ impl App {
             #[cfg(target_arch = "wasm32")]
             page_wake: event_loop.create_proxy(),
             #[cfg(target_arch = "wasm32")]
-            page: PageSide::default(),
+            page: in_page::PageSide::default(),
         })
     }
 }
@@ -375,35 +353,14 @@ struct App {
     kept: Kept,
     /// In a page, the window made and the device its promises will give.
     #[cfg(target_arch = "wasm32")]
-    opening: Option<(Arc<Window>, PageAnswer)>,
+    opening: Option<(Arc<Window>, in_page::PageAnswer)>,
     /// Wakes a page's event loop when its device arrives.
     #[cfg(target_arch = "wasm32")]
     page_wake: winit::event_loop::EventLoopProxy<()>,
     /// In a page, what it hands the viewer and the link it keeps.
     #[cfg(target_arch = "wasm32")]
-    page: PageSide,
+    page: in_page::PageSide,
 }
-
-/// The page's side of the viewer: files arriving, the link kept in the address, the notices
-/// told to the page.
-#[cfg(target_arch = "wasm32")]
-#[derive(Default)]
-struct PageSide {
-    inbox: super::page::PageInbox,
-    /// The `https` address the flag's image came from (it travels in the link).
-    image_link: Option<String>,
-    /// The fragment last put in the address, and when the scene was last compared with it.
-    fragment: String,
-    link_seen: Option<Instant>,
-    /// The time of the newest notice told to the page.
-    told: Option<Instant>,
-    /// A screenshot being read back, to download.
-    shot: Option<super::screenshot::Mapping>,
-}
-
-/// Where a page's device arrives when the browser's promises resolve.
-#[cfg(target_arch = "wasm32")]
-type PageAnswer = std::rc::Rc<std::cell::RefCell<Option<Result<OpenedDevice, ViewerError>>>>;
 
 impl App {
     /// The window, its adapter and device, then the viewer's passes on them.
@@ -545,45 +502,6 @@ impl App {
         log::error!("{e}");
         self.failure = Some(e);
         event_loop.exit();
-    }
-
-    /// In a page the adapter and device come from the browser's promises: the window is made
-    /// now, the rest when they resolve ([`Self::take_page_device`]).
-    #[cfg(target_arch = "wasm32")]
-    fn open_in_page(&mut self, event_loop: &ActiveEventLoop) {
-        if self.opening.is_some() {
-            return;
-        }
-        let window = match self.create_window(event_loop) {
-            Ok(window) => window,
-            Err(e) => return self.fail(e, event_loop),
-        };
-        let answer = std::rc::Rc::new(std::cell::RefCell::new(None));
-        self.opening = Some((window.clone(), answer.clone()));
-        let instance = self.graphics.instance.clone();
-        let wake = self.page_wake.clone();
-        wasm_bindgen_futures::spawn_local(async move {
-            let opened = open_device(&instance, &window).await;
-            *answer.borrow_mut() = Some(opened);
-            let _ = wake.send_event(());
-        });
-    }
-
-    /// The page's device once its promises resolved: the viewer's passes are made on it.
-    #[cfg(target_arch = "wasm32")]
-    fn take_page_device(&mut self, event_loop: &ActiveEventLoop) {
-        let Some((window, answer)) = &self.opening else {
-            return;
-        };
-        let Some(opened) = answer.borrow_mut().take() else {
-            return;
-        };
-        let window = window.clone();
-        self.opening = None;
-        match opened.and_then(|opened| self.finish_gpu(window, opened)) {
-            Ok(gpu) => self.gpu_ready(gpu),
-            Err(e) => self.fail(e, event_loop),
-        }
     }
 
     fn pointer(&mut self, input: Input, egui_consumed: bool) {

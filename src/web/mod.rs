@@ -84,6 +84,24 @@ fn scene_of(link: &Link) -> Result<Scene, String> {
     })
 }
 
+/// The mean wall time of a step of the preset `name`'s first flag over `steps` steps, s, on
+/// the page's clock: the step's cost in wasm, which `scripts/web_bench.py` sets beside the
+/// desktop's (`flagsim simulate NAME --steps N`, the same steps).
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn bench_step(name: &str, steps: u32) -> Result<f64, wasm_bindgen::JsValue> {
+    let fail = |e: String| wasm_bindgen::JsValue::from_str(&e);
+    let scene = Scene::load(name).map_err(|e| fail(e.to_string()))?;
+    let mut flags = crate::sim::runtime::flags::FlagSet::new(&scene)
+        .map_err(|e| fail(e.to_string()))?
+        .flags;
+    let sim = flags
+        .first_mut()
+        .ok_or_else(|| fail(format!("{name} has no flag")))?;
+    let start = web_time::Instant::now();
+    let taken = sim.step_n(steps.max(1));
+    Ok(start.elapsed().as_secs_f64() / f64::from(taken.max(1)))
+}
+
 /// Hands the viewer what the page is given, and wakes it.
 #[derive(Clone)]
 struct Hand {

@@ -10,6 +10,7 @@ WebGL2 on SwiftShader with WebGPU off. On each it checks, as a user would see it
 
 - the page starts with no error on the console and names its backend;
 - the canvas shows the flag: its colours where the flag flies, the sky above it;
+- F12 downloads the frame as a PNG that shows the flag;
 - a drag on the flag pulls it where it never flies without the drag;
 - the wind speed set to 0 in the Wind panel lets the flag hang: its width shrinks;
 - an image chosen with the page's file input puts its colours on the flag;
@@ -223,6 +224,17 @@ def run_backend(playwright, backend, url):
     sky = mask(image, is_sky, above)
     box_area = ((above[2] - above[0]) // 2) * ((above[3] - above[1]) // 2)
     check(len(sky) > 0.9 * box_area, f"sky above the flag ({len(sky) / max(box_area, 1):.0%} of it)")
+
+    # F12: the frame downloads as a PNG with the flag in it.
+    page.page.mouse.click(view[0] + 40, 40)
+    with page.page.expect_download(timeout=30_000) as shot:
+        page.page.keyboard.press("F12")
+    png = Path(shot.value.path()).read_bytes()
+    saved = pixels(png)
+    check(shot.value.suggested_filename.startswith("flagsim-")
+          and saved.size == (VIEWPORT["width"], VIEWPORT["height"]),
+          f"F12 downloads the frame ({shot.value.suggested_filename}, {saved.size})")
+    check(len(mask(saved, is_flag, view)) > 0.5 * len(flag), "the download shows the flag")
 
     # A drag on the flag pulls it where it never flies by itself.
     flying, steady = page.flag_over(4, f"{backend}-flying")
