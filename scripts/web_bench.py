@@ -4,7 +4,7 @@ after a release build of the page (target/web/).
 
     scripts/web_bench.py --flagsim target/release/flagsim [--folder target/web] [--quick]
 
-Prints JSON: the .wasm's size after wasm-opt and gzipped; on each backend (WebGL2 on
+Prints JSON: the .wasm's size (after wasm-opt where scripts/web ran it) and gzipped; on each backend (WebGL2 on
 SwiftShader, WebGPU on SwiftShader's Vulkan) the first frame's time after the page began to
 load (the median of three loads) and the frames a second the default flag draws over ten
 seconds (the page's animation frames: the viewer draws one each while the flag moves); the
@@ -91,7 +91,12 @@ def main():
     wasm = (folder / "flagsim-web_bg.wasm").read_bytes()
     steps = 300 if a.quick else 3000
     loads, seconds = (1, 3) if a.quick else (3, 10)
+    opt = subprocess.run(["wasm-opt", "--version"], capture_output=True, text=True) \
+        if shutil.which("wasm-opt") else None
+    version = re.search(r"\d+", opt.stdout) if opt else None
     out = {
+        # scripts/web runs wasm-opt from binaryen 116 on; older ones break the module.
+        "wasm_opt": int(version.group()) if version and int(version.group()) >= 116 else None,
         "wasm_bytes": len(wasm),
         "wasm_gzip_bytes": len(gzip.compress(wasm, 9)),
         "browser": subprocess.run([shutil.which("chromium"), "--version"], capture_output=True,

@@ -13,8 +13,10 @@ WebGL2 on SwiftShader with WebGPU off. On each it checks, as a user would see it
 - F12 downloads the frame as a PNG that shows the flag;
 - a drag on the flag pulls it where it never flies without the drag;
 - the wind speed set to 0 in the Wind panel lets the flag hang: its width shrinks;
-- an image chosen with the page's file input puts its colours on the flag;
-- a link whose scene blows the wind the other way opens with the flag on the pole's other side;
+- an image chosen with the page's file input puts its colours on the flag, and so does one
+  dropped on the page;
+- a link whose scene blows the wind the other way, with an image by address, opens with that
+  image on the flag on the pole's other side;
 - a file cut short gives a notice in the page and the flag stays.
 
 Missing Chromium or Playwright fails the test under CI=true and skips it loudly elsewhere.
@@ -98,6 +100,28 @@ def is_navy_or_teal(p):
     return navy or teal
 
 
+def is_red(p):
+    """The red of assets/custom-flag.jpg, as lit."""
+    return p[0] > 170 and p[1] < 80 and p[2] < 80
+
+
+def is_purple(p):
+    """The purple of assets/flags/tricolour.png, as lit."""
+    r, g, b = p
+    return 40 < r < 130 and g < 75 and b > 90 and b > g + 40 and r > g + 10
+
+
+def is_pole(p):
+    """The pole's light grey (the ground's grey is darker and greener, the panel's whiter)."""
+    return min(p) > 170 and max(p) < 235 and max(p) - min(p) < 12
+
+
+def pole_x(image, view):
+    """The pole's column: the median x of its grey below the middle of the view."""
+    xs = sorted(x for x, _ in mask(image, is_pole, (view[0], view[3] // 2, view[2], view[3])))
+    return xs[len(xs) // 2] if xs else None
+
+
 def is_sky(p):
     r, g, b = p
     return b > 180 and g > 150 and b > r + 25
@@ -142,6 +166,13 @@ class Server:
 
 
 class Quiet(http.server.SimpleHTTPRequestHandler):
+    """The page's folder, and the repository's assets under /test/ (an image a link names)."""
+
+    def translate_path(self, path):
+        if path.startswith("/test/"):
+            return str(ROOT / "assets" / Path(path.split("?")[0]).name)
+        return super().translate_path(path)
+
     def log_message(self, *args):
         pass
 
@@ -194,6 +225,20 @@ class Page:
             always = points if always is None else always & points
             self.page.wait_for_timeout(500)
         return anywhere, always
+
+
+def eventually(page, name, measure, holds, limit=60):
+    """Screenshots every 2 s until `holds(measure(image))`, or `limit` s: the flag moves in
+    simulated time, which a slow page (a loaded machine, a software GPU) makes slower than the
+    wall clock's (at most 8 steps a frame). Returns the last measure."""
+    end = time.monotonic() + limit
+    k = 0
+    while True:
+        value = measure(page.shot(f"{name}-{k}"))
+        if holds(value) or time.monotonic() > end:
+            return value
+        page.page.wait_for_timeout(2000)
+        k += 1
 
 
 def check(condition, message):
@@ -265,9 +310,12 @@ def run_backend(playwright, backend, url):
     page.page.mouse.down()
     page.page.mouse.move(*WIND_SPEED_ZERO, steps=5)
     page.page.mouse.up()
-    page.page.wait_for_timeout(8000)
-    still = mask(page.shot(f"{backend}-no-wind"), is_flag, view)
-    hanging = extent(still)[2] - extent(still)[0]
+
+    def flag_width(image):
+        points = mask(image, is_flag, view)
+        return extent(points)[2] - extent(points)[0] if points else 0
+
+    hanging = eventually(page, f"{backend}-no-wind", flag_width, lambda w: w < 0.6 * width)
     fragment = urllib.parse.unquote(page.page.evaluate("location.hash"))
     scene = json.loads(fragment.split("scene=", 1)[1].split("&image=")[0])
     check(scene["params"]["wind"]["velocity"][0] == 0.0,
@@ -279,7 +327,7 @@ def run_backend(playwright, backend, url):
     page.page.set_input_files(f"#open-file", str(ROOT / "assets" / "custom-flag.jpg"))
     page.page.wait_for_timeout(4000)
     image = page.shot(f"{backend}-image")
-    red = mask(image, lambda p: p[0] > 170 and p[1] < 80 and p[2] < 80, view)
+    red = mask(image, is_red, view)
     check(len(red) > 300, f"the chosen image's red is on the flag ({len(red)} points)")
     navy_teal = len(mask(image, is_navy_or_teal, view))
     check(navy_teal < 0.1 * len(flag), f"the built-in flag's navy and teal are gone ({navy_teal})")
@@ -292,25 +340,47 @@ def run_backend(playwright, backend, url):
     notice = page.notice()
     check("broken.png" in notice, f"the page says what is wrong: \"{notice}\"")
     image = page.shot(f"{backend}-broken")
-    red = mask(image, lambda p: p[0] > 170 and p[1] < 80 and p[2] < 80, view)
+    red = mask(image, is_red, view)
     check(len(red) > 300, "the flag keeps its image")
     expected = [e for e in page.errors() if "broken.png" in e]
     unexpected = [e for e in page.errors() if "broken.png" not in e]
     check(expected and not unexpected, "the console's only errors are the broken file's")
 
-    # A link: the wind the other way, the flag on the pole's other side.
+    # An image dropped on the page: its colours on the flag.
+    dropped = list((ROOT / "assets" / "flags" / "tricolour.png").read_bytes())
+    transfer = page.page.evaluate_handle("""(bytes) => {
+        const data = new DataTransfer();
+        data.items.add(new File([new Uint8Array(bytes)], "tricolour.png", {type: "image/png"}));
+        return data;
+    }""", dropped)
+    page.page.dispatch_event("#flagsim", "drop", {"dataTransfer": transfer})
+    page.page.wait_for_timeout(4000)
+    image = page.shot(f"{backend}-dropped")
+    purple = mask(image, is_purple, view)
+    check(len(purple) > 300 and len(mask(image, is_red, view)) < 100,
+          f"the dropped image is on the flag ({len(purple)} points of its purple)")
+
+    # A link: the wind the other way and an image by address, the flag on the pole's other
+    # side in that image.
     default = json.loads(urllib.parse.unquote(
         page.page.evaluate("location.hash")).split("scene=", 1)[1].split("&image=")[0])
     default["params"]["wind"]["velocity"] = [-6.0, 0.0, 0.0]
-    link = url + "#scene=" + urllib.parse.quote(json.dumps(default), safe="")
+    image_address = url.replace("index.html", "test/custom-flag.jpg")
+    link = (url + "#scene=" + urllib.parse.quote(json.dumps(default), safe="")
+            + "&image=" + urllib.parse.quote(image_address, safe=""))
     page.page.close()
     other = Page(browser, link)
-    other.page.wait_for_timeout(7000)
-    flown = mask(other.shot(f"{backend}-link"), is_flag, view)
-    pole = fx0
-    left = sum(1 for x, _ in flown if x < pole)
-    check(left > 0.6 * len(flown),
-          f"the link's wind blows the flag to the pole's left ({left} of {len(flown)} points)")
+
+    def left_of_pole(image):
+        pole = pole_x(image, view)
+        flown = mask(image, is_flag, view) | mask(image, is_red, view)
+        return sum(1 for x, _ in flown if pole and x < pole), len(flown), image
+
+    left, flown, image = eventually(other, f"{backend}-link", left_of_pole,
+                                    lambda m: m[0] > 0.6 * m[1] and m[1] > 0)
+    check(left > 0.6 * flown,
+          f"the link's wind blows the flag to the pole's left ({left} of {flown} points)")
+    check(len(mask(image, is_red, view)) > 300, "the link's image is on the flag")
     check(not other.errors(), "the link opened with no error")
     browser.close()
     return page
