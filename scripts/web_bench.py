@@ -61,7 +61,7 @@ def open_page(browser, url):
         for line in lines:
             m = FIRST_FRAME.search(line)
             if m:
-                backend = next((l.split("(")[-1].split(")")[0] for l in lines
+                backend = next((l.split("adapter: ", 1)[1].split(",")[0] for l in lines
                                 if "adapter: " in l), "?")
                 return page, int(m.group(1)), backend
         page.wait_for_timeout(50)

@@ -1177,6 +1177,15 @@ mod in_frames {
     }
 
     #[test]
+    fn a_pump_on_the_wall_clock_takes_the_commands_sent() {
+        let mut sim = flag(true);
+        sim.send(Command::Step);
+        assert_eq!(sim.latest().step, 0);
+        sim.pump();
+        assert_eq!(sim.latest().step, 1, "the page's pump took no turn");
+    }
+
+    #[test]
     fn after_a_shutdown_commands_report_the_worker_gone() {
         let mut sim = flag(true);
         let slot = sim.slot();

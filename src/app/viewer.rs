@@ -211,15 +211,21 @@ impl App {
     }
 }
 
-/// The adapter as the Stats panel names it: its name and backend (a browser's WebGPU adapter
-/// may keep its name to itself).
-fn adapter_name(info: &wgpu::AdapterInfo) -> String {
+/// The adapter as the Stats panel names it: the backend first (a long adapter name is cut at
+/// the panel's edge), then where the render nodes are upsampled, then the adapter's name (a
+/// browser's WebGPU adapter may keep its name to itself).
+fn adapter_line(info: &wgpu::AdapterInfo, path: RenderPath) -> String {
+    let backend = match info.backend {
+        wgpu::Backend::BrowserWebGpu => "WebGPU".to_owned(),
+        wgpu::Backend::Gl if cfg!(target_arch = "wasm32") => "WebGL2".to_owned(),
+        other => format!("{other:?}"),
+    };
     let name = if info.name.is_empty() {
         "the browser's adapter"
     } else {
         &info.name
     };
-    format!("{name} ({:?})", info.backend)
+    format!("{backend}, {}: {name}", path.in_words())
 }
 
 /// An adapter and a device that can draw to a window, and the window's surface where it had to
@@ -398,7 +404,7 @@ impl App {
             surface: made,
         } = opened;
         let info = adapter.get_info();
-        log::info!("adapter: {}", adapter_name(&info));
+
         // A GPU validation error must not take the viewer down: report it in the panel instead
         // (wgpu's default handler panics).
         let gpu_error = self.graphics.gpu_error.clone();
@@ -428,6 +434,7 @@ impl App {
         let egui = EguiLayer::new(&device, &window, surface.format());
         let quality = RenderQuality::for_device_type(info.device_type);
         let path = RenderPath::of(&adapter, &device);
+        log::info!("adapter: {}", adapter_line(&info, path));
         let mut scene = SceneDraw::with_path(
             &device,
             &queue,
@@ -453,7 +460,7 @@ impl App {
             _adapter: adapter,
             sim_nodes,
             sim_provider,
-            adapter: format!("{}, {}", adapter_name(&info), path.in_words()),
+            adapter: adapter_line(&info, path),
             window,
             device,
             queue,
