@@ -4,6 +4,9 @@
 //! without a validation error. Without an adapter the tests print `SKIPPED` and pass, except
 //! under `CI=true`, where they fail.
 
+mod common;
+
+use common::gpu_or_skip;
 use flagsim::render::drawing::headless::HeadlessRenderer;
 use flagsim::render::drawing::view::{self, ViewSettings};
 use flagsim::render::{ColorMode, GpuContext, RenderPath};
@@ -66,20 +69,6 @@ fn assert_nearly_equal(what: &str, a: &RgbaImage, b: &RgbaImage) {
 /// A headless renderer on `path`, sharing `ctx`'s device.
 fn renderer(ctx: &GpuContext, path: RenderPath) -> HeadlessRenderer {
     HeadlessRenderer::on(ctx.clone(), WIDTH, HEIGHT, path).expect("renderer")
-}
-
-fn gpu_or_skip() -> Option<GpuContext> {
-    match GpuContext::new_headless() {
-        Ok(ctx) => Some(ctx),
-        Err(e) => {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "CI=true but no GPU adapter: {e}"
-            );
-            eprintln!("SKIPPED: no GPU adapter ({e})");
-            None
-        }
-    }
 }
 
 /// The snapshot of `preset` after `steps` steps (every flag of it).

@@ -153,7 +153,20 @@ pub fn headless_or_skip(
     width: u32,
     height: u32,
 ) -> Option<flagsim::render::drawing::headless::HeadlessRenderer> {
-    match flagsim::render::drawing::headless::HeadlessRenderer::new(width, height) {
+    or_skip(flagsim::render::drawing::headless::HeadlessRenderer::new(
+        width, height,
+    ))
+}
+
+/// A headless GPU context, or `None` as [`headless_or_skip`] says.
+pub fn gpu_or_skip() -> Option<flagsim::render::GpuContext> {
+    or_skip(flagsim::render::GpuContext::new_headless())
+}
+
+/// `opened`, or `None` after a loud `SKIPPED` line where no GPU adapter opened (a failure under
+/// `CI=true`, where CI runs the GPU tests on lavapipe).
+fn or_skip<T, E: std::fmt::Display>(opened: Result<T, E>) -> Option<T> {
+    match opened {
         Ok(r) => Some(r),
         Err(e) => {
             assert!(
