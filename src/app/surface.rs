@@ -147,12 +147,17 @@ fn backend_rank(backend: wgpu::Backend) -> u8 {
 }
 
 /// Chooses the surface format: a gamma-space 8-bit format if the surface offers one (egui's
-/// renderer is written for those), otherwise the surface's own preference.
+/// renderer is written for those), otherwise the surface's own preference. The surface's first
+/// format is its preference: where that is a gamma-space 8-bit one it is taken (a browser's
+/// canvas in any other format costs a copy every frame).
 pub(crate) fn choose_format(formats: &[wgpu::TextureFormat]) -> Option<wgpu::TextureFormat> {
     use wgpu::TextureFormat as F;
-    [F::Bgra8Unorm, F::Rgba8Unorm]
-        .into_iter()
-        .find(|f| formats.contains(f))
+    let gamma_8bit = [F::Bgra8Unorm, F::Rgba8Unorm];
+    formats
+        .first()
+        .copied()
+        .filter(|f| gamma_8bit.contains(f))
+        .or_else(|| gamma_8bit.into_iter().find(|f| formats.contains(f)))
         .or_else(|| formats.iter().copied().find(|f| !f.is_srgb()))
         .or_else(|| formats.first().copied())
 }
@@ -384,6 +389,23 @@ mod tests {
             F::Bgra8Unorm,
         ];
         assert_eq!(choose_format(&formats), Some(F::Bgra8Unorm));
+    }
+
+    #[test]
+    fn choose_format_takes_the_surfaces_preference_when_it_is_gamma_space_8_bit() {
+        // A browser's canvas lists its preferred format first.
+        assert_eq!(
+            choose_format(&[F::Rgba8Unorm, F::Bgra8Unorm]),
+            Some(F::Rgba8Unorm)
+        );
+        assert_eq!(
+            choose_format(&[F::Bgra8Unorm, F::Rgba8Unorm]),
+            Some(F::Bgra8Unorm)
+        );
+        assert_eq!(
+            choose_format(&[F::Rgba16Float, F::Rgba8Unorm, F::Bgra8Unorm]),
+            Some(F::Bgra8Unorm)
+        );
     }
 
     #[test]
