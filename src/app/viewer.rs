@@ -647,8 +647,8 @@ impl App {
         }
     }
 
-    /// Presents `frame`; a `typical` frame's cost (less the wait to `acquire` it) steers the
-    /// render scale.
+    /// Presents `frame`; a `typical` frame's cost (less the wait to `acquire` it; in a page, the
+    /// time until the next frame) steers the render scale.
     fn present_frame(
         &mut self,
         frame: surface::SurfaceFrame,
@@ -660,12 +660,14 @@ impl App {
             gpu.window.pre_present_notify();
             gpu.surface.present(&gpu.queue, frame);
             // A frame that also captured or repainted the panels says little about the view.
-            if typical
-                && let Some(scale) = self
-                    .clock
-                    .scale
-                    .observe(started.elapsed().saturating_sub(acquire).as_secs_f64() * 1e3)
-            {
+            // In a page the frame's drawing is the browser's, after this returns: the time
+            // between animation frames is its cost there.
+            let cost = if cfg!(target_arch = "wasm32") {
+                self.clock.scale.interval(started, typical)
+            } else {
+                typical.then(|| started.elapsed().saturating_sub(acquire).as_secs_f64() * 1e3)
+            };
+            if let Some(scale) = cost.and_then(|ms| self.clock.scale.observe(ms)) {
                 gpu.scene.set_scale(&gpu.device, scale);
             }
         }

@@ -51,6 +51,8 @@ pub(crate) struct RenderScale {
     mode: ScaleMode,
     scale: f32,
     recent: Vec<f64>,
+    /// When the last drawn frame began, and whether it counts ([`Self::interval`]).
+    previous: Option<(web_time::Instant, bool)>,
     /// Frames observed in *auto* mode.
     frames: u64,
     /// For each of [`RenderScale::AUTO_LEVELS`], the frame at which it was last found over the
@@ -83,6 +85,7 @@ impl RenderScale {
             mode,
             scale: 1.0,
             recent: Vec::with_capacity(Self::WINDOW),
+            previous: None,
             frames: 0,
             over_at: [None; 4],
         };
@@ -125,6 +128,24 @@ impl RenderScale {
             .iter()
             .rposition(|&l| l <= self.scale + 1e-6)
             .unwrap_or(0)
+    }
+
+    /// The longest gap between two frames [`Self::interval`] counts as one frame's cost, s: a
+    /// longer one is the viewer waiting for something to draw, not drawing.
+    pub(crate) const LONGEST_INTERVAL_S: f64 = 1.0;
+
+    /// A frame's cost where the work it hands on is done after it returns (a page: the
+    /// browser's GPU process draws it between animation frames, so the page's own part of a
+    /// frame says nothing of the rasteriser's): the time from the previous frame's start to
+    /// this one's `started`, ms, when the previous frame `counts` too and began at most
+    /// [`Self::LONGEST_INTERVAL_S`] before. Remembers this frame for the next call.
+    pub(crate) fn interval(&mut self, started: web_time::Instant, counts: bool) -> Option<f64> {
+        let cost = self.previous.and_then(|(at, counted)| {
+            let gap = started.checked_duration_since(at)?.as_secs_f64();
+            (counted && gap <= Self::LONGEST_INTERVAL_S).then_some(gap * 1e3)
+        });
+        self.previous = Some((started, counts));
+        cost
     }
 
     /// One drawn frame's cost in ms (its work from the start of the frame to the image handed
@@ -186,6 +207,25 @@ mod tests {
         s.set_mode(ScaleMode::Auto);
         assert!(feed(&mut s, 1000.0, 30).is_empty());
         s
+    }
+
+    #[test]
+    fn an_interval_is_the_time_between_two_counted_frames_within_a_second() {
+        use web_time::{Duration, Instant};
+        let mut s = RenderScale::new(ScaleMode::Auto);
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        // The first frame has nothing before it.
+        assert_eq!(s.interval(at(0), true), None);
+        assert_eq!(s.interval(at(130), true), Some(130.0));
+        // A frame that does not count is measured, but the next is not measured from it.
+        assert_eq!(s.interval(at(300), false), Some(170.0));
+        assert_eq!(s.interval(at(400), true), None);
+        // A gap over a second is the viewer idling; exactly a second still counts.
+        assert_eq!(s.interval(at(1401), true), None);
+        assert_eq!(s.interval(at(2401), true), Some(1000.0));
+        // A clock that went backwards measures nothing.
+        assert_eq!(s.interval(at(2000), true), None);
     }
 
     #[test]
