@@ -232,7 +232,8 @@ impl Scene {
             let path = e.path().to_string();
             let inner = e.into_inner();
             let inner = with_suggestion(&inner.to_string());
-            let message = if path.is_empty() || path == "." {
+            // `?` is where no key was read yet (text that is not JSON at all).
+            let message = if path.is_empty() || path == "." || path == "?" {
                 inner
             } else {
                 format!("{path}: {inner}")
@@ -732,6 +733,17 @@ mod tests {
             }
             other => panic!("{json}: {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_parse_error_names_the_field_where_there_is_one() {
+        let message = |json: &str| match Scene::from_json(json, "test") {
+            Err(SceneError::Parse { message, .. }) => message,
+            other => panic!("{json}: {other:?}"),
+        };
+        // Not JSON from its first key: no path, only where.
+        assert_eq!(message("{bad"), "key must be a string at line 1 column 2");
+        assert!(message(r#"{ "params": { "dt": "x" } }"#).starts_with("params.dt: "));
     }
 
     #[test]
