@@ -108,6 +108,10 @@ pub(crate) fn set_fragment(fragment: &str) {
     }
 }
 
+/// The log target of the viewer's own notices, copied to the browser's console: the viewer
+/// shows them over its frame, so the page does not show them again in its `notice` element.
+pub(crate) const SHOWN_BY_THE_VIEWER: &str = "flagsim::notice";
+
 /// Logs the first frame's time since the page began to load (the browser's clock).
 pub(crate) fn tell_first_frame() {
     if let Some(ms) = web_sys::window()

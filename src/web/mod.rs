@@ -6,8 +6,9 @@
 //! ([`crate::app::viewer::run_in_page`]), its simulation stepped in the page's frames
 //! ([`crate::sim_thread::Runner::InFrames`]). The page's address carries the scene
 //! (`#scene=<JSON>&image=<address>`, [`crate::app::page::fragment`]): a copied link opens the
-//! same flag in the same wind. What the viewer logs goes to the browser's console; an error
-//! also goes into the page, so a failure is never a blank page.
+//! same flag in the same wind. What the viewer logs goes to the browser's console; an error the
+//! viewer cannot show itself (it did not start, or stopped) also goes into the page, so a
+//! failure is never a blank page.
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
@@ -26,7 +27,11 @@ const DEFAULT_PRESET: &str = "flag";
 /// The page's `main`: the panic hook and the log, then the viewer on the page's canvas, then
 /// the page's file input, drops and the link's image.
 pub fn start() {
-    console_error_panic_hook::set_once();
+    // A panic stops the viewer where it is: the page says so, beside the console's trace.
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        show_notice(&format!("flagsim stopped: {info}"));
+    }));
     if log::set_logger(&PAGE_LOG).is_ok() {
         log::set_max_level(log::LevelFilter::Info);
     }
@@ -221,7 +226,8 @@ async fn fetch_bytes(address: &str) -> Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
-/// The browser's console, and for errors the page's `notice` element too.
+/// The browser's console, and for errors the viewer does not show itself (a failure to start,
+/// a bad link, the viewer stopped) the page's `notice` element too.
 struct PageLog;
 
 static PAGE_LOG: PageLog = PageLog;
@@ -240,7 +246,9 @@ impl log::Log for PageLog {
         match record.level() {
             log::Level::Error => {
                 web_sys::console::error_1(&line);
-                show_notice(&record.args().to_string());
+                if record.target() != page::SHOWN_BY_THE_VIEWER {
+                    show_notice(&record.args().to_string());
+                }
             }
             log::Level::Warn => web_sys::console::warn_1(&line),
             _ => web_sys::console::log_1(&line),

@@ -165,8 +165,8 @@ impl App {
         self.page.told = self.ui.notices.last().map(|n| n.at);
         for (level, text) in new.into_iter().rev() {
             match level {
-                Level::Error => log::error!("{text}"),
-                Level::Info => log::info!("{text}"),
+                Level::Error => log::error!(target: page::SHOWN_BY_THE_VIEWER, "{text}"),
+                Level::Info => log::info!(target: page::SHOWN_BY_THE_VIEWER, "{text}"),
             }
         }
         if (self.page.link_seen)
