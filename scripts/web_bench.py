@@ -4,12 +4,13 @@ after a release build of the page (target/web/).
 
     scripts/web_bench.py --flagsim target/release/flagsim [--folder target/web] [--quick]
 
-Prints JSON: the .wasm's size (after wasm-opt where scripts/web ran it) and gzipped; on each backend (WebGL2 on
-SwiftShader, WebGPU on SwiftShader's Vulkan) the first frame's time after the page began to
-load (the median of three loads) and the frames a second the default flag draws over ten
-seconds (the page's animation frames: the viewer draws one each while the flag moves); the
-default flag's step in wasm (`bench_step`, exported by the page) beside the desktop's
-(`flagsim simulate flag --steps N`, the same steps), in the same run.
+Prints JSON: the .wasm's size (after wasm-opt where scripts/web ran it) and gzipped; on each
+backend (WebGL2 on SwiftShader, WebGPU on SwiftShader's Vulkan) the first frame's time after
+the page began to load (the median of three loads) and the frames a second the default flag
+draws over ten seconds (the page's animation frames: the viewer draws one each while the flag
+moves), beside the browser's own ceiling there (a canvas of the same size drawn by one
+full-screen pass each frame); the default flag's step in wasm (`bench_step`, exported by the
+page) beside the desktop's (`flagsim simulate flag --steps N`, the same steps), in the same run.
 """
 
 import argparse
@@ -37,6 +38,69 @@ BACKENDS = {
                "--use-vulkan=swiftshader", "--use-angle=swiftshader"],
 }
 FIRST_FRAME = re.compile(r"first frame (\d+) ms")
+
+# The browser's own ceiling on each backend, beside the page: a canvas that fills the window
+# and is drawn each animation frame by one full-screen pass that samples a texture of its
+# size, the least a page that draws a picture can do (the viewer draws the sky, the ground,
+# the cloth and the panels over the same pixels). `?api=webgl2` or `?api=webgpu`.
+CEILING = """<!doctype html><html><body style="margin:0;overflow:hidden">
+<canvas id="c" style="width:100vw;height:100vh;display:block"></canvas><script type="module">
+const c = document.getElementById("c");
+c.width = innerWidth; c.height = innerHeight;
+const [w, h] = [c.width, c.height];
+if (new URLSearchParams(location.search).get("api") === "webgpu") {
+  const device = await (await navigator.gpu.requestAdapter()).requestDevice();
+  const format = navigator.gpu.getPreferredCanvasFormat();
+  const ctx = c.getContext("webgpu");
+  ctx.configure({ device, format, alphaMode: "opaque" });
+  const texture = device.createTexture({ size: [w, h], format: "rgba8unorm",
+    usage: GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_DST });
+  const module = device.createShaderModule({ code: `
+    @group(0) @binding(0) var t: texture_2d<f32>;
+    @group(0) @binding(1) var s: sampler;
+    @vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4f {
+      let v = vec2f(f32((i << 1u) & 2u), f32(i & 2u));
+      return vec4f(v * 2.0 - 1.0, 0.0, 1.0);
+    }
+    @fragment fn fs(@builtin(position) p: vec4f) -> @location(0) vec4f {
+      return textureSample(t, s, p.xy / vec2f(${w}.0, ${h}.0)) * 0.5 + 0.25;
+    }` });
+  const pipeline = device.createRenderPipeline({ layout: "auto",
+    vertex: { module, entryPoint: "vs" },
+    fragment: { module, entryPoint: "fs", targets: [{ format }] } });
+  const group = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [
+    { binding: 0, resource: texture.createView() },
+    { binding: 1, resource: device.createSampler({ magFilter: "linear", minFilter: "linear" }) }] });
+  const frame = () => {
+    const e = device.createCommandEncoder();
+    const pass = e.beginRenderPass({ colorAttachments: [{ view: ctx.getCurrentTexture().createView(),
+      loadOp: "clear", storeOp: "store", clearValue: [0, 0, 0, 1] }] });
+    pass.setPipeline(pipeline); pass.setBindGroup(0, group); pass.draw(3); pass.end();
+    device.queue.submit([e.finish()]);
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+} else {
+  const gl = c.getContext("webgl2", { antialias: false });
+  const shader = (type, text) => {
+    const s = gl.createShader(type); gl.shaderSource(s, text); gl.compileShader(s); return s;
+  };
+  const program = gl.createProgram();
+  gl.attachShader(program, shader(gl.VERTEX_SHADER, `#version 300 es
+    void main() { vec2 v = vec2(float((gl_VertexID << 1) & 2), float(gl_VertexID & 2));
+                  gl_Position = vec4(v * 2.0 - 1.0, 0.0, 1.0); }`));
+  gl.attachShader(program, shader(gl.FRAGMENT_SHADER, `#version 300 es
+    precision highp float; uniform sampler2D t; out vec4 o;
+    void main() { o = texture(t, gl_FragCoord.xy / vec2(${w}.0, ${h}.0)) * 0.5 + 0.25; }`));
+  gl.linkProgram(program);
+  gl.useProgram(program);
+  gl.bindTexture(gl.TEXTURE_2D, gl.createTexture());
+  gl.texStorage2D(gl.TEXTURE_2D, 1, gl.RGBA8, w, h);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
+  const frame = () => { gl.drawArrays(gl.TRIANGLES, 0, 3); requestAnimationFrame(frame); };
+  requestAnimationFrame(frame);
+}
+</script></body></html>"""
 
 
 class Quiet(http.server.SimpleHTTPRequestHandler):
@@ -66,6 +130,22 @@ def open_page(browser, url):
                 return page, int(m.group(1)), backend
         page.wait_for_timeout(50)
     sys.exit(f"web bench: no first frame within 60 s: {lines[-5:]}")
+
+
+def ceiling_fps(browser, url, api, seconds):
+    """The frames a second of [`CEILING`] drawn through `api` at the page's size."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.route("**/ceiling.html*", lambda route: route.fulfill(
+        status=200, content_type="text/html", body=CEILING))
+    page.goto(url.replace("index.html", f"ceiling.html?api={api}"))
+    page.wait_for_timeout(2000)
+    fps = frames_per_second(page, seconds)
+    page.close()
+    if errors:
+        sys.exit(f"web bench: the {api} ceiling page failed: {errors}")
+    return fps
 
 
 def frames_per_second(page, seconds):
@@ -127,6 +207,8 @@ def main():
                         "(steps) => import('./flagsim-web.js').then((m) => m.bench_step('flag', steps))",
                         steps)
                     out["step_wasm_s"] = row["step_s"]
+                page.close()
+                row["ceiling_fps"] = ceiling_fps(browser, url, name, seconds)
                 out["backends"][name] = row
                 browser.close()
                 print(f"web bench: {name}: {row}", file=sys.stderr, flush=True)
