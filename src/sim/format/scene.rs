@@ -743,6 +743,12 @@ mod tests {
         };
         // Not JSON from its first key: no path, only where.
         assert_eq!(message("{bad"), "key must be a string at line 1 column 2");
+        // JSON, but not an object: the whole text is at fault.
+        assert!(
+            message("42").starts_with("invalid type: integer"),
+            "{}",
+            message("42")
+        );
         assert!(message(r#"{ "params": { "dt": "x" } }"#).starts_with("params.dt: "));
     }
 
