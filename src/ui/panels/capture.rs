@@ -9,12 +9,21 @@ pub(crate) fn capture_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiA
     ui.checkbox(&mut state.capture.screenshot_panels, "include the panels");
     if ui
         .button("screenshot (F12)")
-        .on_hover_text("Saves a PNG in screenshots/")
+        .on_hover_text(if cfg!(target_arch = "wasm32") {
+            "Downloads the frame as a PNG"
+        } else {
+            "Saves a PNG in screenshots/"
+        })
         .clicked()
     {
         actions.push(UiAction::Screenshot);
     }
     ui.separator();
+    if cfg!(target_arch = "wasm32") {
+        // A page has no folder to write frames into, nor ffmpeg to encode them.
+        ui.label("recording is not in the page yet");
+        return;
+    }
     ui.add_enabled_ui(state.capture.recording.is_none(), |ui| {
         ui.horizontal(|ui| {
             ui.label("record");

@@ -317,18 +317,35 @@ pub(crate) fn scene_files_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec
                 }
             }
         });
-    ui.horizontal(|ui| {
-        ui.label("file");
-        ui.text_edit_singleline(&mut state.files.scene_path)
-            .on_hover_text("A scene file (.json) to load or save; or drop one on the window");
-    });
+    if !IN_PAGE {
+        ui.horizontal(|ui| {
+            ui.label("file");
+            ui.text_edit_singleline(&mut state.files.scene_path)
+                .on_hover_text("A scene file (.json) to load or save; or drop one on the window");
+        });
+    }
     ui.horizontal(|ui| {
         if ui
             .button("open…")
-            .on_hover_text("Choose a scene file in your desktop's file dialog")
+            .on_hover_text(if IN_PAGE {
+                "Choose a scene file (.json); or drop one on the page"
+            } else {
+                "Choose a scene file in your desktop's file dialog"
+            })
             .clicked()
         {
             actions.push(UiAction::FileDialog(Pick::OpenScene));
+        }
+        let tip = "The loaded cloth with the current parameters and detail settings";
+        if IN_PAGE {
+            if ui
+                .button("save as…")
+                .on_hover_text(format!("{tip}, downloaded as a file"))
+                .clicked()
+            {
+                actions.push(UiAction::FileDialog(Pick::SaveScene));
+            }
+            return;
         }
         if ui
             .button("load")
@@ -338,7 +355,6 @@ pub(crate) fn scene_files_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec
             let path = PathBuf::from(state.files.scene_path.trim());
             open_scene_file(state, actions, &path);
         }
-        let tip = "The loaded cloth with the current parameters and detail settings";
         if ui.button("save").on_hover_text(tip).clicked() {
             let path = PathBuf::from(state.files.scene_path.trim());
             save_scene(state, &path);
@@ -349,8 +365,15 @@ pub(crate) fn scene_files_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec
     });
     flag_image_ui(ui, state, actions);
     shape_ui(ui, state, actions);
-    recent_ui(ui, state, actions);
+    if !IN_PAGE {
+        recent_ui(ui, state, actions);
+    }
 }
+
+/// In a page there are no paths: files come from the file input and drops, and go out as
+/// downloads, so the path fields, *load*, *save*, *use image* and the recent files (all paths)
+/// are not shown there.
+const IN_PAGE: bool = cfg!(target_arch = "wasm32");
 
 /// The flag's shape: rectangle, swallowtail, pennant or burgee, and the notch's depth for the
 /// notched ones. A change restarts the cloth at the new shape ([`set_shape`]).
@@ -473,27 +496,38 @@ fn recent_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
 
 /// The flag's image: a path field, *use image* and *built-in flag*.
 fn flag_image_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
+    let about = "The flag takes the image's width/height ratio (its height, along the pole, \
+                 stays) unless the scene file gives both its width and height.";
+    if !IN_PAGE {
+        ui.horizontal(|ui| {
+            ui.label("flag image");
+            ui.text_edit_singleline(&mut state.files.image_path)
+                .on_hover_text(format!(
+                    "A PNG, JPEG or WebP file to draw on the flag; or drop one on the window. \
+                     {about}"
+                ));
+        });
+    }
     ui.horizontal(|ui| {
-        ui.label("flag image");
-        ui.text_edit_singleline(&mut state.files.image_path)
-            .on_hover_text(
-                "A PNG, JPEG or WebP file to draw on the flag; or drop one on the window. \
-             The flag takes the image's width/height ratio (its height, along the pole, stays) \
-             unless the scene file gives both its width and height.",
-            );
-    });
-    ui.horizontal(|ui| {
+        if IN_PAGE {
+            ui.label("flag image");
+        }
         if ui
             .button("open…")
-            .on_hover_text("Choose an image in your desktop's file dialog")
+            .on_hover_text(if IN_PAGE {
+                format!("Choose a PNG, JPEG or WebP image; or drop one on the page. {about}")
+            } else {
+                "Choose an image in your desktop's file dialog".to_owned()
+            })
             .clicked()
         {
             actions.push(UiAction::FileDialog(Pick::OpenImage));
         }
         let typed = !state.files.image_path.trim().is_empty();
-        if ui
-            .add_enabled(typed, egui::Button::new("use image"))
-            .clicked()
+        if !IN_PAGE
+            && ui
+                .add_enabled(typed, egui::Button::new("use image"))
+                .clicked()
         {
             let path = PathBuf::from(state.files.image_path.trim());
             set_flag_image(state, actions, Some(&path));

@@ -134,7 +134,7 @@ pub(crate) fn device_ui(
              of at least {AUTO_GPU_NODES} nodes on a hardware GPU (never on a CPU adapter such \
              as lavapipe, where it is slower)"
         ),
-        None => "No GPU is open for the simulation.".to_owned(),
+        None => NO_GPU.to_owned(),
     };
     egui::ComboBox::from_label("device")
         .selected_text(choice.name())
@@ -172,10 +172,22 @@ pub(crate) fn device_ui(
             r.waited,
             r.bytes as f64 / 1e6
         ),
+        // Asked for the GPU, and none to step on.
+        None if status.choice == DeviceChoice::Gpu && status.adapter.is_none() => {
+            format!("on the CPU: {NO_GPU}")
+        }
         None => "on the CPU".to_owned(),
     };
     ui.label(text);
 }
+
+/// Why the cloth steps on the CPU where no GPU was handed to the simulation: in a page the GPU
+/// step's read-backs would wait inside a frame, so the page never hands it one.
+const NO_GPU: &str = if cfg!(target_arch = "wasm32") {
+    "the GPU step is not in the page yet"
+} else {
+    "no GPU is open for the simulation"
+};
 
 /// The *device* list's choice: the GPU steps `kang-mg` and `implicit-mg` only, so choosing it
 /// under another integrator switches to `kang-mg`, with a notice that says so.
