@@ -494,7 +494,8 @@ fn recent_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
     }
 }
 
-/// The flag's image: a path field, *use image* and *built-in flag*.
+/// The flag's image: *open…* and *built-in flag*, and on the desktop a path field and *use
+/// image*.
 fn flag_image_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
     let about = "The flag takes the image's width/height ratio (its height, along the pole, \
                  stays) unless the scene file gives both its width and height.";
