@@ -98,6 +98,9 @@ fn settings_ui(ui: &mut Ui, state: &UiState, actions: &mut Vec<UiAction>) {
                     .small(),
             );
         }
+        None if cfg!(target_arch = "wasm32") => {
+            ui.label("Nothing is kept between visits to the page: its link keeps the scene.");
+        }
         None => {
             ui.label("Nothing is kept between runs (--no-persist).");
         }

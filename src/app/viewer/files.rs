@@ -125,7 +125,13 @@ impl App {
         self.ui.render_scale = mode;
         self.apply(UiAction::SetRenderScale(mode));
         self.apply(UiAction::ResetCamera);
-        if let Some(gpu) = &self.graphics.gpu {
+        // A page's canvas fills the page: its size is the page's, not a setting.
+        if let Some(gpu) = self
+            .graphics
+            .gpu
+            .as_ref()
+            .filter(|_| !cfg!(target_arch = "wasm32"))
+        {
             let [w, h] = settings::DEFAULT_WINDOW;
             let _ = gpu
                 .window
