@@ -404,7 +404,6 @@ impl App {
             surface: made,
         } = opened;
         let info = adapter.get_info();
-
         // A GPU validation error must not take the viewer down: report it in the panel instead
         // (wgpu's default handler panics).
         let gpu_error = self.graphics.gpu_error.clone();
