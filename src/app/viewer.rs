@@ -148,7 +148,7 @@ impl App {
         if let Some(format) = options.record_format {
             ui.capture.record_format = format;
         }
-        ui.files.settings_file = options.persisted.store.path().map(Into::into);
+        ui.files.settings_place = (options.persisted.store.place()).map(settings::Place::describe);
         for w in &options.persisted.warnings {
             log::warn!("{w}");
             ui.notices.error(w.clone());

@@ -86,20 +86,24 @@ pub(crate) fn controls(
 
 /// Where the settings are kept, and *Reset to defaults*.
 fn settings_ui(ui: &mut Ui, state: &UiState, actions: &mut Vec<UiAction>) {
-    match &state.files.settings_file {
-        Some(path) => {
+    match &state.files.settings_place {
+        Some(place) if cfg!(target_arch = "wasm32") => {
+            ui.label("The camera, panel values and the last scene are kept in")
+                .on_hover_text(
+                    "Not the scene's image. Written a second after a change; a link's scene \
+                     is shown before the last one.",
+                );
+            ui.label(RichText::new(place).small());
+        }
+        Some(place) => {
             ui.label(
                 "Window, camera, panel values, the last scene and the recent files are kept in",
             )
             .on_hover_text("Written a second after a change and when the viewer closes");
-            ui.label(
-                RichText::new(path.display().to_string())
-                    .monospace()
-                    .small(),
-            );
+            ui.label(RichText::new(place).monospace().small());
         }
         None if cfg!(target_arch = "wasm32") => {
-            ui.label("Nothing is kept between visits to the page: its link keeps the scene.");
+            ui.label("Nothing is kept between visits: this browser keeps nothing for the page.");
         }
         None => {
             ui.label("Nothing is kept between runs (--no-persist).");

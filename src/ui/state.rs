@@ -1,7 +1,5 @@
 //! Everything the panels remember between frames.
 
-use std::path::PathBuf;
-
 use crate::render::drawing::view::ViewSettings;
 use crate::render::{RenderQuality, ScaleMode};
 use crate::sim::format::params::spec;
@@ -24,8 +22,9 @@ pub struct FilePaths {
     pub background_path: String,
     /// The scenes and images last opened or saved (kept in the settings file).
     pub recent: recent::RecentFiles,
-    /// Where the settings are kept (`None`: not kept, `--no-persist`), for the panel.
-    pub settings_file: Option<PathBuf>,
+    /// Where the settings are kept, in words (`None`: not kept, `--no-persist`), for the
+    /// panel.
+    pub settings_place: Option<String>,
 }
 
 /// What the *Capture* panel sets and the recording under way.
@@ -169,7 +168,7 @@ impl UiState {
                 image_path,
                 background_path,
                 recent: recent::RecentFiles::default(),
-                settings_file: None,
+                settings_place: None,
             },
             capture: CaptureSettings {
                 screenshot_panels: true,

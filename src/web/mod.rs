@@ -6,9 +6,10 @@
 //! ([`crate::app::viewer::run_in_page`]), its simulation stepped in the page's frames
 //! ([`crate::sim_thread::Runner::InFrames`]). The page's address carries the scene
 //! (`#scene=<JSON>&image=<address>`, [`crate::app::page::fragment`]): a copied link opens the
-//! same flag in the same wind. What the viewer logs goes to the browser's console; an error the
-//! viewer cannot show itself (it did not start, or stopped) also goes into the page, so a
-//! failure is never a blank page.
+//! same flag in the same wind; the settings (the camera, the panels' values, the last scene)
+//! are kept in the browser's local storage, as the desktop keeps them in a file. What the
+//! viewer logs goes to the browser's console; an error the viewer cannot show itself (it did
+//! not start, or stopped) also goes into the page, so a failure is never a blank page.
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
@@ -17,12 +18,14 @@ use winit::event_loop::EventLoopProxy;
 
 use crate::app::link::Link;
 use crate::app::page::{self, FILE_INPUT_ID, PageInbox, PageInput};
-use crate::app::settings::Store;
+use crate::app::settings::{Opened, Place, Store};
 use crate::app::viewer::{ViewerOptions, run_in_page};
 use crate::sim::format::scene::Scene;
 
-/// The scene a page opens without a link.
+/// The scene a page opens without a link (and nothing kept).
 const DEFAULT_PRESET: &str = "flag";
+/// The key of the settings in the browser's local storage.
+const SETTINGS_KEY: &str = "flagsim.settings";
 
 /// The page's `main`: the panic hook and the log, then the viewer on the page's canvas, then
 /// the page's file input, drops and the link's image.
@@ -37,12 +40,14 @@ pub fn start() {
     }
     wasm_bindgen_futures::spawn_local(async {
         let link = page::link();
-        let scene = match scene_of(&link) {
+        let persisted = Store::open(Place::browser(SETTINGS_KEY));
+        let (scene, restored) = match scene_of(&link, &persisted) {
             Ok(scene) => scene,
             Err(e) => return log::error!("{e}"),
         };
+        let options = options(scene, persisted, restored);
         let inbox = PageInbox::default();
-        let wake = match run_in_page(options(scene), inbox.clone(), link.image.clone()).await {
+        let wake = match run_in_page(options, inbox.clone(), link.image.clone()).await {
             Ok(wake) => wake,
             Err(e) => return log::error!("{e}"),
         };
@@ -54,15 +59,16 @@ pub fn start() {
     });
 }
 
-/// The viewer's options in a page: no settings file, no window size of its own (the canvas
-/// fills the page).
-fn options(scene: Scene) -> ViewerOptions {
+/// The viewer's options in a page: the settings kept in the browser, no window size of its own
+/// (the canvas fills the page). `restored`: the scene is the last one kept, so its camera comes
+/// back too.
+fn options(scene: Scene, persisted: Opened, restored: bool) -> ViewerOptions {
     ViewerOptions {
         scene,
         size: (1280, 800),
         exit_after_frames: None,
         screenshot: None,
-        render_scale: None,
+        render_scale: persisted.settings.scale_mode(),
         compare: Vec::new(),
         reference: false,
         flag_images: Vec::new(),
@@ -70,23 +76,39 @@ fn options(scene: Scene) -> ViewerOptions {
         press_f12_at_frame: None,
         toggle_recording_at_frames: Vec::new(),
         record_format: None,
-        persisted: Store::open(None),
-        restore_camera: false,
+        persisted,
+        restore_camera: restored,
     }
 }
 
-/// The link's scene, or the default preset with a notice where the link is bad.
-fn scene_of(link: &Link) -> Result<Scene, String> {
+/// The link's scene; without one the last scene kept (`true`: restored); the default preset
+/// where there is neither, or with a notice where the link is bad.
+fn scene_of(link: &Link, persisted: &Opened) -> Result<(Scene, bool), String> {
     if let Some(problem) = &link.problem {
         log::error!("{problem}");
     }
     let Some(json) = &link.scene else {
-        return Scene::load(DEFAULT_PRESET).map_err(|e| e.to_string());
+        if link.problem.is_none()
+            && let Some(mut scene) = persisted.settings.last_scene()
+        {
+            // Its images were files of this machine, handed to the page once: not kept.
+            scene.render.texture = None;
+            scene.render.setting.background = None;
+            for flag in &mut scene.flags {
+                flag.image = None;
+            }
+            return Ok((scene, true));
+        }
+        return Ok((
+            Scene::load(DEFAULT_PRESET).map_err(|e| e.to_string())?,
+            false,
+        ));
     };
-    Scene::from_json(json, "the link's scene").or_else(|e| {
+    let scene = Scene::from_json(json, "the link's scene").or_else(|e| {
         log::error!("{e}; the {DEFAULT_PRESET} preset is shown");
         Scene::load(DEFAULT_PRESET).map_err(|e| e.to_string())
-    })
+    })?;
+    Ok((scene, false))
 }
 
 /// The mean wall time of a step of the preset `name`'s first flag over `steps` steps, s, on

@@ -14,6 +14,8 @@ WebGL2 on SwiftShader with WebGPU off. On each it checks, as a user would see it
 - F12 downloads the frame as a PNG that shows the flag;
 - a drag on the flag pulls it where it never flies without the drag;
 - the wind speed set to 0 in the Wind panel lets the flag hang: its width shrinks;
+- the settings are kept in the browser: the page opened again at its bare address, in the same
+  browser, shows the last scene (its wind at 0);
 - an image chosen with the page's file input puts its colours on the flag, and so does one
   dropped on the page;
 - a link whose scene blows the wind the other way, with an image by address, opens with that
@@ -185,10 +187,11 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 class Page:
-    """One page of the viewer, with its console."""
+    """One page of the viewer, with its console, in `context` (a browser's profile: pages in
+    one context share its local storage)."""
 
-    def __init__(self, browser, url):
-        self.page = browser.new_page(viewport=VIEWPORT)
+    def __init__(self, context, url):
+        self.page = context.new_page()
         self.console = []
         self.page.on("console", lambda m: self.console.append((m.type, m.text)))
         self.page.on("pageerror", lambda e: self.console.append(("error", f"page error: {e}")))
@@ -261,7 +264,8 @@ def run_backend(playwright, backend, url):
     browser = playwright.chromium.launch(
         executable_path=CHROMIUM, headless=True, args=BASE_ARGS + BACKEND_ARGS[backend]
     )
-    page = Page(browser, url)
+    context = browser.new_context(viewport=VIEWPORT)
+    page = Page(context, url)
     print(f"web page test: {backend} asked for; the page runs on {page.backend}; "
           f"first frame {page.first_frame_s:.1f} s after opening it")
     if backend == "webgl2":
@@ -333,6 +337,27 @@ def run_backend(playwright, backend, url):
     check(hanging < 0.6 * width,
           f"without wind the flag hangs: {hanging} px wide, {width} px in the wind")
 
+    # The settings kept in the browser (written a second after a change): the bare address
+    # opened again shows the last scene, the wind at 0.
+    def kept_wind():
+        text = page.page.evaluate("localStorage.getItem('flagsim.settings')")
+        scene = json.loads(text).get("scene") if text else None
+        return scene and scene["params"]["wind"]["velocity"][0]
+
+    end = time.monotonic() + 10
+    while kept_wind() != 0.0 and time.monotonic() < end:
+        page.page.wait_for_timeout(250)
+    check(kept_wind() == 0.0, "the browser's storage keeps the scene with the wind at 0")
+    again = Page(context, url)
+    end = time.monotonic() + 10
+    while "scene=" not in again.page.evaluate("location.hash") and time.monotonic() < end:
+        again.page.wait_for_timeout(250)
+    restored = json.loads(urllib.parse.unquote(
+        again.page.evaluate("location.hash")).split("scene=", 1)[1].split("&image=")[0])
+    check(restored["params"]["wind"]["velocity"][0] == 0.0 and not again.errors(),
+          "the page opened again without a link shows the last scene, the wind at 0")
+    again.page.close()
+
     # An image chosen with the file input: its colours on the flag.
     page.page.set_input_files(f"#open-file", str(ROOT / "assets" / "custom-flag.jpg"))
     page.page.wait_for_timeout(4000)
@@ -386,7 +411,7 @@ def run_backend(playwright, backend, url):
     link = (url + "#scene=" + urllib.parse.quote(json.dumps(default), safe="")
             + "&image=" + urllib.parse.quote(image_address, safe=""))
     page.page.close()
-    other = Page(browser, link)
+    other = Page(context, link)
 
     def left_of_pole(image):
         pole = pole_x(image, view)

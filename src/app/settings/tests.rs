@@ -202,7 +202,7 @@ fn folder(name: &str) -> PathBuf {
 fn a_change_is_written_once_it_has_stood_and_read_back_at_the_next_start() {
     let dir = folder("store");
     let path = dir.join("deeper").join(FILE_NAME);
-    let mut opened = Store::open(Some(path.clone()));
+    let mut opened = Store::open(Some(Place::File(path.clone())));
     assert!(opened.warnings.is_empty());
     assert_eq!(opened.settings, Settings::default());
     let t = Instant::now();
@@ -211,7 +211,7 @@ fn a_change_is_written_once_it_has_stood_and_read_back_at_the_next_start() {
     assert!(!path.exists(), "written before the change stood");
     assert_eq!(opened.store.save_if_due(t + SAVE_DELAY), None);
     assert!(path.exists(), "not written");
-    let again = Store::open(Some(path.clone()));
+    let again = Store::open(Some(Place::File(path.clone())));
     assert!(again.warnings.is_empty(), "{:?}", again.warnings);
     assert_eq!(again.settings, changed());
     std::fs::remove_dir_all(dir).unwrap();
@@ -223,13 +223,13 @@ fn a_broken_file_is_read_as_defaults_with_a_warning_and_replaced_on_save() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(FILE_NAME);
     std::fs::write(&path, b"{\"window\": \"huge\", \"time_scale\": 2}").unwrap();
-    let mut opened = Store::open(Some(path.clone()));
+    let mut opened = Store::open(Some(Place::File(path.clone())));
     assert_eq!(opened.settings.time_scale, 2.0);
     assert_eq!(opened.settings.window, DEFAULT_WINDOW);
     assert!(opened.warnings.iter().any(|w| w.contains("window")));
     // Even unchanged, the good values are written over the broken file.
     opened.store.save(opened.settings.clone()).unwrap();
-    let again = Store::open(Some(path));
+    let again = Store::open(Some(Place::File(path)));
     assert!(again.warnings.is_empty(), "{:?}", again.warnings);
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -238,7 +238,7 @@ fn a_broken_file_is_read_as_defaults_with_a_warning_and_replaced_on_save() {
 fn without_a_file_nothing_is_read_or_written() {
     let mut opened = Store::open(None);
     assert_eq!(opened.settings, Settings::default());
-    assert!(opened.store.path().is_none());
+    assert!(opened.store.place().is_none());
     assert_eq!(opened.store.save(changed()), Ok(()));
     assert_eq!(Store::location(true), None);
 }
