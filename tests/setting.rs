@@ -155,6 +155,40 @@ fn the_panel_sets_and_removes_a_background_and_keeps_everything_on_a_bad_one() {
 }
 
 #[test]
+fn a_background_from_a_files_bytes_is_drawn_and_one_cut_short_changes_nothing() {
+    // A page's file chooser hands the bytes and the file's name, never a path.
+    let mut state = UiState::new(Scene::load("flag").unwrap(), 0.12);
+    let mut png = Vec::new();
+    bands()
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let mut actions = Vec::new();
+    scene_files::set_background_bytes(&mut state, &mut actions, "bands.png", png.clone());
+    assert_eq!(backgrounds(&actions), [Some((8, 2))]);
+    assert_eq!(
+        state.view.render.setting.background.as_deref(),
+        Some(std::path::Path::new("bands.png"))
+    );
+    assert_eq!(state.files.background_path, "bands.png");
+    assert_eq!(state.notices.last().unwrap().level, Level::Info);
+
+    // The same file cut in half: a message naming it, the background stays.
+    let before = state.view.render.clone();
+    let mut actions = Vec::new();
+    let half = png[..png.len() / 2].to_vec();
+    scene_files::set_background_bytes(&mut state, &mut actions, "half.png", half);
+    assert!(actions.is_empty(), "{actions:?}");
+    assert_eq!(state.view.render, before);
+    let notice = state.notices.last().unwrap();
+    assert_eq!(notice.level, Level::Error);
+    assert!(
+        notice.text.contains("background image") && notice.text.contains("half.png"),
+        "{}",
+        notice.text
+    );
+}
+
+#[test]
 fn a_scene_with_a_missing_background_is_refused_whole_and_a_good_one_brings_its_own() {
     let mut state = UiState::new(Scene::load("flag").unwrap(), 0.12);
     let missing = temp("missing-background.json");

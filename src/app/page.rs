@@ -19,11 +19,14 @@ pub(crate) const FILE_INPUT_ID: &str = "open-file";
 /// What the page hands the viewer between frames.
 #[derive(Debug)]
 pub(crate) enum PageInput {
-    /// A file chosen, dropped, or fetched from `link`: its name and its bytes.
+    /// A file chosen, dropped, or fetched from `link`: its name and its bytes. `chosen`: in
+    /// the browser's file chooser, which answers the last *open…* (a dropped file is a flag's
+    /// image or a scene, whatever was last asked for).
     File {
         name: String,
         bytes: Vec<u8>,
         link: Option<String>,
+        chosen: bool,
     },
     /// An image link that gave no image, with why.
     Failed(String),

@@ -155,7 +155,7 @@ impl Hand {
             let chosen = input.clone();
             let on_change = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
                 if let Some(files) = chosen.files() {
-                    hand.read_all(&files);
+                    hand.read_all(&files, true);
                 }
                 // The same file chosen again is a change too.
                 chosen.set_value("");
@@ -175,23 +175,24 @@ impl Hand {
         let drop = Closure::<dyn FnMut(web_sys::DragEvent)>::new(move |e: web_sys::DragEvent| {
             e.prevent_default();
             if let Some(files) = e.data_transfer().and_then(|d| d.files()) {
-                hand.read_all(&files);
+                hand.read_all(&files, false);
             }
         });
         let _ = document.add_event_listener_with_callback("drop", drop.as_ref().unchecked_ref());
         drop.forget();
     }
 
-    fn read_all(&self, files: &web_sys::FileList) {
+    /// Reads each of `files`; `chosen`: in the file chooser (else dropped).
+    fn read_all(&self, files: &web_sys::FileList, chosen: bool) {
         for k in 0..files.length() {
             if let Some(file) = files.get(k) {
-                self.read(file);
+                self.read(file, chosen);
             }
         }
     }
 
     /// Reads `file` whole, then gives it.
-    fn read(&self, file: web_sys::File) {
+    fn read(&self, file: web_sys::File, chosen: bool) {
         let hand = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
             let name = file.name();
@@ -200,6 +201,7 @@ impl Hand {
                     name,
                     bytes: js_sys::Uint8Array::new(&buffer).to_vec(),
                     link: None,
+                    chosen,
                 }),
                 Err(e) => hand.give(PageInput::Failed(format!("cannot read {name}: {e:?}"))),
             }
@@ -222,6 +224,7 @@ impl Hand {
                         name,
                         bytes,
                         link: Some(address),
+                        chosen: false,
                     });
                 }
                 Err(e) => hand.give(PageInput::Failed(format!(

@@ -18,6 +18,7 @@ WebGL2 on SwiftShader with WebGPU off. On each it checks, as a user would see it
   browser, shows the last scene (its wind at 0);
 - an image chosen with the page's file input puts its colours on the flag, and so does one
   dropped on the page;
+- an image chosen with the Setting panel's background *open…* covers the sky;
 - a link whose scene blows the wind the other way, with an image by address, opens with that
   image on the flag on the pole's other side;
 - a file cut short gives the viewer's error notice, naming the file on the console, and the
@@ -63,6 +64,11 @@ BACKEND_ARGS = {
 SIMULATION_HEADER = (42, 58)
 WIND_SPEED_KNOB = (90, 150)
 WIND_SPEED_ZERO = (20, 150)
+# With the Simulation panel closed and the Wind panel open (as the wind's check leaves them).
+WIND_HEADER = (42, 127)
+# With the Simulation and Wind panels closed.
+SETTING_HEADER = (42, 173)
+BACKGROUND_OPEN = (55, 242)
 
 
 def fail(message):
@@ -401,6 +407,23 @@ def run_backend(playwright, backend, url):
     under_banner = (view[0], banner_box[3], view[2], view[3])
     check(len(purple) > 300 and len(mask(image, is_red, under_banner)) < 100,
           f"the dropped image is on the flag ({len(purple)} points of its purple)")
+
+    # A background image from the Setting panel's open… (the browser's file chooser): the band
+    # above the flag, sky before, is the image's dusk.
+    page.page.mouse.click(*WIND_HEADER)
+    page.page.wait_for_timeout(1500)
+    page.page.mouse.click(*SETTING_HEADER)
+    page.page.wait_for_timeout(1500)
+    with page.page.expect_file_chooser(timeout=30_000) as chooser:
+        page.page.mouse.click(*BACKGROUND_OPEN)
+    chooser.value.set_files(str(ROOT / "assets" / "backgrounds" / "dusk.png"))
+
+    def sky_share(image):
+        return len(mask(image, is_sky, above)) / max(box_area, 1)
+
+    share = eventually(page, f"{backend}-background", sky_share, lambda s: s < 0.1, limit=30)
+    check(share < 0.1, f"the background image covers the sky above the flag "
+                       f"({share:.0%} of that band is sky)")
 
     # A link: the wind the other way and an image by address, the flag on the pole's other
     # side in that image.

@@ -53,6 +53,9 @@ pub(super) struct PageSide {
     pub(super) told: Option<Instant>,
     /// A screenshot being read back, to download.
     pub(super) shot: Option<screenshot::Mapping>,
+    /// What the browser's file chooser was last opened for (its answer is a background image
+    /// or, as a dropped file, a flag's image or a scene).
+    pub(super) asked: Option<Pick>,
 }
 
 /// Where a page's device arrives when the browser's promises resolve.
@@ -102,17 +105,17 @@ impl App {
     pub(super) fn page_dialog(&mut self, pick: Pick) {
         let done = match pick {
             Pick::OpenScene => page::choose_file(".json,application/json"),
-            Pick::OpenImage => page::choose_file("image/png,image/jpeg,image/webp"),
+            Pick::OpenImage | Pick::OpenBackground => {
+                page::choose_file("image/png,image/jpeg,image/webp")
+            }
             Pick::SaveScene => {
                 let json = self.ui.scene_as_shown().to_json();
                 page::download("scene.json", "application/json", json.as_bytes())
             }
-            Pick::OpenBackground => {
-                Err("a background image cannot be opened in the page; the sky stays".into())
-            }
         };
-        if let Err(e) = done {
-            self.ui.notices.error(e);
+        match done {
+            Ok(()) => self.page.asked = Some(pick),
+            Err(e) => self.ui.notices.error(e),
         }
     }
 
@@ -126,7 +129,17 @@ impl App {
             };
             let mut actions = Vec::new();
             match input {
-                PageInput::File { name, bytes, link } => {
+                PageInput::File {
+                    name,
+                    bytes,
+                    chosen: true,
+                    ..
+                } if self.page.asked == Some(Pick::OpenBackground) => {
+                    scene_files::set_background_bytes(&mut self.ui, &mut actions, &name, bytes);
+                }
+                PageInput::File {
+                    name, bytes, link, ..
+                } => {
                     let image = !name.to_ascii_lowercase().ends_with(".json");
                     if scene_files::drop_bytes(&mut self.ui, &mut actions, &name, bytes) && image {
                         self.page.image_link = link;

@@ -89,6 +89,15 @@ pub(crate) fn decode_flag_image(name: &str, bytes: Vec<u8>) -> Result<RgbaImage,
     decode_image(name, bytes, "flag image")
 }
 
+/// [`load_background_image`] of a file's bytes, `name` naming it in the message (a page's file
+/// chosen).
+pub(crate) fn decode_background_image(
+    name: &str,
+    bytes: Vec<u8>,
+) -> Result<RgbaImage, RenderError> {
+    decode_image(name, bytes, "background image")
+}
+
 fn load_image(path: &std::path::Path, what: &'static str) -> Result<RgbaImage, RenderError> {
     let bytes = std::fs::read(path).map_err(|e| RenderError::ImageFile {
         what,

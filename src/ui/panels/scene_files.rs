@@ -266,13 +266,32 @@ fn set_image_of_flag(
 /// path goes into the scene's `render.setting.background`, so *save* keeps it. A file that
 /// cannot be used leaves a message and changes nothing.
 pub fn set_background(state: &mut UiState, actions: &mut Vec<UiAction>, path: Option<&Path>) {
-    let image = match path.map(flag_texture::load_background_image).transpose() {
-        Ok(image) => image,
-        Err(e) => {
-            state.notices.error(e.to_string());
-            return;
-        }
-    };
+    match path.map(flag_texture::load_background_image).transpose() {
+        Ok(image) => show_background(state, actions, path, image),
+        Err(e) => state.notices.error(e.to_string()),
+    }
+}
+
+/// [`set_background`] for a file's bytes, `name` naming it (a page's file chosen).
+pub fn set_background_bytes(
+    state: &mut UiState,
+    actions: &mut Vec<UiAction>,
+    name: &str,
+    bytes: Vec<u8>,
+) {
+    match flag_texture::decode_background_image(name, bytes) {
+        Ok(image) => show_background(state, actions, Some(Path::new(name)), Some(image)),
+        Err(e) => state.notices.error(e.to_string()),
+    }
+}
+
+/// Draws `image` (from `path`) behind the flag, or the sky again.
+fn show_background(
+    state: &mut UiState,
+    actions: &mut Vec<UiAction>,
+    path: Option<&Path>,
+    image: Option<image::RgbaImage>,
+) {
     state.notices.info(match (path, &image) {
         (Some(p), Some(image)) => format!(
             "background {} ({} × {} pixels)",

@@ -100,24 +100,34 @@ fn sky_ui(ui: &mut Ui, setting: &mut Setting) {
     }
 }
 
+/// The background image: *open…* and *sky*, and on the desktop a path field and *use image*
+/// (in a page a path means nothing: the image comes from the browser's file chooser).
 fn background_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiAction>) {
+    let in_page = cfg!(target_arch = "wasm32");
     ui.horizontal(|ui| {
         ui.label("background");
-        ui.text_edit_singleline(&mut state.files.background_path)
-            .on_hover_text(spec::BACKGROUND.help);
+        if !in_page {
+            ui.text_edit_singleline(&mut state.files.background_path)
+                .on_hover_text(spec::BACKGROUND.help);
+        }
     });
     ui.horizontal(|ui| {
         if ui
             .button("open…")
-            .on_hover_text("Choose an image in your desktop's file dialog")
+            .on_hover_text(if in_page {
+                "Choose a PNG, JPEG or WebP image to draw behind the flag instead of the sky"
+            } else {
+                "Choose an image in your desktop's file dialog"
+            })
             .clicked()
         {
             actions.push(UiAction::FileDialog(Pick::OpenBackground));
         }
         let typed = !state.files.background_path.trim().is_empty();
-        if ui
-            .add_enabled(typed, egui::Button::new("use image"))
-            .clicked()
+        if !in_page
+            && ui
+                .add_enabled(typed, egui::Button::new("use image"))
+                .clicked()
         {
             let path = PathBuf::from(state.files.background_path.trim());
             scene_files::set_background(state, actions, Some(&path));
