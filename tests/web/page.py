@@ -19,6 +19,8 @@ WebGL2 on SwiftShader with WebGPU off. On each it checks, as a user would see it
 - an image chosen with the page's file input puts its colours on the flag, and so does one
   dropped on the page;
 - an image chosen with the Setting panel's background *open…* covers the sky;
+- the Capture panel's *record GIF*, stopped a few seconds later, downloads a GIF of the
+  canvas's size whose frames show the flag moving;
 - a link whose scene blows the wind the other way, with an image by address, opens with that
   image on the flag on the pole's other side;
 - a file cut short gives the viewer's error notice, naming the file on the console, and the
@@ -66,9 +68,15 @@ WIND_SPEED_KNOB = (90, 150)
 WIND_SPEED_ZERO = (20, 150)
 # With the Simulation panel closed and the Wind panel open (as the wind's check leaves them).
 WIND_HEADER = (42, 127)
-# With the Simulation and Wind panels closed.
+# With the Simulation and Wind panels closed: the Setting panel's header and its background
+# button, then (Setting closed again) the headers below it, each closed in turn.
 SETTING_HEADER = (42, 173)
 BACKGROUND_OPEN = (55, 242)
+OVERLAYS_HEADER = (42, 196)
+STATS_HEADER = (42, 219)
+CAPTURE_HEADER = (42, 242)
+# With every panel above Capture closed.
+RECORD_BUTTON = (62, 366)
 
 
 def fail(message):
@@ -84,7 +92,7 @@ def skip_or_fail(message):
 
 
 try:
-    from PIL import Image
+    from PIL import Image, ImageChops
     from playwright.sync_api import sync_playwright
 except ImportError as e:
     skip_or_fail(f"{e.name} is not installed (pip install playwright pillow)")
@@ -424,6 +432,26 @@ def run_backend(playwright, backend, url):
     share = eventually(page, f"{backend}-background", sky_share, lambda s: s < 0.1, limit=30)
     check(share < 0.1, f"the background image covers the sky above the flag "
                        f"({share:.0%} of that band is sky)")
+
+    # A recording from the Capture panel: record GIF, and stop a few seconds later.
+    for header in (SETTING_HEADER, OVERLAYS_HEADER, STATS_HEADER, CAPTURE_HEADER):
+        page.page.mouse.click(*header)
+        page.page.wait_for_timeout(1500)
+    page.page.mouse.click(*RECORD_BUTTON)
+    page.page.wait_for_timeout(8000)
+    with page.page.expect_download(timeout=60_000) as clip:
+        page.page.mouse.click(*RECORD_BUTTON)
+    gif = Image.open(io.BytesIO(Path(clip.value.path()).read_bytes()))
+    frames = getattr(gif, "n_frames", 1)
+    first = gif.convert("RGB")
+    gif.seek(frames - 1)
+    changed = ImageChops.difference(first, gif.convert("RGB")).convert("L")
+    moved = changed.point(lambda v: 255 if v else 0).histogram()[255]
+    check(clip.value.suggested_filename.endswith(".gif") and gif.size == first.size
+          and gif.size == (VIEWPORT["width"], VIEWPORT["height"]) and frames >= 3
+          and moved > 1000,
+          f"record GIF downloads a clip ({clip.value.suggested_filename}, {gif.size}, "
+          f"{frames} frames; {moved} pixels changed from the first to the last)")
 
     # A link: the wind the other way and an image by address, the flag on the pole's other
     # side in that image.

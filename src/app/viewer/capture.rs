@@ -1,6 +1,6 @@
 //! What the viewer captures: screenshots (F12, the panel, `--screenshot`) and recordings (a
-//! PNG sequence, a GIF or an MP4, in lock-step with the simulation), all read from the frame just
-//! drawn.
+//! PNG sequence, a GIF or an MP4, in lock-step with the simulation; in a page a GIF, downloaded
+//! when it stops), all read from the frame just drawn.
 
 use std::path::PathBuf;
 
@@ -44,6 +44,22 @@ pub(super) enum RecordSink {
     /// A video encoding on its own thread, and the frame size it was started with (a window
     /// resized while recording has its frames scaled to it).
     Video(Encoder, (u32, u32)),
+    /// A page's GIF (no threads, no folders there).
+    #[cfg(target_arch = "wasm32")]
+    Page(PageClip),
+}
+
+/// A page's recording: a GIF encoded in memory as each frame is read back (the browser maps a
+/// frame's copy between frames, so the frame's capture is finished in a later turn,
+/// [`App::serve_page_clip`]), downloaded when the recording stops.
+#[cfg(target_arch = "wasm32")]
+pub(super) struct PageClip {
+    gif: crate::video::gif::GifWriter<Vec<u8>>,
+    /// The frame size it was started with (a canvas resized while recording has its frames
+    /// scaled to it).
+    size: (u32, u32),
+    /// The frame being read back.
+    reading: Option<screenshot::Mapping>,
 }
 
 impl App {
@@ -55,6 +71,9 @@ impl App {
         }
         let format = self.ui.capture.record_format;
         let fps = self.ui.capture.record_fps;
+        #[cfg(target_arch = "wasm32")]
+        let started = self.start_page_clip(fps);
+        #[cfg(not(target_arch = "wasm32"))]
         let started = match format {
             RecordFormat::PngSequence => {
                 let dir = screenshot::timestamped_file(&screenshot::captures_folder(), "");
@@ -91,7 +110,30 @@ impl App {
         });
     }
 
+    /// A page's GIF of frames of the canvas's size, to be downloaded as `flagsim-TIME.gif`.
+    #[cfg(target_arch = "wasm32")]
+    fn start_page_clip(&mut self, fps: f64) -> Result<(PathBuf, RecordSink), String> {
+        let [w, h] = self
+            .graphics
+            .gpu
+            .as_ref()
+            .map_or([1, 1], |gpu| gpu.surface.size_px());
+        crate::video::VideoFormat::Gif
+            .check_fps(fps)
+            .map_err(|e| format!("cannot record: {e}"))?;
+        let gif = crate::video::gif::GifWriter::new(Vec::new(), w, h, fps)
+            .map_err(|e| format!("cannot record: {e}"))?;
+        let name = screenshot::timestamped_name().replace(".png", ".gif");
+        let clip = PageClip {
+            gif,
+            size: (w, h),
+            reading: None,
+        };
+        Ok((PathBuf::from(name), RecordSink::Page(clip)))
+    }
+
     /// Opens a video file in screenshots/ for frames of the window's size.
+    #[cfg(not(target_arch = "wasm32"))]
     fn start_video(
         &mut self,
         format: RecordFormat,
@@ -126,6 +168,8 @@ impl App {
         let result = match r.sink {
             RecordSink::Png => Ok(frames),
             RecordSink::Video(encoder, _) => encoder.finish(),
+            #[cfg(target_arch = "wasm32")]
+            RecordSink::Page(clip) => return self.download_clip(clip, &r.path, frames, r.fps),
         };
         match result {
             Ok(n) => (self.ui.notices).info(format!(
@@ -135,6 +179,64 @@ impl App {
             )),
             Err(e) => (self.ui.notices).error(format!("recording failed: {e}")),
         }
+    }
+
+    /// Ends a page's GIF and downloads it (a frame still being read back is left out).
+    #[cfg(target_arch = "wasm32")]
+    fn download_clip(&mut self, clip: PageClip, name: &std::path::Path, frames: u32, fps: f64) {
+        let name = name.display().to_string();
+        let done = if frames == 0 {
+            Err("no frame was recorded".to_string())
+        } else {
+            (clip.gif.finish().map_err(|e| e.to_string()))
+                .and_then(|bytes| crate::app::page::download(&name, "image/gif", &bytes))
+        };
+        match done {
+            Ok(()) => (self.ui.notices).info(format!(
+                "recorded {frames} frames ({:.1} s), downloaded as {name}",
+                f64::from(frames) / fps
+            )),
+            Err(e) => (self.ui.notices).error(format!("recording failed: {e}")),
+        }
+    }
+
+    /// A page's recording: the frame read back since the last turn is added to the GIF and the
+    /// simulation is stepped to the next frame's step.
+    #[cfg(target_arch = "wasm32")]
+    pub(super) fn serve_page_clip(&mut self) {
+        let Some(rec) = self.capture.recorder.as_mut() else {
+            return;
+        };
+        let RecordSink::Page(clip) = &mut rec.sink else {
+            return;
+        };
+        let Some(read) = clip
+            .reading
+            .as_mut()
+            .and_then(screenshot::Mapping::try_finish)
+        else {
+            return;
+        };
+        clip.reading = None;
+        let size = clip.size;
+        let added = read.map_err(|e| e.to_string()).and_then(|img| {
+            let img = if img.dimensions() == size {
+                img
+            } else {
+                image::imageops::resize(&img, size.0, size.1, FilterType::Triangle)
+            };
+            clip.gif.push(&img).map_err(|e| e.to_string())
+        });
+        if let Err(e) = added {
+            return self.stop_recording_on(e);
+        }
+        for _ in 0..rec.lock.captured(self.feed.current().step) {
+            self.sim.send(Command::Step);
+        }
+        if let Some(status) = self.ui.capture.recording.as_mut() {
+            status.frames = rec.lock.frames;
+        }
+        self.clock.redraw.wanted = true;
     }
 
     /// Saves the screenshot asked for, if any, from the frame just drawn.
@@ -215,6 +317,17 @@ impl App {
         if !rec.lock.due(current.step, current.divergence.is_some()) {
             return;
         }
+        #[cfg(target_arch = "wasm32")]
+        if let RecordSink::Page(clip) = &mut rec.sink {
+            if clip.reading.is_none() {
+                let (ui, controls, area) = (&self.ui, &self.input.controls, self.input.view_area);
+                match start_capture(gpu, frame, snap, ui, controls, area, rec.with_panels) {
+                    Ok(readback) => clip.reading = Some(readback.map()),
+                    Err(e) => self.stop_recording_on(cause(&e)),
+                }
+            }
+            return;
+        }
         let image = capture(
             gpu,
             frame,
@@ -237,16 +350,11 @@ impl App {
                 };
                 encoder.push(img).map_err(ViewerError::Video)
             }
+            #[cfg(target_arch = "wasm32")]
+            RecordSink::Page(_) => Ok(()),
         });
         if let Err(e) = saved {
-            self.ui
-                .notices
-                .error(format!("recording stopped: {}", cause(&e)));
-            if self.capture.recorder.take().is_some_and(|r| r.was_running) {
-                self.sim.send(Command::Pause(false));
-            }
-            self.ui.capture.recording = None;
-            return;
+            return self.stop_recording_on(cause(&e));
         }
         for _ in 0..rec.lock.captured(self.feed.current().step) {
             self.sim.send(Command::Step);
@@ -254,6 +362,18 @@ impl App {
         if let Some(status) = self.ui.capture.recording.as_mut() {
             status.frames = rec.lock.frames;
         }
+    }
+}
+
+impl App {
+    /// Stops the recording, which failed with `e`: a notice says why, and the simulation runs
+    /// again if it ran before.
+    fn stop_recording_on(&mut self, e: String) {
+        self.ui.notices.error(format!("recording stopped: {e}"));
+        if self.capture.recorder.take().is_some_and(|r| r.was_running) {
+            self.sim.send(Command::Pause(false));
+        }
+        self.ui.capture.recording = None;
     }
 }
 

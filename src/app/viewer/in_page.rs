@@ -119,10 +119,11 @@ impl App {
         }
     }
 
-    /// A page's turn besides the simulation's: the files it was handed, the notices it is told
-    /// (errors go into the page too), the scene's link in its address (compared twice a
-    /// second).
+    /// A page's turn besides the simulation's: a recording's frame read back, the files it was
+    /// handed, the notices it is told (errors go into the page too), the scene's link in its
+    /// address (compared twice a second).
     pub(super) fn serve_page(&mut self, now: Instant) {
+        self.serve_page_clip();
         loop {
             let Some(input) = self.page.inbox.borrow_mut().pop_front() else {
                 break;

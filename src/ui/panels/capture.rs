@@ -1,5 +1,5 @@
-//! The *Capture* panel: screenshots, and recordings (PNG sequence, GIF or MP4) taken in
-//! lock-step with the simulation.
+//! The *Capture* panel: screenshots, and recordings (PNG sequence, GIF or MP4; in a page a GIF)
+//! taken in lock-step with the simulation.
 
 use egui::Ui;
 
@@ -19,15 +19,21 @@ pub(crate) fn capture_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiA
         actions.push(UiAction::Screenshot);
     }
     ui.separator();
-    if cfg!(target_arch = "wasm32") {
-        // A page has no folder to write frames into, nor ffmpeg to encode them.
-        ui.label("recording is not in the page yet");
-        return;
+    // A page has no folder to write frames into, nor ffmpeg to encode them: it records a GIF.
+    let in_page = cfg!(target_arch = "wasm32");
+    if in_page {
+        state.capture.record_format = RecordFormat::Gif;
     }
     ui.add_enabled_ui(state.capture.recording.is_none(), |ui| {
         ui.horizontal(|ui| {
             ui.label("record");
-            for format in RecordFormat::ALL {
+            if in_page {
+                ui.label(RecordFormat::Gif.label()).on_hover_text(
+                    "A looping GIF, downloaded when the recording stops (at most 50 frames per \
+                     second)",
+                );
+            }
+            for format in RecordFormat::ALL.into_iter().filter(|_| !in_page) {
                 ui.radio_value(&mut state.capture.record_format, format, format.label())
                     .on_hover_text(match format {
                         RecordFormat::PngSequence => {
@@ -61,9 +67,10 @@ pub(crate) fn capture_ui(ui: &mut Ui, state: &mut UiState, actions: &mut Vec<UiA
     }
     if let Some(r) = &state.capture.recording {
         ui.label(format!(
-            "{} frames ({:.1} s) so far, to {}",
+            "{} frames ({:.1} s) so far, {} {}",
             r.frames,
             f64::from(r.frames) / r.fps,
+            if in_page { "for" } else { "to" },
             r.path.display()
         ));
     }
