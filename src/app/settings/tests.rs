@@ -227,6 +227,17 @@ fn a_broken_file_is_read_as_defaults_with_a_warning_and_replaced_on_save() {
     assert_eq!(opened.settings.time_scale, 2.0);
     assert_eq!(opened.settings.window, DEFAULT_WINDOW);
     assert!(opened.warnings.iter().any(|w| w.contains("window")));
+    // The last warning names the file it rewrites.
+    let path_text = path.display().to_string();
+    assert!(
+        opened
+            .warnings
+            .last()
+            .is_some_and(|w| w.contains(&path_text)),
+        "{:?}",
+        opened.warnings
+    );
+    assert_eq!(opened.store.place(), Some(&Place::File(path.clone())));
     // Even unchanged, the good values are written over the broken file.
     opened.store.save(opened.settings.clone()).unwrap();
     let again = Store::open(Some(Place::File(path)));
@@ -241,4 +252,36 @@ fn without_a_file_nothing_is_read_or_written() {
     assert!(opened.store.place().is_none());
     assert_eq!(opened.store.save(changed()), Ok(()));
     assert_eq!(Store::location(true), None);
+}
+
+#[test]
+fn kept_settings_go_to_a_settings_file() {
+    // `FLAGSIM_CONFIG_DIR` or the platform's config folder (a home is set wherever the tests
+    // run); either way the file is `settings.json`.
+    let Some(Place::File(path)) = Store::location(false) else {
+        panic!("no settings file: {:?}", Store::location(false));
+    };
+    assert_eq!(path.file_name(), Some(std::ffi::OsStr::new(FILE_NAME)));
+}
+
+#[test]
+fn a_settings_file_that_cannot_be_read_gives_the_defaults_and_says_why() {
+    // A folder where the file should be: reading it fails, and not as a missing file.
+    let dir = folder("unreadable");
+    let path = dir.join(FILE_NAME);
+    std::fs::create_dir_all(&path).unwrap();
+    let opened = Store::open(Some(Place::File(path.clone())));
+    assert_eq!(opened.settings, Settings::default());
+    assert!(
+        opened
+            .warnings
+            .first()
+            .is_some_and(|w| w.contains("cannot read them")),
+        "{:?}",
+        opened.warnings
+    );
+    // And it is not written over: saving tells why it failed.
+    let mut store = opened.store;
+    assert!(store.save(changed()).is_err());
+    std::fs::remove_dir_all(dir).unwrap();
 }
