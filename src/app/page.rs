@@ -19,9 +19,9 @@ pub(crate) const FILE_INPUT_ID: &str = "open-file";
 /// What the page hands the viewer between frames.
 #[derive(Debug)]
 pub(crate) enum PageInput {
-    /// A file chosen, dropped, or fetched from `link`: its name and its bytes. `chosen`: in
-    /// the browser's file chooser, which answers the last *open…* (a dropped file is a flag's
-    /// image or a scene, whatever was last asked for).
+    /// A file chosen, dropped, or fetched from `link`: its name and its bytes. `chosen`: from
+    /// the browser's file chooser, which answers the last *open…*; a dropped file is a scene or
+    /// the flag's image, whatever was asked for before.
     File {
         name: String,
         bytes: Vec<u8>,

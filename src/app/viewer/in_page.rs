@@ -53,8 +53,9 @@ pub(super) struct PageSide {
     pub(super) told: Option<Instant>,
     /// A screenshot being read back, to download.
     pub(super) shot: Option<screenshot::Mapping>,
-    /// What the browser's file chooser was last opened for (its answer is a background image
-    /// or, as a dropped file, a flag's image or a scene).
+    /// What the browser's file chooser was last opened for: the answer to a background's
+    /// *open…* goes behind the flag; any other is taken as a dropped file is (a scene or the
+    /// flag's image).
     pub(super) asked: Option<Pick>,
 }
 
