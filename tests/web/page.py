@@ -242,6 +242,12 @@ class Page:
         return self.page.evaluate(
             "getComputedStyle(document.getElementById('notice')).display") != "none"
 
+    def click_in_turn(self, *points):
+        """Clicks each point, giving the panels time to lay out again before the next."""
+        for point in points:
+            self.page.mouse.click(*point)
+            self.page.wait_for_timeout(1500)
+
     def flag_over(self, shots, name):
         """The flag's points in any and in every one of `shots` screenshots, 0.5 s apart."""
         anywhere, always = set(), None
@@ -418,10 +424,7 @@ def run_backend(playwright, backend, url):
 
     # A background image from the Setting panel's open… (the browser's file chooser): the band
     # above the flag, sky before, is the image's dusk.
-    page.page.mouse.click(*WIND_HEADER)
-    page.page.wait_for_timeout(1500)
-    page.page.mouse.click(*SETTING_HEADER)
-    page.page.wait_for_timeout(1500)
+    page.click_in_turn(WIND_HEADER, SETTING_HEADER)
     with page.page.expect_file_chooser(timeout=30_000) as chooser:
         page.page.mouse.click(*BACKGROUND_OPEN)
     chooser.value.set_files(str(ROOT / "assets" / "backgrounds" / "dusk.png"))
@@ -434,9 +437,7 @@ def run_backend(playwright, backend, url):
                        f"({share:.0%} of that band is sky)")
 
     # A recording from the Capture panel: record GIF, and stop a few seconds later.
-    for header in (SETTING_HEADER, OVERLAYS_HEADER, STATS_HEADER, CAPTURE_HEADER):
-        page.page.mouse.click(*header)
-        page.page.wait_for_timeout(1500)
+    page.click_in_turn(SETTING_HEADER, OVERLAYS_HEADER, STATS_HEADER, CAPTURE_HEADER)
     page.page.mouse.click(*RECORD_BUTTON)
     page.page.wait_for_timeout(8000)
     with page.page.expect_download(timeout=60_000) as clip:
