@@ -30,6 +30,11 @@ const SETTINGS_KEY: &str = "flagsim.settings";
 /// The page's `main`: the panic hook and the log, then the viewer on the page's canvas, then
 /// the page's file input, drops and the link's image.
 pub fn start() {
+    // The lab's search loads this module again in a worker of its own
+    // (`sim_thread::search::in_page`), where this runs too, with no page to draw in.
+    if web_sys::window().is_none() {
+        return;
+    }
     // A panic stops the viewer where it is: the page says so, beside the console's trace.
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);

@@ -106,7 +106,7 @@ pub fn accuracy_reference(scene: &Scene, cancel: &AtomicBool) -> Result<Option<M
 /// How a run's motion differs from the accurate solve's, each figure as a share of the accurate
 /// solve's: `None` for a figure that is not compared (the sway and frequency where the
 /// accurate solve's fly edge is still, [`is_still`]; any figure the accurate solve has at 0).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Closeness {
     pub sway: Option<f64>,
     pub frequency: Option<f64>,
