@@ -73,16 +73,24 @@ struct Shared {
 }
 
 impl Shared {
-    /// Takes in what the runner learnt; what it found goes to the log too.
-    fn apply(&mut self, event: Event) {
+    /// Takes in what the runner learnt; returns what it found as the log says it.
+    fn apply(&mut self, event: Event) -> Option<String> {
         let name = |copy: usize| self.integrators.get(copy).map_or("?", |k| k.name());
+        let line = match &event {
+            Event::Stable { copy, dt } => Some(format!(
+                "the lab's search: {}: largest stable dt {dt:.4} s",
+                name(*copy)
+            )),
+            Event::Accurate { copy, dt, .. } => Some(format!(
+                "the lab's search: {}: largest accurate dt {dt:.4} s",
+                name(*copy)
+            )),
+            Event::Failure(why) => Some(format!("the lab's search: no accurate dt: {why}")),
+            Event::Trials(_) | Event::Finished => None,
+        };
         match event {
             Event::Trials(n) => self.trials = n,
             Event::Stable { copy, dt } => {
-                log::info!(
-                    "the lab's search: {}: largest stable dt {dt:.4} s",
-                    name(copy)
-                );
                 if let Some(f) = self.found.get_mut(copy) {
                     f.stable = Some(dt);
                 }
@@ -92,21 +100,15 @@ impl Shared {
                 dt,
                 closeness,
             } => {
-                log::info!(
-                    "the lab's search: {}: largest accurate dt {dt:.4} s",
-                    name(copy)
-                );
                 if let Some(f) = self.found.get_mut(copy) {
                     f.accurate = Some(dt);
                     f.closeness = closeness;
                 }
             }
-            Event::Failure(why) => {
-                log::info!("the lab's search: no accurate dt: {why}");
-                self.failure = Some(why);
-            }
+            Event::Failure(why) => self.failure = Some(why),
             Event::Finished => self.finished = true,
         }
+        line
     }
 }
 
@@ -116,9 +118,12 @@ struct Board(Arc<Mutex<Shared>>);
 
 impl Board {
     fn write(&self, event: Event) {
-        match self.0.lock() {
+        let line = match self.0.lock() {
             Ok(mut g) => g.apply(event),
             Err(poisoned) => poisoned.into_inner().apply(event),
+        };
+        if let Some(line) = line {
+            log::info!("{line}");
         }
     }
 
@@ -440,17 +445,24 @@ mod tests {
             found: vec![Found::default(); 2],
             ..Shared::default()
         };
-        s.apply(Event::Trials(3));
-        s.apply(Event::Stable { copy: 1, dt: 0.25 });
+        assert_eq!(s.apply(Event::Trials(3)), None);
+        assert_eq!(
+            s.apply(Event::Stable { copy: 1, dt: 0.25 }).as_deref(),
+            Some("the lab's search: xpbd: largest stable dt 0.2500 s")
+        );
         let c = Closeness {
             sway: Some(0.05),
             ..Closeness::default()
         };
-        s.apply(Event::Accurate {
-            copy: 1,
-            dt: 0.125,
-            closeness: Some(c),
-        });
+        assert_eq!(
+            s.apply(Event::Accurate {
+                copy: 1,
+                dt: 0.125,
+                closeness: Some(c),
+            })
+            .as_deref(),
+            Some("the lab's search: xpbd: largest accurate dt 0.1250 s")
+        );
         // A copy that is not there changes nothing.
         s.apply(Event::Stable { copy: 2, dt: 1.0 });
         assert_eq!(s.trials, 3);
@@ -464,8 +476,11 @@ mod tests {
             }
         );
         assert!(s.failure.is_none() && !s.finished);
-        s.apply(Event::Failure("why".into()));
-        s.apply(Event::Finished);
+        assert_eq!(
+            s.apply(Event::Failure("why".into())).as_deref(),
+            Some("the lab's search: no accurate dt: why")
+        );
+        assert_eq!(s.apply(Event::Finished), None);
         assert_eq!(s.failure.as_deref(), Some("why"));
         assert!(s.finished);
     }
@@ -478,11 +493,63 @@ mod tests {
         assert_eq!(total_trials(&[]), 0);
     }
 
-    /// A search that finished says so before its thread is looked at.
+    /// A search that finished says so before its thread is looked at; one just started has
+    /// done nothing yet, and names its integrators in what it finds.
     #[test]
-    fn a_finished_search_says_so() {
+    fn a_search_starts_at_nothing_done_and_a_finished_one_says_so() {
         let search = Search::done(vec![IntegratorKind::Kang], vec![Found::default()]);
         assert!(search.finished() && !search.cancelled());
         assert!((search.progress() - 1.0).abs() < 1e-12);
+        let started = Search::start(Scene::load("flag").unwrap(), vec![IntegratorKind::Xpbd]);
+        // The accurate solve's 10 s come first: nothing is counted before it ends.
+        assert!(started.progress() < 1.0 / 3.0, "{}", started.progress());
+        let line = started
+            .board
+            .0
+            .lock()
+            .unwrap()
+            .apply(Event::Stable { copy: 0, dt: 0.5 });
+        assert_eq!(
+            line.as_deref(),
+            Some("the lab's search: xpbd: largest stable dt 0.5000 s")
+        );
+        started.cancel();
+        assert!(started.finished() && started.cancelled());
+    }
+
+    /// The progress a search reports only grows, moves within each bisection, and ends at
+    /// the trials in all; the findings come once each, in order.
+    #[test]
+    fn a_searchs_progress_only_grows_to_its_total() {
+        let scene = Scene::load("flag").unwrap();
+        let (mut trials, mut found) = (Vec::new(), Vec::new());
+        run(
+            &scene,
+            &[IntegratorKind::Kang],
+            &[None],
+            &AtomicBool::new(false),
+            &mut |e| match e {
+                Event::Trials(n) => trials.push(n),
+                other => found.push(other),
+            },
+        );
+        assert!(trials.windows(2).all(|w| w[0] <= w[1]), "{trials:?}");
+        assert_eq!(trials.last(), Some(&total_trials(&[None])), "{trials:?}");
+        // The reference is one step of TRIALS; each bisection moves in steps of one.
+        assert_eq!(trials.first(), Some(&TRIALS), "{trials:?}");
+        for share in [1, 2] {
+            let inside = (share * TRIALS + 1..(share + 1) * TRIALS).filter(|n| trials.contains(n));
+            assert!(inside.count() >= 2, "bisection {share}: {trials:?}");
+        }
+        assert!(
+            matches!(
+                found[..],
+                [
+                    Event::Stable { copy: 0, .. },
+                    Event::Accurate { copy: 0, .. }
+                ]
+            ),
+            "{found:?}"
+        );
     }
 }
