@@ -1,6 +1,6 @@
 //! The viewer's search for the largest stable and accurate `dt` of the lab's integrators, in
 //! the background (the bisections are [`crate::sim::lab::stability`]'s): on a thread of its own
-//! on the desktop, in a web worker in a page ([`in_page`]), which has no threads. Both run
+//! on the desktop, in a web worker in a page (`in_page`), which has no threads. Both run
 //! [`run`] and hand its [`Event`]s to the same [`Shared`] the panels read.
 
 use std::sync::atomic::{AtomicBool, Ordering};
