@@ -284,6 +284,8 @@ struct Gpu {
     sim_nodes: SharedNodes,
     /// This device as lent to the simulation (again to a new thread: the lab).
     sim_provider: Arc<dyn crate::sim::runtime::device::DeviceProvider>,
+    /// Whether the simulation may step its cloths on this device (not a page's WebGL2).
+    steps_cloth: bool,
 }
 
 /// The window's GPU: the instance, the device once the window exists, what it reported.
@@ -451,10 +453,12 @@ impl App {
         let provider = GpuProvider::new(device.clone(), queue.clone(), info.clone());
         let sim_nodes = provider.nodes();
         let sim_provider: Arc<dyn crate::sim::runtime::device::DeviceProvider> = Arc::new(provider);
-        // In a page the GPU step's read-backs would wait on the browser's promises inside a
-        // frame: the cloth steps on the CPU there.
-        #[cfg(not(target_arch = "wasm32"))]
-        self.sim.send(Command::ProvideGpu(sim_provider.clone()));
+        // The step's kernels are compute shaders: a page drawing with WebGL2 has none, and
+        // its cloth steps on the CPU (the panel says why).
+        let steps_cloth = !cfg!(target_arch = "wasm32") || path == RenderPath::Compute;
+        if steps_cloth {
+            self.sim.send(Command::ProvideGpu(sim_provider.clone()));
+        }
         Ok(Gpu {
             _adapter: adapter,
             sim_nodes,
@@ -467,6 +471,7 @@ impl App {
             egui,
             scene,
             software: info.device_type == wgpu::DeviceType::Cpu,
+            steps_cloth,
         })
     }
 

@@ -256,6 +256,12 @@ fn read_words<T: bytemuck::Pod>(
     buffer: &wgpu::Buffer,
     words: u64,
 ) -> Result<Vec<T>, GpuSimError> {
+    if cfg!(target_arch = "wasm32") {
+        // The browser maps the buffer only after the frame returns: a wait here never ends.
+        return Err(GpuSimError::ReadBack(
+            "a page cannot wait for the GPU inside its frame".into(),
+        ));
+    }
     let floats = words;
     let size = floats.max(4) * 4;
     let staging = device.create_buffer(&wgpu::BufferDescriptor {

@@ -195,6 +195,15 @@ pub(crate) fn workgroups(count: u32) -> u32 {
 }
 
 /// Runs `make` inside a validation error scope: the device's complaint, if any, as an error.
+/// A page cannot wait for the browser's answer inside its frame: there the complaint comes
+/// between frames, and [`late_error`] hands it to the next step.
+#[cfg_attr(
+    target_arch = "wasm32",
+    expect(
+        clippy::unnecessary_wraps,
+        reason = "the desktop's error comes here, the page's later"
+    )
+)]
 pub(super) fn validated<T>(
     device: &wgpu::Device,
     context: &'static str,
@@ -202,6 +211,23 @@ pub(super) fn validated<T>(
 ) -> Result<T, GpuSimError> {
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let made = make();
+    #[cfg(target_arch = "wasm32")]
+    {
+        // Popped now (the scopes nest), answered later.
+        let popped = scope.pop();
+        wasm_bindgen_futures::spawn_local(async move {
+            if let Some(error) = popped.await {
+                LATE.with(|late| {
+                    late.borrow_mut().push(GpuSimError::Validation {
+                        context,
+                        message: error.to_string(),
+                    });
+                });
+            }
+        });
+        Ok(made)
+    }
+    #[cfg(not(target_arch = "wasm32"))]
     match pollster::block_on(scope.pop()) {
         Some(error) => Err(GpuSimError::Validation {
             context,
@@ -209,4 +235,24 @@ pub(super) fn validated<T>(
         }),
         None => Ok(made),
     }
+}
+
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    /// The complaints that came after [`validated`] returned, oldest first.
+    static LATE: std::cell::RefCell<Vec<GpuSimError>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The oldest complaint of the device that came after its kernels were made (in a page;
+/// never on the desktop, where [`validated`] waits for it).
+pub(super) fn late_error() -> Option<GpuSimError> {
+    #[cfg(target_arch = "wasm32")]
+    {
+        LATE.with(|late| {
+            let mut late = late.borrow_mut();
+            (!late.is_empty()).then(|| late.remove(0))
+        })
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    None
 }

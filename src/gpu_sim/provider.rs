@@ -56,6 +56,9 @@ pub struct GpuProvider {
     queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
     nodes: SharedNodes,
+    /// Whether its steppers may wait for the device: not in a page, whose frame the browser
+    /// answers only after it returns.
+    waits: bool,
 }
 
 impl GpuProvider {
@@ -67,6 +70,17 @@ impl GpuProvider {
             queue,
             info,
             nodes: SharedNodes::default(),
+            waits: !cfg!(target_arch = "wasm32"),
+        }
+    }
+
+    /// The provider as a page has it (its steppers never wait), on the desktop's device: the
+    /// page's way through the simulation, tested where a test can open a device.
+    #[cfg(test)]
+    pub(crate) fn never_waiting(self) -> Self {
+        Self {
+            waits: false,
+            ..self
         }
     }
 
@@ -83,6 +97,12 @@ impl GpuProvider {
     }
 }
 
+/// A validation error the device reported after the kernels were made (a page learns of
+/// them only between frames, [`super::kernel::validated`]), as the simulation's error.
+fn late_error() -> Result<(), SimError> {
+    super::kernel::late_error().map_or(Ok(()), |e| Err(gpu_error(e)))
+}
+
 fn gpu_error(e: GpuSimError) -> SimError {
     SimError::Gpu {
         reason: match e {
@@ -94,7 +114,12 @@ fn gpu_error(e: GpuSimError) -> SimError {
 
 impl DeviceProvider for GpuProvider {
     fn adapter(&self) -> String {
-        self.info.name.clone()
+        if self.info.name.is_empty() {
+            // A browser's WebGPU adapter may keep its name to itself.
+            "the browser's adapter".to_owned()
+        } else {
+            self.info.name.clone()
+        }
     }
 
     fn hardware(&self) -> bool {
@@ -105,12 +130,17 @@ impl DeviceProvider for GpuProvider {
         unsupported(sim)
     }
 
+    fn waits(&self) -> bool {
+        self.waits
+    }
+
     fn stepper(
         &self,
         sim: &mut Simulation,
         slot: usize,
     ) -> Result<Box<dyn DeviceStepper>, SimError> {
-        let stepper = GpuStepper::new(&self.device, &self.queue, sim).map_err(gpu_error)?;
+        let mut stepper = GpuStepper::new(&self.device, &self.queue, sim).map_err(gpu_error)?;
+        stepper.waits = self.waits;
         let on = ThreadStepper {
             device: self.device.clone(),
             queue: self.queue.clone(),
@@ -148,6 +178,7 @@ impl ThreadStepper {
 
 impl DeviceStepper for ThreadStepper {
     fn step_n(&mut self, sim: &mut Simulation, steps: u32) -> Result<(), SimError> {
+        late_error()?;
         self.stepper
             .step_n(&self.device, &self.queue, sim, steps)
             .map_err(gpu_error)?;
@@ -157,6 +188,7 @@ impl DeviceStepper for ThreadStepper {
     }
 
     fn poll(&mut self, sim: &mut Simulation) -> Result<bool, SimError> {
+        late_error()?;
         let arrived = self
             .stepper
             .take_snapshot(&self.device, sim)
@@ -176,8 +208,21 @@ impl DeviceStepper for ThreadStepper {
     }
 
     fn sync(&mut self, sim: &mut Simulation) -> Result<(), SimError> {
+        late_error()?;
+        if self.stepper.waits {
+            self.stepper.read_back(&self.device, &self.queue, sim)
+        } else {
+            // What `settle` brought (the simulation settles before it asks), or a snapshot
+            // that has just come.
+            self.stepper.take_snapshot(&self.device, sim).map(|_| ())
+        }
+        .map_err(gpu_error)
+    }
+
+    fn settle(&mut self, sim: &mut Simulation) -> Result<bool, SimError> {
+        late_error()?;
         self.stepper
-            .read_back(&self.device, &self.queue, sim)
+            .settle(&self.device, &self.queue, sim)
             .map_err(gpu_error)
     }
 

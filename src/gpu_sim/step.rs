@@ -186,12 +186,16 @@ impl GpuSimulation {
 /// [`Self::step_n`] notices when the simulation's held set (a grab, its release) or its
 /// parameters (or its masses) differ from those it was built for: it then reads the device's
 /// state back and builds itself again from the simulation (a waited read-back, counted in
-/// [`Self::read_backs`]). A caller that replaces the simulation's state on the CPU (a reset, a
-/// new scene) drops the stepper instead and makes a new one from the new state.
+/// [`Self::read_backs`]; where it may not wait, from the state [`Self::settle`] brought). A
+/// caller that replaces the simulation's state on the CPU (a reset, a new scene) drops the
+/// stepper instead and makes a new one from the new state.
 #[derive(Debug)]
 pub(crate) struct GpuStepper {
     /// V-cycles a step (at least one).
     pub cycles: u32,
+    /// Whether a read-back may wait for the device (not in a page's frame: there the state
+    /// comes by [`Self::settle`]).
+    pub waits: bool,
     /// What the kernels were built for.
     built: Built,
     kernels: Kernels,
@@ -249,6 +253,7 @@ impl GpuStepper {
             .collect();
         Ok(Self {
             cycles: DEFAULT_CYCLES,
+            waits: true,
             built: Built {
                 params: sim.params().clone(),
                 held_index,
@@ -408,22 +413,48 @@ impl GpuStepper {
 
     /// Reads the device's state into `sim` (when it has this cloth's nodes, and unless the
     /// guard tripped: `sim` took the last good state then) and builds the kernels again for
-    /// `sim` as it is now.
+    /// `sim` as it is now. A stepper that may not wait builds them from `sim`'s state as it
+    /// is (the one [`Self::settle`] brought: a page settles its cloths before a command that
+    /// changes them).
     fn rebuild(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         sim: &mut Simulation,
     ) -> Result<(), GpuSimError> {
-        if !self.tripped && sim.cloth.node_count() == self.nodes() as usize {
+        if self.waits && !self.tripped && sim.cloth.node_count() == self.nodes() as usize {
             self.read_back(device, queue, sim)?;
         }
-        let cycles = self.cycles;
-        let reads = self.reads;
+        let (cycles, waits, reads) = (self.cycles, self.waits, self.reads);
         *self = Self::new(device, queue, sim)?;
-        self.cycles = cycles;
-        self.reads = reads;
+        (self.cycles, self.waits, self.reads) = (cycles, waits, reads);
         Ok(())
+    }
+
+    /// Whether `sim` holds the device's state after every step submitted to it (or the last
+    /// good one, after a trip of the guard, or it is a cloth of another size now); if not,
+    /// collects a snapshot that arrived, asks for one after the last step if none is in flight
+    /// (never waits), and says whether `sim` holds it now.
+    pub(crate) fn settle(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        sim: &mut Simulation,
+    ) -> Result<bool, GpuSimError> {
+        let settled = |s: &Self, sim: &Simulation| {
+            s.tripped
+                || s.read_step == sim.step_index
+                || sim.cloth.node_count() != s.nodes() as usize
+        };
+        if settled(self, sim) {
+            return Ok(true);
+        }
+        self.take_snapshot(device, sim)?;
+        if settled(self, sim) {
+            return Ok(true);
+        }
+        self.request_snapshot(device, queue, sim);
+        Ok(false)
     }
 
     /// Reads the device's positions and velocities into `sim`'s cloth (waiting for the

@@ -7,8 +7,9 @@ use std::io::Write;
 use std::sync::OnceLock;
 
 use crate::gpu_sim::{
-    AirPass, ClothBuffers, ForcePass, GpuLevel, GpuMultigrid, GpuSimulation, GuardPass,
-    GuardReport, RhsPass, StepEndPass, TransferPass, read_pairs, read_vec3s, write_vec3s,
+    AirPass, ClothBuffers, ForcePass, GpuLevel, GpuMultigrid, GpuProvider, GpuSimulation,
+    GuardPass, GuardReport, RhsPass, StepEndPass, TransferPass, read_pairs, read_vec3s,
+    write_vec3s,
 };
 use crate::render::GpuContext;
 use crate::sim::format::params::{DragModel, LiftModel};
@@ -2246,5 +2247,89 @@ fn implicit_mgs_kernels_match_the_cpu_in_colours() {
     eprintln!(
         "Δv {worst:.1e} m/s off of {size:.2e}; to 1e-4: GPU {} iterations, CPU {}",
         end.iterations, report.iterations
+    );
+}
+
+/// The page's way through the simulation (a provider that never waits: its frames cannot),
+/// against the desktop's (waited read-backs), on the same commands in frames: the flag on the
+/// GPU, stepped, grabbed, moved, let go, then back on the CPU and stepped on. The page's cloth
+/// ends where the desktop's does (within f32 round-offs of the held nodes, which the page keeps
+/// in f64 and the desktop reads back in f32) without one waited read-back: each command that
+/// changes the cloth waited in its frames for the GPU's state of the last step. A command
+/// applied to a state a snapshot or two old would leave it millimetres away.
+#[test]
+fn the_pages_gpu_step_waits_for_no_read_back_and_ends_where_the_desktops_does() {
+    use crate::sim::DeviceChoice;
+    use crate::sim_thread::{Command, Runner, SimThread};
+    use std::sync::Arc;
+    let Some(ctx) = shared_gpu() else {
+        return;
+    };
+    let run = |waits: bool| {
+        let mut scene = Scene::load("flag").expect("flag");
+        scene.params.integrator = crate::sim::IntegratorKind::KangMg;
+        let mut sim = SimThread::spawn_on(scene, &[], true, Runner::InFrames).expect("worker");
+        let provider = GpuProvider::new(
+            ctx.device.clone(),
+            ctx.queue.clone(),
+            ctx.adapter.get_info(),
+        );
+        let provider = if waits {
+            provider
+        } else {
+            provider.never_waiting()
+        };
+        let start = sim.latest().x.clone();
+        let node = start.len() - 1;
+        let target = start[node] + DVec3::new(0.0, -0.3, 0.3);
+        let steps = |n| std::iter::repeat_n(Command::Step, n);
+        let commands = [Command::ProvideGpu(Arc::new(provider))]
+            .into_iter()
+            .chain([Command::SetDevice(DeviceChoice::Gpu)])
+            .chain(steps(10))
+            .chain([Command::Grab { node, target }])
+            .chain(steps(10))
+            .chain([Command::MoveGrab(target + DVec3::new(0.0, 0.1, 0.0))])
+            .chain(steps(5))
+            .chain([Command::Release])
+            .chain(steps(5))
+            .chain([Command::SetDevice(DeviceChoice::Cpu)])
+            .chain(steps(10));
+        let mut on_gpu = false;
+        for cmd in commands {
+            sim.send(cmd);
+            sim.pump();
+            on_gpu |= sim.latest().device.on_gpu;
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_mins(1);
+        while sim.latest().step < 40 && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            sim.pump();
+        }
+        let s = sim.latest();
+        assert!(on_gpu, "waits {waits}: never on the GPU");
+        assert_eq!(s.step, 40, "waits {waits}");
+        assert!(!s.device.on_gpu, "waits {waits}: still on the GPU");
+        assert!(s.error.is_none(), "waits {waits}: {:?}", s.error);
+        let moved = s.x.iter().zip(&start).map(|(a, b)| (*a - *b).length());
+        assert!(
+            moved.fold(0.0, f64::max) > 0.05,
+            "waits {waits}: it did not move"
+        );
+        (s.x.clone(), s.device.read_backs)
+    };
+    let (desktop, desktop_reads) = run(true);
+    let (page, page_reads) = run(false);
+    assert!(desktop_reads.waited >= 3, "the desktop: {desktop_reads:?}");
+    assert_eq!(page_reads.waited, 0, "the page: {page_reads:?}");
+    let apart = page
+        .iter()
+        .zip(&desktop)
+        .map(|(a, b)| (*a - *b).length())
+        .fold(0.0, f64::max);
+    eprintln!("the page's cloth is {apart:.1e} m from the desktop's; {page_reads:?}");
+    assert!(
+        apart < 1e-5,
+        "the page's cloth is {apart:e} m from the desktop's"
     );
 }

@@ -100,4 +100,15 @@ impl Command {
             _ => false,
         }
     }
+
+    /// Whether the command needs the CPU to hold the GPU's state first: those that take it
+    /// back ([`Self::keeps_the_device_step`]) and a device choice that may move the cloth to
+    /// the CPU, which takes it with the next step.
+    pub(super) fn needs_the_device_state(&self) -> bool {
+        match self {
+            Self::SetDevice(choice) => *choice != DeviceChoice::Gpu,
+            Self::Copy(_, cmd) | Self::Flag(_, cmd) => cmd.needs_the_device_state(),
+            cmd => !cmd.keeps_the_device_step(),
+        }
+    }
 }

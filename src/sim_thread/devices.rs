@@ -20,6 +20,9 @@ impl Worker {
 
     /// Cloth `k` back to the CPU for good (after a refusal or a failure, reported).
     pub(super) fn fall_back(&mut self, k: usize, e: SimError) {
+        if let Some(announced) = self.gpu.announced.get_mut(k) {
+            *announced = false;
+        }
         self.error = Some(match self.lab.copies.get(k) {
             Some(spec) => e.in_copy(spec),
             None => e,
@@ -51,6 +54,7 @@ impl Worker {
         });
         if !wants {
             self.take_back(k);
+            self.announce(k, None);
             return false;
         }
         if self.gpu.steppers[k].is_none() {
@@ -64,8 +68,28 @@ impl Worker {
                     return false;
                 }
             }
+            self.announce(k, Some(provider.adapter()));
         }
         true
+    }
+
+    /// Logs where cloth `k` steps when that changes (on the GPU named `adapter`, or back on
+    /// the CPU); a stepper made again after a command that took the state back is not news.
+    fn announce(&mut self, k: usize, adapter: Option<String>) {
+        self.gpu.announced.resize(self.cloths.len(), false);
+        if self.gpu.announced[k] == adapter.is_some() {
+            return;
+        }
+        self.gpu.announced[k] = adapter.is_some();
+        let cloth = if self.lab.copies.is_empty() {
+            format!("flag {}", k + 1)
+        } else {
+            format!("the lab's copy {}", k + 1)
+        };
+        match adapter {
+            Some(name) => log::info!("{cloth} steps on the GPU ({name})"),
+            None => log::info!("{cloth} steps on the CPU"),
+        }
     }
 
     /// `n` steps of flag `k` on the GPU (outside the lab). A failure drops the device's state
@@ -110,6 +134,30 @@ impl Worker {
                 *total += r;
             }
         }
+    }
+
+    /// Whether every cloth's state is on the CPU for a command that needs it: at once where
+    /// the provider may wait (the state is then taken back waiting); in a page, each cloth on
+    /// the GPU whose state the CPU does not hold yet is asked for it (never waited for), and
+    /// the answer is false until all came. A cloth whose GPU failed goes back to the CPU.
+    pub(super) fn settled(&mut self) -> bool {
+        if self.gpu.provider.as_ref().is_none_or(|p| p.waits()) {
+            return true;
+        }
+        let mut all = true;
+        for k in 0..self.gpu.steppers.len().min(self.cloths.len()) {
+            let Some(stepper) = &mut self.gpu.steppers[k] else {
+                continue;
+            };
+            match stepper.settle(&mut self.cloths[k]) {
+                Ok(done) => all &= done,
+                Err(e) => {
+                    self.drop_device(k);
+                    self.fall_back(k, e);
+                }
+            }
+        }
+        all
     }
 
     /// Collects the GPU's snapshots that arrived (and asks for the next ones): whether a cloth

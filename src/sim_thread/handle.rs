@@ -1,6 +1,7 @@
 //! The running thread as its owner holds it, and the latest-wins mailbox its snapshots go
 //! through.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex};
@@ -156,6 +157,7 @@ impl SimThread {
                 steppers: Vec::new(),
                 read_backs: Vec::new(),
                 awaiting: awaiting_gpu,
+                announced: Vec::new(),
             },
             shared: scene.params.clone(),
             scene,
@@ -167,6 +169,7 @@ impl SimThread {
             error: None,
             rate: RateMeter::default(),
             last_turn: None,
+            held: VecDeque::new(),
         };
         worker.restart_motion();
         worker.restart_checkpoints();

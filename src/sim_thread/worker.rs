@@ -1,6 +1,7 @@
 //! The simulation thread's loop: commands applied between steps, the cloths stepped at a
 //! fixed `dt`, a snapshot published after each change.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
@@ -83,6 +84,8 @@ pub(super) struct GpuSide {
     pub(super) read_backs: Vec<ReadBacks>,
     /// A GPU is to be lent ([`SimThread::spawn_lab_awaiting_gpu`]) and has not been yet.
     pub(super) awaiting: bool,
+    /// Whether the log last said that each cloth steps on the GPU.
+    pub(super) announced: Vec<bool>,
 }
 
 pub(super) struct Worker {
@@ -104,6 +107,9 @@ pub(super) struct Worker {
     pub(super) rate: RateMeter,
     /// When the last [`Self::turn`] was taken (none before the first).
     pub(super) last_turn: Option<Instant>,
+    /// Commands that came and wait, in order, for the GPU's state of the cloths they change
+    /// (a page's turn cannot wait for it: [`Self::settled`]).
+    pub(super) held: VecDeque<Command>,
 }
 
 impl Worker {
@@ -190,25 +196,41 @@ impl Worker {
     /// and every command waiting behind it applied, then the steps the wall clock owes since
     /// the last turn ([`FixedStepper`]: a late turn takes more, up to its cap), then a
     /// snapshot if anything changed. Returns false on shutdown.
+    ///
+    /// Where the GPU's state cannot be waited for (a page), a command that needs it waits, with
+    /// those behind it, until the state came ([`Self::settled`]), and no cloth steps meanwhile
+    /// (a frame or two).
     pub(super) fn turn(&mut self, first: Option<Command>, now: Instant) -> bool {
-        let mut next = first.or_else(|| self.rx.try_recv().ok());
+        let arrived = self.held.len();
+        self.held.extend(first);
+        while let Ok(cmd) = self.rx.try_recv() {
+            self.held.push_back(cmd);
+        }
         // A batch's message stays until the next batch, so a command that fails is reported
         // even when another one follows it at once.
-        let mut dirty = next.is_some();
+        let mut dirty = self.held.len() > arrived;
         if dirty {
             self.error = None;
         }
-        while let Some(cmd) = next {
+        while let Some(cmd) = self.held.front() {
+            if cmd.needs_the_device_state() && !self.settled() {
+                break;
+            }
+            let Some(cmd) = self.held.pop_front() else {
+                break;
+            };
             if !self.apply_between_steps(cmd) {
                 return false;
             }
-            next = self.rx.try_recv().ok();
         }
         let wall = self.last_turn.map_or(0.0, |last| {
             now.saturating_duration_since(last).as_secs_f64()
         });
         self.last_turn = Some(now);
-        if self.running && self.can_step() {
+        if !self.held.is_empty() {
+            // The wall time of a turn spent waiting is not owed.
+            self.rate.add(0, now);
+        } else if self.running && self.can_step() {
             let steps = self.stepper.advance(wall, self.dt());
             let done = self.step_n(steps);
             self.rate.add(done, now);

@@ -15,6 +15,8 @@ WebGL2 on SwiftShader with WebGPU off. On each it checks, as a user would see it
   keeps drawing frames meanwhile) and finds them;
 - F12 downloads the frame as a PNG that shows the flag;
 - a drag on the flag pulls it where it never flies without the drag;
+- the Simulation panel's device *gpu*: on WebGPU the flag steps on the GPU, is drawn from there
+  and a drag pulls it as on the CPU, then *cpu* takes it back; on WebGL2 it stays on the CPU;
 - the wind speed set to 0 in the Wind panel lets the flag hang: its width shrinks;
 - the settings are kept in the browser: the page opened again at its bare address, in the same
   browser, shows the last scene (its wind at 0);
@@ -66,6 +68,10 @@ BACKEND_ARGS = {
 }
 # The panel's controls at 1280 × 800 (egui lays them out the same in every run).
 SIMULATION_HEADER = (42, 58)
+# The Simulation panel's device list (the page opens with that panel open), and its entries.
+DEVICE_LIST = (75, 242)
+DEVICE_CPU = (52, 269)
+DEVICE_GPU = (52, 292)
 WIND_SPEED_KNOB = (90, 150)
 WIND_SPEED_ZERO = (20, 150)
 # With the Simulation panel closed and the Wind panel open (as the wind's check leaves them).
@@ -280,6 +286,40 @@ def eventually(page, name, measure, holds, limit=60):
         k += 1
 
 
+def drag_below(page, name, view):
+    """Drags the flag 200 px below where it flies and holds it there until it is pulled (20 s
+    at most): the points of the flag below where it flew. The flag flaps in gusts: a press that
+    lands on sky the moment it comes turns the camera instead, so a miss is tried again (from
+    the home view) with a new aim; a grab that never takes misses all three."""
+    for attempt in range(1, 4):
+        flying, steady = page.flag_over(4, f"{name}-flying-{attempt}")
+        fx0, fy0, fx1, fy1 = extent(flying)
+        # A point the flag covered in every shot, two thirds of the way to its fly edge.
+        aim = (fx0 + 2 * (fx1 - fx0) // 3, (fy0 + fy1) // 2)
+        grab = min(steady, key=lambda p: (p[0] - aim[0]) ** 2 + (p[1] - aim[1]) ** 2)
+        target = (grab[0] - 60, min(VIEWPORT["height"] - 20, fy1 + 200))
+        page.page.mouse.move(*grab)
+        page.page.mouse.down()
+        for k in range(1, 11):
+            page.page.mouse.move(grab[0] + (target[0] - grab[0]) * k / 10,
+                                 grab[1] + (target[1] - grab[1]) * k / 10)
+            page.page.wait_for_timeout(100)
+
+        def below_flight(image):
+            pulled = mask(image, is_flag, view) - flying
+            return len([p for p in pulled if p[1] > fy1 + 20])
+
+        below = eventually(page, f"{name}-dragged-{attempt}", below_flight,
+                           lambda n: n > 200, limit=20)
+        page.page.mouse.up()
+        if below > 200:
+            return below
+        print(f"  (drag {attempt} at {grab}: {below} points below where the flag flies)")
+        page.page.keyboard.press("Home")
+        page.page.wait_for_timeout(3000)
+    return below
+
+
 def check(condition, message):
     if not condition:
         fail(message)
@@ -349,37 +389,32 @@ def run_backend(playwright, backend, url):
           f"F12 downloads the frame ({shot.value.suggested_filename}, {saved.size})")
     check(len(mask(saved, is_flag, view)) > 0.5 * len(flag), "the download shows the flag")
 
-    # A drag on the flag pulls it where it never flies by itself. The flag flaps in gusts: a
-    # press that lands on sky the moment it comes turns the camera instead, so a miss is tried
-    # again (from the home view) with a new aim; a grab that never takes fails all three.
-    for attempt in range(1, 4):
-        flying, steady = page.flag_over(4, f"{backend}-flying-{attempt}")
-        fx0, fy0, fx1, fy1 = extent(flying)
-        # A point the flag covered in every shot, two thirds of the way to its fly edge.
-        aim = (fx0 + 2 * (fx1 - fx0) // 3, (fy0 + fy1) // 2)
-        grab = min(steady, key=lambda p: (p[0] - aim[0]) ** 2 + (p[1] - aim[1]) ** 2)
-        target = (grab[0] - 60, min(VIEWPORT["height"] - 20, fy1 + 200))
-        page.page.mouse.move(*grab)
-        page.page.mouse.down()
-        for k in range(1, 11):
-            page.page.mouse.move(grab[0] + (target[0] - grab[0]) * k / 10,
-                                 grab[1] + (target[1] - grab[1]) * k / 10)
-            page.page.wait_for_timeout(100)
-
-        def below_flight(image):
-            pulled = mask(image, is_flag, view) - flying
-            return len([p for p in pulled if p[1] > fy1 + 20])
-
-        below = eventually(page, f"{backend}-dragged-{attempt}", below_flight,
-                           lambda n: n > 200, limit=20)
-        page.page.mouse.up()
-        if below > 200:
-            break
-        print(f"  (drag {attempt} at {grab}: {below} points below where the flag flies)")
-        page.page.keyboard.press("Home")
-        page.page.wait_for_timeout(3000)
+    # A drag on the flag pulls it where it never flies by itself.
+    below = drag_below(page, backend, view)
     check(below > 200, f"the drag pulled the flag below where it flies ({below} points)")
     page.page.wait_for_timeout(3000)
+
+    # The Simulation panel's device: on WebGPU the flag steps on the GPU (the log says so), is
+    # drawn from the GPU's nodes and is dragged there (a grab waits in the page's frames for
+    # the GPU's state); WebGL2 has no compute shaders, and its flag stays on the CPU.
+    page.click_in_turn(DEVICE_LIST, DEVICE_GPU)
+    if backend == "webgpu":
+        page.wait_for_log("flag 1 steps on the GPU", 30)
+        page.page.wait_for_timeout(2000)
+        shown = mask(page.shot(f"{backend}-on-gpu"), is_flag, view)
+        check(len(shown) > 0.5 * len(flag), "the flag steps on the GPU and is drawn from there")
+        below = drag_below(page, f"{backend}-gpu", view)
+        check(below > 200, f"the drag on the GPU pulled the flag below where it flies "
+                           f"({below} points)")
+        page.page.wait_for_timeout(3000)
+        page.click_in_turn(DEVICE_LIST, DEVICE_CPU)
+        page.wait_for_log("flag 1 steps on the CPU", 30)
+        print("  ok: back on the CPU (the log says so)")
+    else:
+        page.page.wait_for_timeout(2000)
+        on_gpu = [line for _, line in page.console if "steps on the GPU" in line]
+        check(not on_gpu, "without WebGPU the flag stays on the CPU")
+        page.click_in_turn(DEVICE_LIST, DEVICE_CPU)
 
     # The wind speed to 0 in the Wind panel: the flag hangs from its pole.
     before, _ = page.flag_over(3, f"{backend}-wind")

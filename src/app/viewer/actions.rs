@@ -196,8 +196,9 @@ impl App {
             Ok(sim) => {
                 // The new thread takes the same GPU (the lab's `:gpu` copies, the device
                 // switch); the window has one once it is open.
-                #[cfg(not(target_arch = "wasm32"))]
-                if let Some(gpu) = &self.graphics.gpu {
+                if let Some(gpu) = &self.graphics.gpu
+                    && gpu.steps_cloth
+                {
                     sim.send(Command::ProvideGpu(gpu.sim_provider.clone()));
                 }
                 self.feed = SnapshotFeed::new(sim.latest());

@@ -89,6 +89,13 @@ pub trait DeviceProvider: Send + Sync + fmt::Debug {
         sim: &mut Simulation,
         slot: usize,
     ) -> Result<Box<dyn DeviceStepper>, SimError>;
+    /// Whether its steppers may wait for the device (the desktop's thread can). A page's
+    /// frame cannot: the browser answers a read-back between frames, so there the simulation
+    /// asks for each cloth's state with [`DeviceStepper::settle`] and holds a command that
+    /// changes the cloths until the state came.
+    fn waits(&self) -> bool {
+        true
+    }
 }
 
 /// One cloth stepping on a device: the CPU's [`Simulation`] keeps the held nodes, the clock
@@ -100,8 +107,13 @@ pub trait DeviceStepper: Send + fmt::Debug {
     /// Takes a snapshot that arrived into `sim` (through the guard) and asks for the next one;
     /// never waits. Returns whether one arrived.
     fn poll(&mut self, sim: &mut Simulation) -> Result<bool, SimError>;
-    /// Reads the device's state into `sim`, waiting for it (before the CPU takes over).
+    /// Reads the device's state into `sim`, waiting for it (before the CPU takes over). A
+    /// stepper that cannot wait takes the state [`Self::settle`] brought, or the last
+    /// snapshot's.
     fn sync(&mut self, sim: &mut Simulation) -> Result<(), SimError>;
+    /// Whether `sim` holds the device's state after every step submitted; if not, asks for it
+    /// (never waits) and says false, and true once it came.
+    fn settle(&mut self, sim: &mut Simulation) -> Result<bool, SimError>;
     /// What has been read back so far.
     fn read_backs(&self) -> ReadBacks;
 }

@@ -181,10 +181,10 @@ pub(crate) fn device_ui(
     ui.label(text);
 }
 
-/// Why the cloth steps on the CPU where no GPU was handed to the simulation: in a page the GPU
-/// step's read-backs would wait inside a frame, so the page never hands it one.
+/// Why the cloth steps on the CPU where no GPU was handed to the simulation: the step's
+/// kernels are compute shaders, which a page drawing with WebGL2 does not have.
 const NO_GPU: &str = if cfg!(target_arch = "wasm32") {
-    "the GPU step is not in the page yet"
+    "the GPU step needs WebGPU"
 } else {
     "no GPU is open for the simulation"
 };
