@@ -2333,3 +2333,83 @@ fn the_pages_gpu_step_waits_for_no_read_back_and_ends_where_the_desktops_does() 
         "the page's cloth is {apart:e} m from the desktop's"
     );
 }
+
+/// Polls `stepper` (never waiting on the device) until `sim` holds the device's state after
+/// every step submitted, for up to about two seconds; false until then (at least once: the
+/// first call asks for it).
+fn settle_within(
+    ctx: &GpuContext,
+    stepper: &mut crate::gpu_sim::GpuStepper,
+    sim: &mut crate::sim::Simulation,
+) -> usize {
+    for calls in 1..2000 {
+        if stepper
+            .settle(&ctx.device, &ctx.queue, sim)
+            .expect("settle")
+        {
+            return calls;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    panic!("the state never came");
+}
+
+/// A stepper that may not wait (a page's), settled before each change of the held set (a
+/// grab, its release), is built again from the state the settling brought, without a waited
+/// read-back, and ends where one that waits (the desktop's) does: within f32 round-offs of the
+/// held nodes, which it keeps in f64. Settling asks (the first call says false) and a settled
+/// stepper says so at once.
+#[test]
+fn a_stepper_that_may_not_wait_is_built_again_from_the_state_it_settled() {
+    use crate::gpu_sim::GpuStepper;
+    use crate::sim::runtime::simulation::Grab;
+    let Some(ctx) = shared_gpu() else { return };
+    let (device, queue) = (&ctx.device, &ctx.queue);
+    let mut desktop = gpu_ready_preset("hanging", 16).expect("hanging");
+    let mut page = desktop.clone();
+    let start = desktop.cloth.x.clone();
+    let mut waits = GpuStepper::new(device, queue, &mut desktop).expect("stepper");
+    let mut asks = GpuStepper::new(device, queue, &mut page).expect("stepper");
+    asks.waits = false;
+    assert_eq!(
+        settle_within(ctx, &mut asks, &mut page),
+        1,
+        "a fresh stepper is settled"
+    );
+    let node = 0; // a bottom corner
+    let target = start[node] + DVec3::new(0.3, 0.2, 0.4);
+    for (grab, steps) in [(None, 10), (Some(Grab { node, target }), 30), (None, 20)] {
+        assert!(settle_within(ctx, &mut asks, &mut page) > 1 || page.step_index == 0);
+        assert_eq!(
+            settle_within(ctx, &mut asks, &mut page),
+            1,
+            "settled stays settled"
+        );
+        desktop.grab = grab;
+        page.grab = grab;
+        waits
+            .step_n(device, queue, &mut desktop, steps)
+            .expect("steps");
+        asks.step_n(device, queue, &mut page, steps).expect("steps");
+    }
+    waits
+        .read_back(device, queue, &mut desktop)
+        .expect("read back");
+    settle_within(ctx, &mut asks, &mut page);
+    ctx.check().expect("no GPU error");
+    assert_eq!(page.step_index, desktop.step_index);
+    let apart = (page.cloth.x.iter().zip(&desktop.cloth.x))
+        .map(|(a, b)| (*a - *b).length())
+        .fold(0.0, f64::max);
+    let moved = (page.cloth.x.iter().zip(&start))
+        .map(|(a, b)| (*a - *b).length())
+        .fold(0.0, f64::max);
+    assert!(moved > 0.1, "moved {moved} m");
+    assert!(
+        apart < 1e-5,
+        "the page's stepper is {apart:e} m from the desktop's"
+    );
+    // The desktop's: before each rebuild (the grab, the release) and at the end.
+    assert_eq!(waits.read_backs().waited, 3, "{:?}", waits.read_backs());
+    assert_eq!(asks.read_backs().waited, 0, "{:?}", asks.read_backs());
+}

@@ -112,3 +112,48 @@ impl Command {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The commands a page holds until the GPU's state came: those that take it back to the
+    /// CPU, and a device choice that may move the cloth there; the steps, the grab's moves,
+    /// the pole, the clock and the switch to the GPU go on without it.
+    #[test]
+    fn the_commands_that_change_the_cloth_need_the_gpus_state_first() {
+        let grab = || Command::Grab {
+            node: 3,
+            target: DVec3::ONE,
+        };
+        let needs = [
+            grab(),
+            Command::Release,
+            Command::Reset,
+            Command::SetTotalMass(0.2),
+            Command::SetParams(Box::default()),
+            Command::SetIntegrator(IntegratorKind::KangMg),
+            Command::SetDevice(DeviceChoice::Cpu),
+            Command::SetDevice(DeviceChoice::Auto),
+            Command::Flag(1, Box::new(grab())),
+            Command::Copy(0, Box::new(Command::SetDevice(DeviceChoice::Cpu))),
+        ];
+        for cmd in &needs {
+            assert!(cmd.needs_the_device_state(), "{cmd:?}");
+        }
+        let goes_on = [
+            Command::Step,
+            Command::Pause(true),
+            Command::TogglePause,
+            Command::MoveGrab(DVec3::ONE),
+            Command::SetPoleOffset(DVec3::X),
+            Command::SetTimeScale(0.5),
+            Command::SetDevice(DeviceChoice::Gpu),
+            Command::Flag(1, Box::new(Command::MoveGrab(DVec3::ONE))),
+            Command::Copy(0, Box::new(Command::SetDevice(DeviceChoice::Gpu))),
+        ];
+        for cmd in &goes_on {
+            assert!(!cmd.needs_the_device_state(), "{cmd:?}");
+        }
+    }
+}
