@@ -210,13 +210,13 @@ impl DeviceStepper for ThreadStepper {
     fn sync(&mut self, sim: &mut Simulation) -> Result<(), SimError> {
         late_error()?;
         if self.stepper.waits {
-            self.stepper.read_back(&self.device, &self.queue, sim)
+            self.stepper
+                .read_back(&self.device, &self.queue, sim)
+                .map_err(gpu_error)
         } else {
-            // What `settle` brought (the simulation settles before it asks), or a snapshot
-            // that has just come.
-            self.stepper.take_snapshot(&self.device, sim).map(|_| ())
+            // What `settle` brought: the simulation settles a cloth before it takes it back.
+            Ok(())
         }
-        .map_err(gpu_error)
     }
 
     fn settle(&mut self, sim: &mut Simulation) -> Result<bool, SimError> {

@@ -201,17 +201,11 @@ impl Worker {
     /// those behind it, until the state came ([`Self::settled`]), and no cloth steps meanwhile
     /// (a frame or two).
     pub(super) fn turn(&mut self, first: Option<Command>, now: Instant) -> bool {
-        let arrived = self.held.len();
         self.held.extend(first);
         while let Ok(cmd) = self.rx.try_recv() {
             self.held.push_back(cmd);
         }
-        // A batch's message stays until the next batch, so a command that fails is reported
-        // even when another one follows it at once.
-        let mut dirty = self.held.len() > arrived;
-        if dirty {
-            self.error = None;
-        }
+        let mut dirty = false;
         while let Some(cmd) = self.held.front() {
             if cmd.needs_the_device_state() && !self.settled() {
                 break;
@@ -219,6 +213,12 @@ impl Worker {
             let Some(cmd) = self.held.pop_front() else {
                 break;
             };
+            if !dirty {
+                // A batch's message stays until the next batch, so a command that fails is
+                // reported even when another one follows it at once.
+                self.error = None;
+                dirty = true;
+            }
             if !self.apply_between_steps(cmd) {
                 return false;
             }

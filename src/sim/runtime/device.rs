@@ -108,8 +108,8 @@ pub trait DeviceStepper: Send + fmt::Debug {
     /// never waits. Returns whether one arrived.
     fn poll(&mut self, sim: &mut Simulation) -> Result<bool, SimError>;
     /// Reads the device's state into `sim`, waiting for it (before the CPU takes over). A
-    /// stepper that cannot wait takes the state [`Self::settle`] brought, or the last
-    /// snapshot's.
+    /// stepper that cannot wait reads nothing: `sim` has the state [`Self::settle`] brought
+    /// (or the last snapshot's, unsettled).
     fn sync(&mut self, sim: &mut Simulation) -> Result<(), SimError>;
     /// Whether `sim` holds the device's state after every step submitted; if not, asks for it
     /// (never waits) and says false, and true once it came.
