@@ -4,7 +4,7 @@
 //! adapter` and pass, except under `CI=true`, where a missing adapter is a failure.
 
 use std::io::Write;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use crate::gpu_sim::{
     AirPass, ClothBuffers, ForcePass, GpuLevel, GpuMultigrid, GpuProvider, GpuSimulation,
@@ -26,19 +26,74 @@ use glam::DVec3;
 /// f32's unit round-off.
 const EPS32: f64 = f32::EPSILON as f64;
 
-fn shared_gpu() -> Option<&'static GpuContext> {
-    static GPU: OnceLock<Result<GpuContext, String>> = OnceLock::new();
-    match GPU.get_or_init(|| GpuContext::new_headless().map_err(|e| e.to_string())) {
-        Ok(ctx) => Some(ctx),
-        Err(message) => {
-            assert!(
-                !std::env::var("CI").is_ok_and(|v| v == "true"),
-                "CI=true but no GPU adapter: {message}"
-            );
-            let _ = writeln!(std::io::stderr(), "SKIPPED: no GPU adapter. {message}");
-            None
-        }
+/// A GPU device lent to one test at a time. A software adapter (lavapipe) runs each device's
+/// queue on a thread of its own: tests sharing one device would wait for each other while the
+/// test harness's other thread had nothing to do, so each running test gets a device of its own
+/// (as many as tests run at once, each opened once and kept).
+struct Lease {
+    ctx: &'static GpuContext,
+    slot: usize,
+}
+
+impl std::ops::Deref for Lease {
+    type Target = GpuContext;
+    fn deref(&self) -> &GpuContext {
+        self.ctx
     }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        lent_devices()
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)[self.slot]
+            .1 = false;
+    }
+}
+
+/// The devices opened so far, each with whether a test holds it.
+fn lent_devices() -> &'static Mutex<Vec<(&'static GpuContext, bool)>> {
+    static DEVICES: Mutex<Vec<(&'static GpuContext, bool)>> = Mutex::new(Vec::new());
+    &DEVICES
+}
+
+/// A device for one test; `None` (the test passes, saying so) without an adapter, except under
+/// `CI=true`, where a missing adapter is a failure.
+fn gpu_for_test() -> Option<Lease> {
+    static NO_ADAPTER: OnceLock<String> = OnceLock::new();
+    if let Some(message) = NO_ADAPTER.get() {
+        return skipped(message);
+    }
+    let mut devices = lent_devices()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if let Some(slot) = devices.iter().position(|(_, busy)| !busy) {
+        devices[slot].1 = true;
+        return Some(Lease {
+            ctx: devices[slot].0,
+            slot,
+        });
+    }
+    match GpuContext::new_headless() {
+        Ok(ctx) => {
+            devices.push((Box::leak(Box::new(ctx)), true));
+            Some(Lease {
+                ctx: devices[devices.len() - 1].0,
+                slot: devices.len() - 1,
+            })
+        }
+        Err(e) => skipped(NO_ADAPTER.get_or_init(|| e.to_string())),
+    }
+}
+
+/// No device: a loud line and `None`, or a failure under `CI=true`.
+fn skipped(message: &str) -> Option<Lease> {
+    assert!(
+        !std::env::var("CI").is_ok_and(|v| v == "true"),
+        "CI=true but no GPU adapter: {message}"
+    );
+    let _ = writeln!(std::io::stderr(), "SKIPPED: no GPU adapter. {message}");
+    None
 }
 
 /// An `n × n` sheet of 1 m with every spring family, k = 2000 / 500 / 50 N/m (the peer's).
@@ -140,7 +195,8 @@ fn assert_close(label: &str, got: &[DVec3], want: &[DVec3], bound: &[f64]) -> f6
 
 #[test]
 fn spring_forces_match_the_cpu_with_and_without_damping_and_viscosity() {
-    let Some(ctx) = shared_gpu() else { return };
+    let Some(gpu) = gpu_for_test() else { return };
+    let ctx = &*gpu;
     let cloth = crumpled(16, 0.0);
     let buffers = ClothBuffers::new(&ctx.device, &cloth).expect("buffers");
     let pass = ForcePass::new(&ctx.device, &buffers).expect("pipelines");
@@ -165,7 +221,8 @@ fn spring_forces_match_the_cpu_with_and_without_damping_and_viscosity() {
 /// workgroups of the spring kernel, and every node's force still matches the CPU's.
 #[test]
 fn a_dispatch_past_65535_workgroups_reaches_every_spring() {
-    let Some(ctx) = shared_gpu() else { return };
+    let Some(gpu) = gpu_for_test() else { return };
+    let ctx = &*gpu;
     let cloth = crumpled(850, 0.5);
     let buffers = ClothBuffers::new(&ctx.device, &cloth).expect("buffers");
     assert!(
@@ -185,7 +242,8 @@ fn each_term_of_the_spring_force_is_on_the_gpu() {
     // Turning each term on must move the GPU's forces by what it moves the CPU's: a kernel that
     // dropped the damping or the viscosity (or added them the wrong way) fails here even where
     // the term is small beside Hooke's.
-    let Some(ctx) = shared_gpu() else { return };
+    let Some(gpu) = gpu_for_test() else { return };
+    let ctx = &*gpu;
     let cloth = crumpled(8, 3.0);
     let buffers = ClothBuffers::new(&ctx.device, &cloth).expect("buffers");
     let pass = ForcePass::new(&ctx.device, &buffers).expect("pipelines");
@@ -212,7 +270,8 @@ fn each_term_of_the_spring_force_is_on_the_gpu() {
 
 #[test]
 fn the_forces_follow_a_new_state_and_new_stiffness() {
-    let Some(ctx) = shared_gpu() else { return };
+    let Some(gpu) = gpu_for_test() else { return };
+    let ctx = &*gpu;
     let first = crumpled(12, 0.0);
     let buffers = ClothBuffers::new(&ctx.device, &first).expect("buffers");
     let pass = ForcePass::new(&ctx.device, &buffers).expect("pipelines");
@@ -250,7 +309,8 @@ fn the_forces_follow_a_new_state_and_new_stiffness() {
 fn a_sheet_at_rest_has_no_spring_force_on_the_gpu() {
     // At rest length every Hooke term is k (1 − L/|x|) x_ab with |x| = L: zero up to rounding,
     // on a sheet of 32 × 32 whose corner is 1.4 m from the origin.
-    let Some(ctx) = shared_gpu() else { return };
+    let Some(gpu) = gpu_for_test() else { return };
+    let ctx = &*gpu;
     let cloth = sheet(32);
     let buffers = ClothBuffers::new(&ctx.device, &cloth).expect("buffers");
     let pass = ForcePass::new(&ctx.device, &buffers).expect("pipelines");
@@ -336,7 +396,8 @@ fn flag(seed: f64) -> Cloth {
 
 #[test]
 fn node_normals_match_the_cpu() {
-    let Some(ctx) = shared_gpu() else { return };
+    let Some(gpu) = gpu_for_test() else { return };
+    let ctx = &*gpu;
     let cloth = flag(0.0);
     let buffers = ClothBuffers::new(&ctx.device, &cloth).expect("buffers");
     let pass = AirPass::new(&ctx.device, &buffers).expect("pipelines");
@@ -358,7 +419,8 @@ fn the_wind_matches_the_cpu_early_and_after_a_day() {
     // split of the time part keeps it as exact. With the whole argument in f32 instead (its
     // last bit is 0.008 there) the wind at the first node would be off by several times the
     // bound below (1e-4 m/s), and the test would fail.
-    let Some(ctx) = shared_gpu() else { return };
+    let Some(gpu) = gpu_for_test() else { return };
+    let ctx = &*gpu;
     let cloth = flag(1.0);
     let buffers = ClothBuffers::new(&ctx.device, &cloth).expect("buffers");
     let pass = AirPass::new(&ctx.device, &buffers).expect("pipelines");
@@ -386,7 +448,8 @@ fn the_wind_matches_the_cpu_early_and_after_a_day() {
 
 #[test]
 fn the_air_forces_match_the_cpu_in_each_model() {
-    let Some(ctx) = shared_gpu() else { return };
+    let Some(gpu) = gpu_for_test() else { return };
+    let ctx = &*gpu;
     let cloth = flag(2.0);
     let buffers = ClothBuffers::new(&ctx.device, &cloth).expect("buffers");
     let pass = AirPass::new(&ctx.device, &buffers).expect("pipelines");
@@ -479,7 +542,8 @@ fn cpu_guard(cloth: &Cloth, params: &Params, kinematic: &[bool]) -> (Option<u32>
 
 #[test]
 fn the_guards_strain_maxima_match_the_cpu() {
-    let Some(ctx) = shared_gpu() else { return };
+    let Some(gpu) = gpu_for_test() else { return };
+    let ctx = &*gpu;
     let cloth = crumpled(16, 0.0);
     let params = Params::default();
     let kinematic = cloth.pinned.clone();
@@ -503,7 +567,8 @@ fn the_guards_strain_maxima_match_the_cpu() {
 
 #[test]
 fn the_guard_finds_the_first_bad_node_as_the_cpu_does() {
-    let Some(ctx) = shared_gpu() else { return };
+    let Some(gpu) = gpu_for_test() else { return };
+    let ctx = &*gpu;
     let mut cloth = crumpled(10, 1.0);
     let mut params = Params::default();
     let mut kinematic = cloth.pinned.clone();
@@ -538,7 +603,8 @@ fn the_guard_finds_the_first_bad_node_as_the_cpu_does() {
 
 #[test]
 fn the_guard_finds_the_first_spring_stretched_ten_times_as_the_cpu_does() {
-    let Some(ctx) = shared_gpu() else { return };
+    let Some(gpu) = gpu_for_test() else { return };
+    let ctx = &*gpu;
     let mut cloth = sheet(10);
     let params = Params::default();
     let kinematic = cloth.pinned.clone();
@@ -563,9 +629,10 @@ fn the_guard_finds_the_first_spring_stretched_ten_times_as_the_cpu_does() {
 /// sizes: `h (|F| + m |g| + |F_air| + c_drag |v_rel|) + h² Σ_{j held} k |Δv_j|`.
 #[test]
 fn kang_mgs_right_hand_side_matches_the_cpu() {
-    let Some(ctx) = shared_gpu() else {
+    let Some(gpu) = gpu_for_test() else {
         return;
     };
+    let ctx = &*gpu;
     let h = 1.0 / 60.0;
     for (seed, has_air) in [(0.3, true), (1.7, false), (-1.0, false)] {
         // A negative seed: the flat sheet at rest (no spring force, no held node moving).
@@ -692,9 +759,10 @@ fn kang_mgs_right_hand_side_matches_the_cpu() {
 /// two rounded positions).
 #[test]
 fn the_steps_end_matches_the_cpu_for_free_and_held_nodes() {
-    let Some(ctx) = shared_gpu() else {
+    let Some(gpu) = gpu_for_test() else {
         return;
     };
+    let ctx = &*gpu;
     for (seed, h) in [(0.4, 1.0 / 60.0), (2.2, 0.004), (5.1, 0.05)] {
         let cloth = flag(seed);
         let n = cloth.node_count();
@@ -754,9 +822,10 @@ fn the_steps_end_matches_the_cpu_for_free_and_held_nodes() {
 
 #[test]
 fn the_grid_transfers_match_the_cpu_on_odd_and_even_grids() {
-    let Some(ctx) = shared_gpu() else {
+    let Some(gpu) = gpu_for_test() else {
         return;
     };
+    let ctx = &*gpu;
     let abs = |v: &[DVec3]| -> Vec<DVec3> { v.iter().map(|a| a.abs()).collect() };
     // Odd and even counts along each direction (the last node of an even count has one
     // parent), the smallest grids a level can have, and a wide one.
@@ -945,9 +1014,10 @@ fn condition_bound(mg: &Multigrid) -> f64 {
 
 #[test]
 fn a_v_cycle_matches_the_cpus_in_the_gpus_order() {
-    let Some(ctx) = shared_gpu() else {
+    let Some(gpu) = gpu_for_test() else {
         return;
     };
+    let ctx = &*gpu;
     // Odd and even sizes (the last node of an even count has one parent), two to four
     // levels; κ of a few thousand, so that the bound below (4 κ ε of the largest unknown) stays
     // far under a cycle's change.
@@ -1059,22 +1129,40 @@ fn gpu_ready_shaped(
 
 #[test]
 fn the_gpu_step_follows_the_cpu_step_for_60_steps_in_each_preset() {
-    let Some(ctx) = shared_gpu() else {
+    // Every preset as it is, at 16².
+    let Some(ran) = follow_presets(
+        crate::sim::format::scene::preset_names()
+            .into_iter()
+            .map(|name| (name, 16, false)),
+    ) else {
         return;
     };
+    // The eight grid presets (all but two-masses, an explicit cloth).
+    assert!(ran >= 8, "presets run: {ran}");
+}
+
+/// The default flag at 32², and three presets at 32² with the coarse levels and the shortest
+/// length (the other presets at 32² add no path the 16² runs miss, and a software adapter
+/// steps slowly). A test of its own so that the harness runs it beside the 16² runs.
+#[test]
+fn the_gpu_step_follows_the_cpu_step_at_32_squared_with_and_without_the_coarse_levels() {
+    let Some(ran) = follow_presets([
+        ("flag", 32, false),
+        ("flag", 32, true),
+        ("hanging", 32, true),
+        ("waving", 32, true),
+    ]) else {
+        return;
+    };
+    assert_eq!(ran, 4, "presets run: {ran}");
+}
+
+/// [`follow_for_60_steps`] on each `(preset, n, levels)` that is a grid; the number run, `None`
+/// without an adapter.
+fn follow_presets<'a>(runs: impl IntoIterator<Item = (&'a str, usize, bool)>) -> Option<usize> {
+    let gpu = gpu_for_test()?;
+    let ctx = &*gpu;
     let mut ran = Vec::new();
-    // Every preset as it is at 16², the default flag at 32² too, and three at 32² with the
-    // coarse levels and the shortest length (the other presets at 32² add no path the 16²
-    // runs miss, and a software adapter steps slowly).
-    let runs = crate::sim::format::scene::preset_names()
-        .into_iter()
-        .map(|name| (name, 16, false))
-        .chain([
-            ("flag", 32, false),
-            ("flag", 32, true),
-            ("hanging", 32, true),
-            ("waving", 32, true),
-        ]);
     for (name, n, levels) in runs {
         let Some(cpu) = gpu_ready_preset_limited(name, n, levels) else {
             continue;
@@ -1087,17 +1175,17 @@ fn the_gpu_step_follows_the_cpu_step_for_60_steps_in_each_preset() {
         ran.push(follow_for_60_steps(ctx, &name, n, cpu));
     }
     eprintln!("{}", ran.join("\n"));
-    // The eight grid presets (all but two-masses, an explicit cloth) and the four at 32².
-    assert!(ran.len() >= 12, "presets run: {ran:?}");
+    Some(ran.len())
 }
 
 /// A shaped flag on the GPU: its cut nodes are held where they are, as on the CPU, and the
 /// cloth follows the CPU's for 60 steps, each shape.
 #[test]
 fn a_shaped_flag_on_the_gpu_follows_the_cpu() {
-    let Some(ctx) = shared_gpu() else {
+    let Some(gpu) = gpu_for_test() else {
         return;
     };
+    let ctx = &*gpu;
     let mut ran = Vec::new();
     let shapes = [
         serde_json::json!({ "swallowtail": { "notch": 0.3 } }),
@@ -1207,9 +1295,10 @@ fn strain_limiting_matches_the_cpu_in_colours() {
     };
     use crate::sim::constraints::tethers::Tethers;
     use crate::sim::format::params::Provot;
-    let Some(ctx) = shared_gpu() else {
+    let Some(gpu) = gpu_for_test() else {
         return;
     };
+    let ctx = &*gpu;
     let n = 20;
     let mut cloth = crumpled(n, 1.7);
     let mut kinematic = cloth.pinned.clone();
@@ -1327,9 +1416,10 @@ fn coarse_levels_and_the_shortest_length_match_the_cpu() {
     use crate::gpu_sim::StrainPass;
     use crate::sim::constraints::limit::{StrainScratch, limit_strain};
     use crate::sim::format::params::Provot;
-    let Some(ctx) = shared_gpu() else {
+    let Some(gpu) = gpu_for_test() else {
         return;
     };
+    let ctx = &*gpu;
     let n = 34;
     let mut cloth = crumpled(n, 1.0);
     let mut kinematic = cloth.pinned.clone();
@@ -1419,9 +1509,10 @@ fn coarse_levels_and_the_shortest_length_match_the_cpu() {
 /// What the GPU step does not take yet is refused with the reason, before anything is uploaded.
 #[test]
 fn the_gpu_step_refuses_what_it_does_not_take_yet_with_the_reason() {
-    let Some(ctx) = shared_gpu() else {
+    let Some(gpu) = gpu_for_test() else {
         return;
     };
+    let ctx = &*gpu;
     let refusal = |name: &str, what: &str| {
         let sim = Scene::load(name)
             .expect("preset")
@@ -1453,7 +1544,8 @@ fn the_colliders_kernel_matches_the_cpu() {
     use crate::gpu_sim::CollidePass;
     use crate::sim::constraints::colliders::collide;
     use crate::sim::format::params::{Collider, GroundCollider, SphereCollider};
-    let Some(ctx) = shared_gpu() else { return };
+    let Some(gpu) = gpu_for_test() else { return };
+    let ctx = &*gpu;
     let cloth = crumpled(16, 0.3);
     let lowest = cloth.x.iter().map(|x| x.y).fold(f64::INFINITY, f64::min);
     // Beside a node, not on one: a node at a sphere's centre has no normal (both push it up,
@@ -1521,7 +1613,8 @@ fn the_colliders_kernel_matches_the_cpu() {
 #[test]
 fn a_grab_on_the_gpu_follows_the_cpus_grab() {
     use crate::sim::runtime::simulation::Grab;
-    let Some(ctx) = shared_gpu() else { return };
+    let Some(gpu) = gpu_for_test() else { return };
+    let ctx = &*gpu;
     let mut cpu = gpu_ready_preset("hanging", 16).expect("hanging");
     cpu.set_gpu_strain_order(true);
     let mut params = cpu.params().clone();
@@ -1587,7 +1680,8 @@ fn await_snapshot(
 #[test]
 fn an_asynchronous_snapshot_brings_the_free_nodes_of_its_step() {
     use crate::gpu_sim::GpuStepper;
-    let Some(ctx) = shared_gpu() else { return };
+    let Some(gpu) = gpu_for_test() else { return };
+    let ctx = &*gpu;
     let mut sim = gpu_ready_preset("flag", 16).expect("flag");
     let mut stepper = GpuStepper::new(&ctx.device, &ctx.queue, &mut sim).expect("stepper");
     stepper
@@ -1674,7 +1768,8 @@ fn free_node(sim: &crate::sim::Simulation, from: usize) -> usize {
 #[test]
 fn a_blow_up_on_the_gpu_is_put_back_and_pauses_at_its_step() {
     use crate::gpu_sim::GpuStepper;
-    let Some(ctx) = shared_gpu() else { return };
+    let Some(gpu) = gpu_for_test() else { return };
+    let ctx = &*gpu;
     let mut sim = gpu_ready_preset("hanging", 16).expect("hanging");
     let h = sim.params().h();
     let mut stepper = GpuStepper::new(&ctx.device, &ctx.queue, &mut sim).expect("stepper");
@@ -1749,7 +1844,8 @@ fn a_blow_up_on_the_gpu_is_put_back_and_pauses_at_its_step() {
 #[test]
 fn a_snapshot_carries_the_gpus_trip() {
     use crate::gpu_sim::GpuStepper;
-    let Some(ctx) = shared_gpu() else { return };
+    let Some(gpu) = gpu_for_test() else { return };
+    let ctx = &*gpu;
     let mut sim = gpu_ready_preset("hanging", 16).expect("hanging");
     let mut stepper = GpuStepper::new(&ctx.device, &ctx.queue, &mut sim).expect("stepper");
     stepper
@@ -1785,7 +1881,8 @@ fn a_snapshot_carries_the_gpus_trip() {
 #[test]
 fn the_gpus_trip_names_a_fast_node_and_a_long_spring_as_the_cpu_does() {
     use crate::gpu_sim::GpuStepper;
-    let Some(ctx) = shared_gpu() else { return };
+    let Some(gpu) = gpu_for_test() else { return };
+    let ctx = &*gpu;
     // The figure after `at` in `reason`, up to the next space or `×`.
     let figure = |reason: &str, at: &str| -> f64 {
         reason
@@ -1883,7 +1980,8 @@ fn a_shaped_flag_drawn_from_the_gpus_nodes_is_the_snapshots_flag() {
     use crate::render::drawing::frame::ClothScene;
     use crate::render::drawing::view::{ViewSettings, fill_cut_keys};
     use crate::sim::runtime::snapshot::Snapshot;
-    let Some(ctx) = shared_gpu() else { return };
+    let Some(gpu) = gpu_for_test() else { return };
+    let ctx = &*gpu;
     let shape = serde_json::json!({ "swallowtail": { "notch": 0.35 } });
     let sim = gpu_ready_shaped("flag", 16, false, Some(shape)).expect("flag");
     let mut gpu = GpuSimulation::new(&ctx.device, &ctx.queue, sim).expect("gpu");
@@ -1947,9 +2045,10 @@ fn implicit_ready_preset(name: &str, n: usize) -> Option<crate::sim::Simulation>
 /// next (the GPU's one-step error: about 1e-6 m, 5e-6 at most).
 #[test]
 fn implicit_mg_on_the_gpu_follows_the_cpu() {
-    let Some(ctx) = shared_gpu() else {
+    let Some(gpu) = gpu_for_test() else {
         return;
     };
+    let ctx = &*gpu;
     let mut ran = Vec::new();
     for (name, n, steps) in [("flag", 16, 30), ("hanging", 32, 20)] {
         let cpu = implicit_ready_preset(name, n).expect("a grid preset");
@@ -2011,9 +2110,10 @@ fn implicit_mgs_kernels_match_the_cpu_in_colours() {
     use crate::sim::solvers::coloured::ColouredSystem;
     use crate::sim::solvers::integrators::implicit_mg::diagonal_block;
     use crate::sim::solvers::jacobian::{SpringBlock, right_hand_side as full_rhs, spring_blocks};
-    let Some(ctx) = shared_gpu() else {
+    let Some(gpu) = gpu_for_test() else {
         return;
     };
+    let ctx = &*gpu;
     let (h, damping) = (1.0 / 60.0, 0.05);
     let cloth = flag(0.3);
     let n = cloth.node_count();
@@ -2262,9 +2362,10 @@ fn the_pages_gpu_step_waits_for_no_read_back_and_ends_where_the_desktops_does() 
     use crate::sim::DeviceChoice;
     use crate::sim_thread::{Command, Runner, SimThread};
     use std::sync::Arc;
-    let Some(ctx) = shared_gpu() else {
+    let Some(gpu) = gpu_for_test() else {
         return;
     };
+    let ctx = &*gpu;
     let run = |waits: bool| {
         let mut scene = Scene::load("flag").expect("flag");
         scene.params.integrator = crate::sim::IntegratorKind::KangMg;
@@ -2367,7 +2468,8 @@ fn settle_within(
 fn a_stepper_that_may_not_wait_is_built_again_from_the_state_it_settled() {
     use crate::gpu_sim::GpuStepper;
     use crate::sim::runtime::simulation::Grab;
-    let Some(ctx) = shared_gpu() else { return };
+    let Some(gpu) = gpu_for_test() else { return };
+    let ctx = &*gpu;
     let (device, queue) = (&ctx.device, &ctx.queue);
     let mut desktop = gpu_ready_preset("hanging", 16).expect("hanging");
     let mut page = desktop.clone();
